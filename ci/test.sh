@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Builds perfgate with -Werror, AddressSanitizer and UBSan, and runs every
+# test through ctest, then the extra checks in ci/checks.d/ (fuzzers, ...).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+start=$(date +%s)
+ci/install-deps.sh --test
+cmake -S . -B build-test -DCMAKE_BUILD_TYPE=Debug -DPG_WERROR=ON -DPG_ASAN=ON -DPG_UBSAN=ON \
+  -DPG_BUILD_TESTS=ON
+cmake --build build-test -j "$(nproc)"
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+ctest --test-dir build-test --output-on-failure -j 2
+for check in ci/checks.d/*.sh; do
+  [[ -e "$check" ]] || continue
+  echo "== $check"
+  bash "$check" build-test
+done
+echo "test.sh: all tests passed in $(( $(date +%s) - start )) s"

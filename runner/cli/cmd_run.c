@@ -1,0 +1,207 @@
+/* cmd_run.c - `perfgate run` and `perfgate gate`: measure, store, compare. */
+#include "cli.h"
+
+#include "exec.h"
+#include "meta.h"
+#include "perfgate/errors.h"
+#include "report/report.h"
+#include "select.h"
+#include "store.h"
+#include "suite.h"
+#include "util.h"
+#include "verdict.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct run_flags {
+    const char *db, *commit, *branch, *filter, *base;
+    double threshold, alpha;
+    int quick, no_store;
+} run_flags;
+
+static const char run_desc[] =
+    "Loads the suites (files, or directories of *.yaml in name order), runs every\n"
+    "exact check and measures every benchmark case at its fixed thread count, then\n"
+    "stores the run with its raw samples and machine fingerprint in one transaction.\n"
+    "The commit and branch come from the flags, else GITHUB_SHA/GITHUB_REF_NAME,\n"
+    "else git.\n\n"
+    "examples:\n"
+    "  perfgate run suites/cpu.yaml\n"
+    "  perfgate run --filter 'cpu/sgemm*' --db /tmp/pg.db suites/";
+
+static const char gate_desc[] =
+    "Runs the suites like 'perfgate run', stores the run, then compares it with its\n"
+    "baseline (by default the newest earlier run on the same branch and machine)\n"
+    "and exits 1 only on a REGRESSED case or a failed exact check. A first run with\n"
+    "no baseline passes with a notice.";
+
+static int load_suites(pg_suite_set *set, char **paths, int n)
+{
+    pg_suite_options so = PG_SUITE_OPTIONS_INIT;
+    pg_diags diags = {0};
+    size_t i;
+    int err = pg_suite_set_load(set, (const char *const *)paths, (size_t)n, &so, &diags);
+
+    if (err) {
+        for (i = 0; i < diags.count; i++)
+            fprintf(stderr, "%s\n", diags.lines[i]);
+        if (diags.count == 0)
+            fprintf(stderr, "perfgate: %s\n", pg_error_last());
+    }
+    pg_diags_free(&diags);
+    return err;
+}
+
+static int do_run(run_flags *fl, char **paths, int npaths, int gate)
+{
+    pg_exec_options eo = PG_EXEC_OPTIONS_INIT;
+    pg_meta_options mo = {fl->commit, fl->branch};
+    pg_term_style style = pg_term_style_auto(stdout);
+    pg_suite_set set = {0};
+    pg_store *store = NULL;
+    pg_run *run = NULL;
+    pg_buf names = PG_BUF_INIT;
+    size_t i;
+    int err, rc = 3;
+
+    if ((err = load_suites(&set, paths, npaths)) != 0)
+        return pg_error_exit_code(err);
+    /* Open the store before measuring, so a bad path fails in a second, not after minutes. */
+    if (!fl->no_store && (err = pg_store_open(&store, pg_store_path(fl->db))) != 0) {
+        rc = pg_cli_fail(err);
+        goto cleanup;
+    }
+    if ((err = pg_run_new(&run)) != 0 || (err = pg_meta_fill(run, &mo)) != 0) {
+        rc = pg_cli_fail(err);
+        goto cleanup;
+    }
+    for (i = 0; i < set.count; i++)
+        pg__buf_printf(&names, "%s%s", i ? "," : "", set.suites[i]->name);
+    run->suite_set = pg__buf_detach(&names);
+
+    eo.filter = fl->filter;
+    eo.progress = isatty(fileno(stderr));
+    eo.progress_out = stderr;
+    eo.time_scale = fl->quick ? 0.2 : 1.0;
+    if ((err = pg_exec_run(run, &set, &eo)) != 0) {
+        rc = pg_cli_fail(err);
+        goto cleanup;
+    }
+    run->finished_at = pg__now_unix();
+    if (run->nresults == 0 && run->nchecks == 0) {
+        fprintf(stderr, "perfgate: no case or check matched%s%s\n", fl->filter ? " the filter " : "",
+                fl->filter ? fl->filter : "");
+        rc = 2;
+        goto cleanup;
+    }
+    pg_report_run_terminal(stdout, run, &style);
+    if (store) {
+        if ((err = pg_store_save_run(store, run)) != 0) {
+            rc = pg_cli_fail(err);
+            goto cleanup;
+        }
+        printf("\nstored run %lld (%s @ %.12s) in %s\n", (long long)run->id, run->branch,
+               run->commit ? run->commit : "no commit", pg_store_path(fl->db));
+    }
+    rc = 0;
+    for (i = 0; i < run->nchecks; i++)
+        if (!run->checks[i].passed)
+            rc = 1;
+
+    if (gate && store) {
+        pg_compare_options co = PG_COMPARE_OPTIONS_INIT;
+        pg_selection sel = {0};
+        pg_run **bases = NULL;
+        pg_comparison *cmp = NULL;
+        size_t nb = 0;
+
+        co.threshold = fl->threshold;
+        co.alpha = fl->alpha;
+        if ((err = pg_select_base(&sel, store, fl->base, run->id)) != 0) {
+            rc = pg_cli_fail(err);
+            goto cleanup;
+        }
+        bases = calloc(sel.count + 1, sizeof(*bases));
+        for (i = 0; bases && i < sel.count; i++) {
+            if ((err = pg_store_load_run(&bases[nb], store, sel.ids[i])) != 0)
+                break;
+            nb++;
+        }
+        if (!bases || err) {
+            rc = pg_cli_fail(err ? err : PG_ENOMEM);
+        } else {
+            if (nb == 0)
+                printf("\nno baseline yet for branch '%s' on this machine: this run becomes the baseline; pass\n",
+                       run->branch);
+            else
+                printf("\nbaseline: %s\n\n", sel.described ? sel.described : "stored run");
+            if ((err = pg_compare(&cmp, run, (const pg_run *const *)bases, nb, &co)) != 0) {
+                rc = pg_cli_fail(err);
+            } else {
+                if (nb)
+                    pg_report_compare_terminal(stdout, cmp, &style);
+                rc = cmp->exit_code;
+            }
+        }
+        pg_comparison_free(cmp);
+        for (i = 0; i < nb; i++)
+            pg_run_free(bases[i]);
+        free(bases);
+        pg_selection_free(&sel);
+    }
+
+cleanup:
+    pg__buf_free(&names);
+    pg_run_free(run);
+    pg_store_close(store);
+    pg_suite_set_free(&set);
+    return rc;
+}
+
+static int run_or_gate(int argc, char **argv, int gate)
+{
+    run_flags fl = {0};
+    int nargs, rc;
+    const pg_opt opts[] = {
+        {"db", 0, PG_OPT_STR, &fl.db, "PATH", "database file (default $PERFGATE_DB, else baselines/perfgate.db)"},
+        {"commit", 0, PG_OPT_STR, &fl.commit, "SHA", "commit to record (default GITHUB_SHA, else git)"},
+        {"branch", 0, PG_OPT_STR, &fl.branch, "NAME", "branch to record (default GITHUB_REF_NAME, else git)"},
+        {"filter", 'f', PG_OPT_STR, &fl.filter, "GLOB", "only cases and checks whose key matches GLOB"},
+        {"quick", 0, PG_OPT_FLAG, &fl.quick, NULL, "sample for a fifth of each case's min_run_time (smoke runs)"},
+        {"no-store", 0, PG_OPT_FLAG, &fl.no_store, NULL, "measure and print without storing the run"},
+        {"base", 'b', PG_OPT_STR, &fl.base, "SEL", "baseline selector (id, commit:SHA, branch:NAME, last:K)"},
+        {"threshold", 0, PG_OPT_DOUBLE, &fl.threshold, "PCT", "minimum effect that can fail (e.g. 5%)"},
+        {"alpha", 0, PG_OPT_DOUBLE, &fl.alpha, "P", "family-wise significance level (e.g. 0.05)"},
+        {0},
+    };
+    pg_cmd_spec spec = {gate ? "gate" : "run", "[options] SUITE|DIR...",
+                        gate ? "Run suites, store the run, compare with the baseline and exit with the verdict."
+                             : "Run suites, store the run with its raw samples, print the results.",
+                        gate ? gate_desc : run_desc, opts, 1, -1};
+
+    pg_opt run_opts[7];
+
+    fl.threshold = -1;
+    fl.alpha = -1;
+    if (!gate) {
+        /* `run` takes the first six options; the rest are the gate's. */
+        memcpy(run_opts, opts, 6 * sizeof(pg_opt));
+        memset(&run_opts[6], 0, sizeof(pg_opt));
+        spec.opts = run_opts;
+    }
+    if ((rc = pg_cli_parse(&spec, argc, argv, &nargs)) != 0)
+        return rc < 0 ? 0 : rc;
+    return do_run(&fl, argv + 1, nargs, gate);
+}
+
+int pg_cmd_run(int argc, char **argv)
+{
+    return run_or_gate(argc, argv, 0);
+}
+
+int pg_cmd_gate(int argc, char **argv)
+{
+    return run_or_gate(argc, argv, 1);
+}

@@ -1,0 +1,74 @@
+/* main.c - perfgate's entry point: the table of subcommands. */
+#include "cli.h"
+
+#include "perfgate/config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct pg_command {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+    const char *summary;
+} pg_command;
+
+static const pg_command commands[] = {
+    {"run", pg_cmd_run, "run suites, store the run, print results"},
+    {"gate", pg_cmd_gate, "run + compare with the baseline + report; the CI entry point"},
+    {"compare", pg_cmd_compare, "verdicts between stored runs"},
+    {"ab", pg_cmd_ab, "interleaved A/B of two builds in one job"},
+    {"history", pg_cmd_history, "a case's medians over commits, with change points"},
+    {"report", pg_cmd_report, "write a stored run as markdown, JSON, JUnit or HTML"},
+    {"post", pg_cmd_post, "post a sticky PR comment and a commit status"},
+    {"import", pg_cmd_import, "store results of other harnesses (Google Benchmark, hyperfine, ...)"},
+    {"validate", pg_cmd_validate, "check suites and report every error"},
+    {"list", pg_cmd_list, "list suites' expanded cases with their keys"},
+    {"db", pg_cmd_db, "database maintenance: merge, prune, check"},
+    {"baseline", pg_cmd_baseline, "named baselines: pin, unpin, list"},
+    {"doctor", pg_cmd_doctor, "machine fingerprint and noise hazards"},
+};
+
+static void usage(FILE *f)
+{
+    size_t i;
+
+    fprintf(f,
+            "usage: perfgate <command> [options] [args]\n\n"
+            "perfgate measures benchmarks and exact checks declared in YAML suites, stores\n"
+            "raw samples in SQLite (baselines/perfgate.db by default) and fails a build only\n"
+            "on a significant regression larger than the configured minimum effect.\n\n"
+            "commands:\n");
+    for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f,
+            "\nstart with:\n"
+            "  perfgate validate suites/        check the shipped suites\n"
+            "  perfgate gate suites/            measure, store, compare with the last run\n"
+            "  perfgate <command> --help        options of one command\n\n"
+            "environment: PERFGATE_DB (database path), NO_COLOR, GITHUB_* on Actions\n"
+            "exit codes: 0 pass, 1 regression or failed exact check, 2 usage or invalid input,\n"
+            "            3 infrastructure error (database, kernel or device)\n");
+}
+
+int main(int argc, char **argv)
+{
+    size_t i;
+
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
+        printf("perfgate %s (CUDA backend: %s)\n", PG_VERSION_STRING, PG_HAS_CUDA ? "built" : "not built");
+        return 0;
+    }
+    for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+        if (strcmp(argv[1], commands[i].name) == 0)
+            return commands[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "perfgate: unknown command '%s'; see 'perfgate --help'\n", argv[1]);
+    return 2;
+}

@@ -1,0 +1,33 @@
+/*
+ * exec.h - drives the cases and checks of loaded suites into a run.
+ */
+#ifndef PG_EXEC_H
+#define PG_EXEC_H
+
+#include <stdio.h>
+
+#include "model.h"
+#include "suite.h"
+
+typedef struct pg_exec_options {
+    unsigned version;
+    const char *filter;      /* glob over case keys and check names; NULL: all */
+    int progress;            /* print a progress line on `progress_out` */
+    FILE *progress_out;
+    double time_scale;       /* multiplies min/max run time (e.g. --quick); 1.0 */
+} pg_exec_options;
+
+#define PG_EXEC_OPTIONS_VERSION 1
+#define PG_EXEC_OPTIONS_INIT {PG_EXEC_OPTIONS_VERSION, NULL, 0, NULL, 1.0}
+
+/**
+ * Runs every check and benchmark case of `set`, appending results to `run`.
+ * A failing case becomes an error result; the rest still run.
+ * @return 0, or an infrastructure error that stopped the whole run.
+ */
+int pg_exec_run(pg_run *run, const pg_suite_set *set, const pg_exec_options *opts);
+
+/** Measures one case into `out` (fills samples, summary, flops, status). */
+int pg_exec_case(pg_result *out, const pg_case *c, const pg_exec_options *opts);
+
+#endif

@@ -1,0 +1,114 @@
+/*
+ * model.h - the one result model that flows from the executor through the
+ * store, the statistics and every reporter.
+ *
+ * A run holds timed results (one per case, with raw samples) and the outcomes
+ * of exact checks. Ownership: a pg_run owns every string and array it points
+ * to; pg_run_free() releases all of it.
+ */
+#ifndef PG_MODEL_H
+#define PG_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum pg_status {
+    PG_STATUS_OK = 0,   /* measured */
+    PG_STATUS_SKIPPED,  /* not run, with a reason (no device, filtered) */
+    PG_STATUS_ERROR     /* failed to run; never reported as a regression */
+} pg_status;
+
+const char *pg_status_name(pg_status s);
+int pg_status_parse(pg_status *out, const char *name);
+
+/* Summary statistics of a sample set (seconds per iteration for times). */
+typedef struct pg_summary {
+    size_t n;
+    double median, q1, q3, iqr;
+    double mean, stddev, min, max;
+} pg_summary;
+
+/* Warning bits attached to a result. */
+enum {
+    PG_WARN_NOISY = 1 << 0,      /* IQR/median >= 10% */
+    PG_WARN_VERY_NOISY = 1 << 1, /* IQR/median >= 25% */
+    PG_WARN_FEW_SAMPLES = 1 << 2,
+    PG_WARN_MAX_TIME = 1 << 3,   /* stopped by max_run_time before min_samples */
+    PG_WARN_THROTTLED = 1 << 4   /* GPU samples under 75% of the default clock */
+};
+
+typedef struct pg_result {
+    char *key;          /* stable case key: suite/name[params]@threads:device */
+    char *suite;
+    char *name;
+    char *params_json;  /* canonical JSON object of the expanded params */
+    int threads;
+    char *device;       /* "cpu" or "cuda" */
+    char *metric;       /* "time" */
+    char *unit;         /* "s" for time: samples are seconds per iteration */
+    pg_status status;
+    char *message;      /* skip reason or error; NULL when ok */
+    double *samples;    /* one per block: time per iteration */
+    size_t nsamples;
+    int64_t number_per_run; /* iterations per block */
+    pg_summary summary;
+    double flops;       /* per iteration, 0 when unknown */
+    double bytes;       /* per iteration, 0 when unknown */
+    double mfu;         /* 0..1 against the measured ceiling, <0 when undefined */
+    double warmup_s;    /* time spent warming up */
+    double threshold;   /* minimum effect from the suite (fraction), 0 = default */
+    double alpha;       /* significance level from the suite, 0 = default */
+    unsigned warnings;  /* PG_WARN_* bits */
+    char *extra_json;   /* backend-specific details (JSON object) or NULL */
+} pg_result;
+
+typedef struct pg_check_result {
+    char *suite;
+    char *name;
+    char *kind;         /* flops | ops | schedule */
+    char *expected;     /* human-readable, also stored */
+    char *actual;
+    int passed;
+    char *message;      /* what differed, where; NULL when passed */
+} pg_check_result;
+
+typedef struct pg_run {
+    int64_t id;         /* database id, 0 before it is stored */
+    char *uuid;         /* globally unique, kept across database merges */
+    char *suite_set;    /* names of the suites run, comma-separated */
+    char *commit;
+    char *branch;
+    char *ref;
+    int64_t pr;         /* pull request number, 0 when none */
+    char *ci_url;
+    char *source;       /* "perfgate" or the importer's format name */
+    char *tool_version;
+    char *machine_hash; /* hex digest of machine_json */
+    char *machine_json; /* machine fingerprint (JSON object) */
+    int64_t started_at; /* unix seconds */
+    int64_t finished_at;
+    pg_result *results;
+    size_t nresults;
+    pg_check_result *checks;
+    size_t nchecks;
+} pg_run;
+
+/** Allocates an empty run with a fresh uuid. Free with pg_run_free(). */
+int pg_run_new(pg_run **out);
+void pg_run_free(pg_run *run);
+
+/** Appends a zeroed result and returns it through `out` (owned by the run). */
+int pg_run_add_result(pg_result **out, pg_run *run);
+/** Appends a zeroed check result (owned by the run). */
+int pg_run_add_check(pg_check_result **out, pg_run *run);
+
+/** Finds a result by case key; NULL when absent. */
+pg_result *pg_run_find(const pg_run *run, const char *key);
+
+void pg__result_clear(pg_result *r);
+void pg__check_clear(pg_check_result *c);
+
+/** Fills a random RFC 4122 version-4 uuid string. */
+void pg__uuid4(char out[37]);
+
+#endif

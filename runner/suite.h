@@ -1,0 +1,134 @@
+/*
+ * suite.h - suites: YAML files declaring exact checks and timed benchmarks.
+ *
+ * A suite loads into a model whose benchmarks are expanded into cases: each
+ * list-valued parameter (and `threads`) multiplies the cases. Every case has
+ * a stable key built from suite, name, canonically ordered params, threads
+ * and device, under which its history accumulates.
+ */
+#ifndef PG_SUITE_H
+#define PG_SUITE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "node.h"
+
+/** One expanded parameter value. */
+typedef struct pg_param {
+    char *name;
+    char *value;        /* canonical text */
+    int is_number;      /* value parses as a number */
+    double num;
+} pg_param;
+
+/** Diagnostics: every error found in the files loaded, in file order. */
+typedef struct pg_diags {
+    char **lines;       /* "FILE:LINE:COL: message" */
+    size_t count;
+} pg_diags;
+
+void pg_diags_free(pg_diags *d);
+int pg__diag_add(pg_diags *d, const pg_node *at, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+typedef struct pg_case {
+    char *key;
+    char *suite;
+    char *name;
+    char *kernel;       /* built-in kernel, or NULL */
+    char *plugin;       /* shared library path, or NULL */
+    char *symbol;       /* benchmark name inside the plugin */
+    char **command;     /* argv, NULL-terminated, or NULL */
+    char *device;       /* "cpu" | "cuda" */
+    int threads;
+    pg_param *params;   /* sorted by name */
+    size_t nparams;
+    char *params_json;  /* canonical JSON object of params */
+    double min_run_time;  /* seconds */
+    double max_run_time;
+    double warmup;        /* seconds */
+    int64_t min_samples;
+    double threshold;     /* fraction, e.g. 0.05 */
+    double alpha;
+    char **tags;
+    size_t ntags;
+    const pg_node *node;  /* the benchmark entry, for messages */
+} pg_case;
+
+typedef struct pg_check {
+    char *name;
+    char *kind;               /* flops | ops | schedule */
+    const pg_node *node;      /* the whole entry */
+    const pg_node *workload;  /* may be NULL */
+    const pg_node *trace;     /* may be NULL */
+    const pg_node *schedule;  /* may be NULL */
+    const pg_node *expect;
+    int64_t steps;
+} pg_check;
+
+typedef struct pg_suite {
+    char *name;
+    char *path;
+    char *description;
+    pg_case *cases;
+    size_t ncases;
+    pg_check *checks;
+    size_t nchecks;
+    pg_doc *doc;              /* owns every node the model points to */
+} pg_suite;
+
+/** Options for loading. Initialise with PG_SUITE_OPTIONS_INIT. */
+typedef struct pg_suite_options {
+    unsigned version;
+    size_t max_cases;         /* expansion cap per suite; default 10000 */
+} pg_suite_options;
+
+#define PG_SUITE_OPTIONS_VERSION 1
+#define PG_SUITE_OPTIONS_INIT {PG_SUITE_OPTIONS_VERSION, 10000}
+
+/**
+ * Loads and validates one suite file.
+ * @param[out] out the suite (NULL on error); free with pg_suite_free().
+ * @param diags receives every error found (may be NULL).
+ * @return 0, or PG_ESUITE with the first diagnostic as the error message.
+ */
+int pg_suite_load(pg_suite **out, const char *path, const pg_suite_options *opts, pg_diags *diags);
+
+/** Same, from memory; `name` is used as the file name in messages. */
+int pg_suite_load_buffer(pg_suite **out, const char *name, const char *data, size_t len,
+                         const pg_suite_options *opts, pg_diags *diags);
+
+void pg_suite_free(pg_suite *suite);
+
+/** A set of suites loaded from files and directories, in stable order. */
+typedef struct pg_suite_set {
+    pg_suite **suites;
+    size_t count;
+} pg_suite_set;
+
+/**
+ * Loads each path: a file, or a directory whose .yaml and .yml files load in
+ * name order. Every error of every file is collected in `diags`.
+ */
+int pg_suite_set_load(pg_suite_set *out, const char *const *paths, size_t npaths,
+                      const pg_suite_options *opts, pg_diags *diags);
+void pg_suite_set_free(pg_suite_set *set);
+
+/** Typed parameter access for kernels. Returns `dflt` when absent. */
+const pg_param *pg_case_param(const pg_case *c, const char *name);
+int64_t pg_case_param_int(const pg_case *c, const char *name, int64_t dflt);
+double pg_case_param_double(const pg_case *c, const char *name, double dflt);
+const char *pg_case_param_str(const pg_case *c, const char *name, const char *dflt);
+
+/** Parses "250ms", "0.5s", "2m", "1h" or a bare number of seconds. */
+int pg_parse_duration(double *out, const char *text);
+/** Parses "5%" (-> 0.05) or a bare fraction. */
+int pg_parse_percent(double *out, const char *text);
+/** Parses "64KiB", "1GiB", "10MB" or a bare number of bytes. */
+int pg_parse_size(double *out, const char *text);
+
+#endif

@@ -1,0 +1,179 @@
+/* util.c - small internal helpers: strings, growable buffers, files, time. */
+#include "util.h"
+
+#include "perfgate/errors.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+char *pg__strdup(const char *s)
+{
+    size_t n;
+    char *p;
+
+    if (!s)
+        return NULL;
+    n = strlen(s) + 1;
+    p = malloc(n);
+    if (p)
+        memcpy(p, s, n);
+    return p;
+}
+
+char *pg__asprintf(const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+    char *p;
+
+    va_start(ap, fmt);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return NULL;
+    p = malloc((size_t)n + 1);
+    if (!p)
+        return NULL;
+    va_start(ap, fmt);
+    vsnprintf(p, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return p;
+}
+
+int pg__buf_grow(pg_buf *b, size_t extra)
+{
+    size_t want = b->len + extra + 1;
+    size_t cap;
+    char *p;
+
+    if (want <= b->cap)
+        return 0;
+    cap = b->cap ? b->cap : 64;
+    while (cap < want)
+        cap *= 2;
+    p = realloc(b->ptr, cap);
+    if (!p)
+        return pg_error_set(PG_ENOMEM, "out of memory growing a buffer to %zu bytes", cap);
+    b->ptr = p;
+    b->cap = cap;
+    return 0;
+}
+
+int pg__buf_put(pg_buf *b, const char *data, size_t len)
+{
+    int err = pg__buf_grow(b, len);
+
+    if (err)
+        return err;
+    memcpy(b->ptr + b->len, data, len);
+    b->len += len;
+    b->ptr[b->len] = '\0';
+    return 0;
+}
+
+int pg__buf_puts(pg_buf *b, const char *s)
+{
+    return pg__buf_put(b, s, strlen(s));
+}
+
+int pg__buf_printf(pg_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    int n, err;
+
+    va_start(ap, fmt);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return pg_error_set(PG_EINVAL, "bad format string");
+    if ((err = pg__buf_grow(b, (size_t)n)) != 0)
+        return err;
+    va_start(ap, fmt);
+    vsnprintf(b->ptr + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+    return 0;
+}
+
+char *pg__buf_detach(pg_buf *b)
+{
+    char *p = b->ptr;
+
+    if (!p)
+        p = pg__strdup("");
+    b->ptr = NULL;
+    b->len = b->cap = 0;
+    return p;
+}
+
+void pg__buf_free(pg_buf *b)
+{
+    free(b->ptr);
+    b->ptr = NULL;
+    b->len = b->cap = 0;
+}
+
+int pg__read_file(char **out, size_t *out_len, const char *path)
+{
+    FILE *f = NULL;
+    pg_buf b = PG_BUF_INIT;
+    char chunk[65536];
+    size_t n;
+    int err = PG_EIO;
+
+    *out = NULL;
+    f = fopen(path, "rb");
+    if (!f) {
+        err = pg_error_set(errno == ENOENT ? PG_ENOTFOUND : PG_EIO,
+                           "%s: cannot open: %s", path, strerror(errno));
+        goto cleanup;
+    }
+    while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+        if ((err = pg__buf_put(&b, chunk, n)) != 0)
+            goto cleanup;
+    if (ferror(f)) {
+        err = pg_error_set(PG_EIO, "%s: read error: %s", path, strerror(errno));
+        goto cleanup;
+    }
+    if (out_len)
+        *out_len = b.len;
+    *out = pg__buf_detach(&b);
+    err = *out ? 0 : PG_ENOMEM;
+
+cleanup:
+    if (f)
+        fclose(f);
+    pg__buf_free(&b);
+    return err;
+}
+
+void pg__iso_time(char out[32], int64_t unix_seconds)
+{
+    time_t t = (time_t)unix_seconds;
+    struct tm tm;
+
+    gmtime_r(&t, &tm);
+    strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+int64_t pg__now_unix(void)
+{
+    return (int64_t)time(NULL);
+}
+
+int64_t pg__mono_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+int pg__glob(const char *pattern, const char *s)
+{
+    return fnmatch(pattern, s, 0) == 0;
+}

@@ -1,0 +1,55 @@
+/* util.h - small internal helpers: strings, growable buffers, files, time. */
+#ifndef PG_UTIL_H
+#define PG_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/** strdup that returns NULL for NULL. Caller frees. */
+char *pg__strdup(const char *s);
+
+/** printf into a new string. Caller frees; NULL on allocation failure. */
+char *pg__asprintf(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+/** A growable, always NUL-terminated byte buffer. */
+typedef struct pg_buf {
+    char *ptr;
+    size_t len;
+    size_t cap;
+} pg_buf;
+
+#define PG_BUF_INIT {NULL, 0, 0}
+
+int pg__buf_grow(pg_buf *b, size_t extra);
+int pg__buf_put(pg_buf *b, const char *data, size_t len);
+int pg__buf_puts(pg_buf *b, const char *s);
+int pg__buf_printf(pg_buf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/** Transfers ownership of the contents to the caller; the buffer is reset. */
+char *pg__buf_detach(pg_buf *b);
+void pg__buf_free(pg_buf *b);
+
+/** Reads a whole file. On failure sets the error message naming `path`. */
+int pg__read_file(char **out, size_t *out_len, const char *path);
+
+/** Wall-clock time as an ISO-8601 UTC string ("2026-11-29T07:18:27Z"). */
+void pg__iso_time(char out[32], int64_t unix_seconds);
+
+/** Seconds since the epoch. */
+int64_t pg__now_unix(void);
+
+/** Monotonic time in nanoseconds. */
+int64_t pg__mono_ns(void);
+
+/** Case-sensitive glob match ('*', '?', '[...]'), as fnmatch without flags. */
+int pg__glob(const char *pattern, const char *s);
+
+#endif

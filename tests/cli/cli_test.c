@@ -1,0 +1,112 @@
+/* cli_test.c - the binary's exit codes and messages, run as a process. */
+#include "support.h"
+
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+Test(cli, bad_flag_exits_2)
+{
+    pg_proc p;
+    const char *argv[] = {"run", "--no-such-flag", "suites", NULL};
+
+    pg_test_run(&p, NULL, NULL, argv);
+    cr_assert_eq(p.status, 2, "status %d, stderr: %s", p.status, p.err);
+    cr_assert(strstr(p.err, "--no-such-flag") != NULL, "%s", p.err);
+    pg_proc_free(&p);
+}
+
+Test(cli, unknown_command_exits_2)
+{
+    pg_proc p;
+    const char *argv[] = {"frobnicate", NULL};
+
+    pg_test_run(&p, NULL, NULL, argv);
+    cr_assert_eq(p.status, 2);
+    cr_assert(strstr(p.err, "frobnicate") != NULL);
+    pg_proc_free(&p);
+}
+
+Test(cli, missing_suite_file_exits_2_naming_the_path)
+{
+    pg_proc p;
+    const char *argv[] = {"run", "/no/such/suite.yaml", NULL};
+
+    pg_test_run(&p, NULL, NULL, argv);
+    cr_assert_eq(p.status, 2, "status %d", p.status);
+    cr_assert(strstr(p.err, "/no/such/suite.yaml") != NULL, "%s", p.err);
+    pg_proc_free(&p);
+}
+
+Test(cli, unreadable_db_path_exits_3)
+{
+    pg_proc p;
+    const char *argv[] = {"run", "--quick", "--db", "/nonexistent-dir/x/perfgate.db",
+                          PG_TEST_SOURCE_DIR "/suites/cpu.yaml", NULL};
+
+    pg_test_run(&p, NULL, NULL, argv);
+    cr_assert_eq(p.status, 3, "status %d, stderr: %s", p.status, p.err);
+    cr_assert(strstr(p.err, "/nonexistent-dir/x/perfgate.db") != NULL, "%s", p.err);
+    pg_proc_free(&p);
+}
+
+Test(cli, help_and_version_exit_0)
+{
+    pg_proc p;
+    const char *help[] = {"--help", NULL};
+    const char *run_help[] = {"run", "--help", NULL};
+    const char *version[] = {"--version", NULL};
+
+    pg_test_run(&p, NULL, NULL, help);
+    cr_assert_eq(p.status, 0);
+    cr_assert(strstr(p.out, "gate") && strstr(p.out, "exit codes"), "%s", p.out);
+    pg_proc_free(&p);
+    pg_test_run(&p, NULL, NULL, run_help);
+    cr_assert_eq(p.status, 0);
+    cr_assert(strstr(p.out, "--db") && strstr(p.out, "usage: perfgate run"), "%s", p.out);
+    pg_proc_free(&p);
+    pg_test_run(&p, NULL, NULL, version);
+    cr_assert_eq(p.status, 0);
+    cr_assert(strncmp(p.out, "perfgate ", 9) == 0);
+    pg_proc_free(&p);
+}
+
+Test(cli, gate_twice_stores_two_runs_and_compares)
+{
+    char *tmp = pg_test_tmpdir();
+    char *db = pg__asprintf("%s/pg.db", tmp);
+    pg_proc p;
+    const char *argv[] = {"gate", "--quick", "--db", db, "--branch", "main", "--commit", "c0ffee",
+                          PG_TEST_SOURCE_DIR "/suites/cpu.yaml", NULL};
+
+    pg_test_run(&p, tmp, NULL, argv);
+    cr_assert_eq(p.status, 0, "first gate: %d %s", p.status, p.err);
+    cr_assert(strstr(p.out, "no baseline yet") != NULL, "%s", p.out);
+    pg_proc_free(&p);
+    pg_test_run(&p, tmp, NULL, argv);
+    /* The second run compares with the first; a verdict may go either way on a noisy machine. */
+    cr_assert(p.status == 0 || p.status == 1, "second gate: %d %s", p.status, p.err);
+    cr_assert(strstr(p.out, "baseline: run 1") != NULL, "%s", p.out);
+    cr_assert(strstr(p.out, "cpu/sgemm[n=128]@1:cpu") != NULL);
+    pg_proc_free(&p);
+    pg_test_rmtree(tmp);
+    free(tmp);
+    free(db);
+}
+
+Test(cli, validate_rejects_bad_suite_with_position)
+{
+    char *tmp = pg_test_tmpdir();
+    char *path = pg_test_write(tmp, "bad.yaml", "suite: s\nbenchmarks:\n  - name: g\n    kernal: sgemm\n");
+    pg_proc p;
+    const char *argv[] = {"validate", path, NULL};
+
+    pg_test_run(&p, NULL, NULL, argv);
+    cr_assert_eq(p.status, 2);
+    cr_assert(strstr(p.err, "bad.yaml:4:5: unknown key 'kernal'") != NULL, "%s", p.err);
+    pg_proc_free(&p);
+    pg_test_rmtree(tmp);
+    free(tmp);
+    free(path);
+}

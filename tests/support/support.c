@@ -1,0 +1,107 @@
+/* support.c - shared helpers for the Criterion tests. */
+#include "support.h"
+
+#include "util.h"
+
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+char *pg_test_tmpdir(void)
+{
+    char tmpl[] = "/tmp/perfgate-test-XXXXXX";
+    char *d = mkdtemp(tmpl);
+
+    cr_assert(d != NULL, "mkdtemp failed");
+    return pg__strdup(d);
+}
+
+static int rm_cb(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+void pg_test_rmtree(const char *path)
+{
+    if (path)
+        nftw(path, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+char *pg_test_write(const char *dir, const char *name, const char *text)
+{
+    char *path = pg__asprintf("%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+
+    cr_assert(f != NULL, "cannot write %s", path);
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+char *pg_test_data(const char *rel)
+{
+    return pg__asprintf("%s/%s", PG_TEST_DATA_DIR, rel);
+}
+
+static char *slurp_fd(int fd)
+{
+    pg_buf b = PG_BUF_INIT;
+    char chunk[4096];
+    ssize_t n;
+
+    lseek(fd, 0, SEEK_SET);
+    while ((n = read(fd, chunk, sizeof(chunk))) > 0)
+        pg__buf_put(&b, chunk, (size_t)n);
+    return pg__buf_detach(&b);
+}
+
+int pg_test_run(pg_proc *out, const char *cwd, const char *const *env, const char *const *argv)
+{
+    char outp[] = "/tmp/pg-out-XXXXXX", errp[] = "/tmp/pg-err-XXXXXX";
+    int ofd = mkstemp(outp), efd = mkstemp(errp), status = 0;
+    pid_t pid;
+
+    memset(out, 0, sizeof(*out));
+    cr_assert(ofd >= 0 && efd >= 0);
+    unlink(outp);
+    unlink(errp);
+    pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        const char *args[64];
+        int i, n = 0;
+        args[n++] = PG_TEST_BINARY;
+        for (i = 0; argv[i] && n < 63; i++)
+            args[n++] = argv[i];
+        args[n] = NULL;
+        dup2(ofd, 1);
+        dup2(efd, 2);
+        if (cwd && chdir(cwd) != 0)
+            _exit(127);
+        for (i = 0; env && env[i]; i++)
+            putenv((char *)env[i]);
+        execv(PG_TEST_BINARY, (char *const *)args);
+        _exit(127);
+    }
+    waitpid(pid, &status, 0);
+    out->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    out->out = slurp_fd(ofd);
+    out->err = slurp_fd(efd);
+    close(ofd);
+    close(efd);
+    return 0;
+}
+
+void pg_proc_free(pg_proc *p)
+{
+    free(p->out);
+    free(p->err);
+    p->out = p->err = NULL;
+}
