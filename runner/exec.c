@@ -1,28 +1,29 @@
 /* exec.c - drives the cases and checks of loaded suites into a run. */
 #include "exec.h"
 
+#include "backend/backend.h"
 #include "checks/checks.h"
-#include "kernels/kernels.h"
-#include "measure.h"
-#include "perfgate/config.h"
 #include "perfgate/errors.h"
-#include "stats.h"
 #include "util.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-typedef struct kernel_body {
-    const pg_kernel *k;
-    void *state;
-} kernel_body;
-
-static int run_kernel(void *payload, int64_t iters)
+int pg__result_error(pg_result *out, const char *message)
 {
-    kernel_body *kb = payload;
+    out->status = PG_STATUS_ERROR;
+    free(out->message);
+    out->message = pg__strdup(message);
+    return 0;
+}
 
-    return kb->k->run(kb->state, iters);
+int pg__result_skip(pg_result *out, const char *reason)
+{
+    out->status = PG_STATUS_SKIPPED;
+    free(out->message);
+    out->message = pg__strdup(reason);
+    return 0;
 }
 
 static void fill_identity(pg_result *out, const pg_case *c)
@@ -41,57 +42,18 @@ static void fill_identity(pg_result *out, const pg_case *c)
 
 int pg_exec_case(pg_result *out, const pg_case *c, const pg_exec_options *opts)
 {
-    pg_measure_options mo = PG_MEASURE_OPTIONS_INIT;
-    pg_measurement m = {0};
-    kernel_body kb = {0};
-    int err;
+    pg_exec_options dflt = PG_EXEC_OPTIONS_INIT;
 
+    if (!opts)
+        opts = &dflt;
     fill_identity(out, c);
-    if (strcmp(c->device, "cuda") == 0 && !PG_HAS_CUDA) {
-        out->status = PG_STATUS_SKIPPED;
-        out->message = pg__strdup("built without the CUDA backend");
-        return 0;
-    }
-    if (!c->kernel) {
-        out->status = PG_STATUS_ERROR;
-        out->message = pg__strdup(c->plugin ? "plugin benchmarks are not available in this build"
-                                            : "command benchmarks are not available in this build");
-        return 0;
-    }
-    kb.k = pg_kernel_find(c->kernel);
-    if (!kb.k) {
-        out->status = PG_STATUS_ERROR;
-        out->message = pg__asprintf("unknown kernel '%s'", c->kernel);
-        return 0;
-    }
-    if ((err = pg_measure_set_threads(c->threads)) != 0 || (err = kb.k->setup(&kb.state, c)) != 0) {
-        out->status = PG_STATUS_ERROR;
-        out->message = pg__strdup(pg_error_last());
-        return 0;
-    }
-    mo.min_run_time = c->min_run_time * opts->time_scale;
-    mo.max_run_time = c->max_run_time * (opts->time_scale < 1 ? opts->time_scale : 1.0);
-    if (mo.max_run_time < mo.min_run_time)
-        mo.max_run_time = mo.min_run_time;
-    mo.warmup = c->warmup * opts->time_scale;
-    mo.min_samples = c->min_samples;
-    err = pg_measure(&m, run_kernel, &kb, &mo);
-    kb.k->teardown(kb.state);
-    if (err) {
-        out->status = PG_STATUS_ERROR;
-        out->message = pg__strdup(pg_error_last());
-        free(m.samples);
-        return 0;
-    }
-    out->status = PG_STATUS_OK;
-    out->samples = m.samples;
-    out->nsamples = m.nsamples;
-    out->number_per_run = m.number_per_run;
-    out->warmup_s = m.warmup_s;
-    out->warnings = m.warnings;
-    out->flops = kb.k->flops ? kb.k->flops(c) : 0;
-    out->bytes = kb.k->bytes ? kb.k->bytes(c) : 0;
-    return pg_stats_summarize(&out->summary, out->samples, out->nsamples);
+    if (c->plugin)
+        return pg__backend_plugin_case(out, c, opts);
+    if (c->command)
+        return pg__backend_command_case(out, c, opts);
+    if (strcmp(c->device, "cuda") == 0)
+        return pg__backend_cuda_case(out, c, opts);
+    return pg__backend_cpu_case(out, c, opts);
 }
 
 static int matches(const pg_exec_options *opts, const char *key)

@@ -4,7 +4,8 @@
  * Every kernel op (a GEMM, an elementwise pass, a count or gather) is
  * bracketed by pg__op_begin()/pg__op_end(), and every GEMM also reports its
  * shape through pg__op_gemm(). Named ranges (like torch's record_function)
- * open and close with pg__range_push()/pg__range_pop(). With no instrument
+ * open and close with pg__range_push()/pg__range_pop(), and the module
+ * executing (for per-module FLOP tables) with pg__module_push()/pop(). With no instrument
  * installed each hook costs one load and a branch; the FLOP counter and the
  * op recorder of the exact checks install one while a workload runs.
  */
@@ -21,6 +22,9 @@ typedef struct pg_instrument {
     void (*gemm)(void *payload, const char *name, int64_t m, int64_t n, int64_t k);
     void (*range_push)(void *payload, const char *name);
     void (*range_pop)(void *payload, const char *name);
+    /* A module starts or ends (ModuleTracker's idea): "mlp.1"; `backward` marks backward passes. */
+    void (*module_push)(void *payload, const char *path, int backward);
+    void (*module_pop)(void *payload, const char *path);
     void *payload;
 } pg_instrument;
 
@@ -59,6 +63,18 @@ static inline void pg__range_pop(const char *name)
 {
     if (pg__instrument && pg__instrument->range_pop)
         pg__instrument->range_pop(pg__instrument->payload, name);
+}
+
+static inline void pg__module_push(const char *path, int backward)
+{
+    if (pg__instrument && pg__instrument->module_push)
+        pg__instrument->module_push(pg__instrument->payload, path, backward);
+}
+
+static inline void pg__module_pop(const char *path)
+{
+    if (pg__instrument && pg__instrument->module_pop)
+        pg__instrument->module_pop(pg__instrument->payload, path);
 }
 
 #endif

@@ -288,7 +288,7 @@ static int finish_case(pg_case *c)
     return 0;
 }
 
-static void case_clear(pg_case *c)
+void pg_case_clear(pg_case *c)
 {
     size_t i;
 
@@ -446,7 +446,7 @@ static int expand(pg_suite *s, pg_diags *d, const pg_case *proto, dim *dims, siz
             c.nparams = ndims;
             qsort(c.params, c.nparams, sizeof(pg_param), param_cmp);
             if (finish_case(&c) != 0 || push_case(s, &c) != 0) {
-                case_clear(&c);
+                pg_case_clear(&c);
                 goto oom;
             }
         }
@@ -573,7 +573,7 @@ static int load_benchmark(pg_suite *s, pg_diags *d, const pg_node *b, const sett
             proto.device = eff.device->scalar;
         }
     }
-    if (k && strcmp(k->device, proto.device) != 0) {
+    if (k && !pg_kernel_find_for(k->name, proto.device)) {
         pg__diag_add(d, eff.device ? eff.device : b, "kernel '%s' runs on %s, not %s", k->name,
                      k->device, proto.device);
         bad = 1;
@@ -805,7 +805,7 @@ void pg_suite_free(pg_suite *s)
     if (!s)
         return;
     for (i = 0; i < s->ncases; i++)
-        case_clear(&s->cases[i]);
+        pg_case_clear(&s->cases[i]);
     free(s->cases);
     for (i = 0; i < s->nchecks; i++) {
         free(s->checks[i].name);
@@ -969,4 +969,58 @@ const char *pg_case_param_str(const pg_case *c, const char *name, const char *df
     const pg_param *p = pg_case_param(c, name);
 
     return p ? p->value : dflt;
+}
+
+int pg_case_from_workload(pg_case *out, const pg_node *w, const char *suite, const char *name)
+{
+    const pg_node *k = pg_node_get(w, "kernel");
+    size_t i, n = 0;
+
+    memset(out, 0, sizeof(*out));
+    if (!w || w->type != PG_NODE_MAP)
+        return pg_error_set(PG_ESUITE, "%s:%d:%d: workload must be a mapping with a 'kernel'",
+                            w ? w->file : "?", w ? w->line : 0, w ? w->col : 0);
+    if (!k || k->type != PG_NODE_SCALAR)
+        return pg_error_set(PG_ESUITE, "%s:%d:%d: workload needs 'kernel: NAME'", w->file, w->line, w->col);
+    out->suite = pg__strdup(suite);
+    out->name = pg__strdup(name);
+    out->kernel = pg__strdup(k->scalar);
+    out->device = pg__strdup("cpu");
+    out->threads = 1;
+    out->node = w;
+    out->params = calloc(w->count ? w->count : 1, sizeof(pg_param));
+    if (!out->params)
+        return pg_error_set(PG_ENOMEM, "out of memory building a workload");
+    for (i = 0; i < w->count; i++) {
+        const pg_node *key = w->keys[i], *v = w->items[i];
+        pg_param *p;
+        if (!key->scalar || strcmp(key->scalar, "kernel") == 0)
+            continue;
+        if (strcmp(key->scalar, "device") == 0 && v->type == PG_NODE_SCALAR) {
+            free(out->device);
+            out->device = pg__strdup(v->scalar);
+            continue;
+        }
+        p = &out->params[n];
+        p->name = pg__strdup(key->scalar);
+        if (v->type == PG_NODE_SCALAR) {
+            p->value = pg__strdup(v->scalar);
+            p->is_number = !v->quoted && is_number_text(v->scalar, &p->num);
+        } else if (v->type == PG_NODE_SEQ) {
+            /* A list in a workload is one value: its items joined by commas. */
+            pg_buf b = PG_BUF_INIT;
+            size_t j;
+            for (j = 0; j < v->count; j++)
+                pg__buf_printf(&b, "%s%s", j ? "," : "", v->items[j]->scalar ? v->items[j]->scalar : "");
+            p->value = pg__buf_detach(&b);
+        } else {
+            p->value = pg__strdup("");
+        }
+        n++;
+    }
+    out->nparams = n;
+    qsort(out->params, out->nparams, sizeof(pg_param), param_cmp);
+    if (finish_case(out) != 0)
+        return pg_error_set(PG_ENOMEM, "out of memory building a workload");
+    return 0;
 }

@@ -118,6 +118,17 @@ int pg_suite_set_load(pg_suite_set *out, const char *const *paths, size_t npaths
                       const pg_suite_options *opts, pg_diags *diags);
 void pg_suite_set_free(pg_suite_set *set);
 
+/**
+ * Builds a single case from a check's `workload` mapping: `kernel` names the
+ * kernel, `device` the device (default cpu), every other key is a parameter
+ * (a list becomes one comma-joined value). Threads are 1. Free with
+ * pg_case_clear().
+ */
+int pg_case_from_workload(pg_case *out, const pg_node *workload, const char *suite, const char *name);
+
+/** Frees what a case owns and zeroes it. */
+void pg_case_clear(pg_case *c);
+
 /** Typed parameter access for kernels. Returns `dflt` when absent. */
 const pg_param *pg_case_param(const pg_case *c, const char *name);
 int64_t pg_case_param_int(const pg_case *c, const char *name, int64_t dflt);

@@ -30,8 +30,11 @@ typedef struct pg_kernel {
     double (*bytes)(const struct pg_case *c);
 } pg_kernel;
 
-/** Finds a kernel by name; NULL if unknown. */
+/** Finds a kernel by name on any device (CPU first); NULL if unknown. */
 const pg_kernel *pg_kernel_find(const char *name);
+
+/** Finds the kernel `name` for `device` ("cpu" or "cuda"); NULL if none. */
+const pg_kernel *pg_kernel_find_for(const char *name, const char *device);
 
 /** All registered kernels, NULL-terminated. */
 const pg_kernel *const *pg_kernel_all(void);

@@ -12,17 +12,46 @@ static const pg_kernel *const kernels[] = {
     NULL,
 };
 
+/* GPU kernel descriptors live with the CUDA backend (backend/cuda_registry.c). */
+extern const pg_kernel *const pg__cuda_kernels[];
+
+#define MAX_KERNELS 128
+
 const pg_kernel *const *pg_kernel_all(void)
 {
-    return kernels;
+    static const pg_kernel *all[MAX_KERNELS + 1];
+    static int built;
+    size_t i, n = 0;
+
+    if (!built) {
+        for (i = 0; kernels[i] && n < MAX_KERNELS; i++)
+            all[n++] = kernels[i];
+        for (i = 0; pg__cuda_kernels[i] && n < MAX_KERNELS; i++)
+            all[n++] = pg__cuda_kernels[i];
+        all[n] = NULL;
+        built = 1;
+    }
+    return all;
 }
 
 const pg_kernel *pg_kernel_find(const char *name)
 {
+    const pg_kernel *const *all = pg_kernel_all();
     size_t i;
 
-    for (i = 0; kernels[i]; i++)
-        if (strcmp(kernels[i]->name, name) == 0)
-            return kernels[i];
+    for (i = 0; all[i]; i++)
+        if (strcmp(all[i]->name, name) == 0)
+            return all[i];
+    return NULL;
+}
+
+const pg_kernel *pg_kernel_find_for(const char *name, const char *device)
+{
+    const pg_kernel *const *all = pg_kernel_all();
+    size_t i;
+
+    for (i = 0; all[i]; i++)
+        if (strcmp(all[i]->name, name) == 0 && strcmp(all[i]->device, device) == 0)
+            return all[i];
     return NULL;
 }

@@ -1,0 +1,27 @@
+/*
+ * backend.h - the ways a benchmark case is measured.
+ *
+ * exec.c picks one per case: a built-in CPU kernel, a built-in CUDA kernel,
+ * a benchmark inside a user plugin, or an external command. Each fills the
+ * result's samples, summary, status and message; a failure of the case is
+ * an ERROR result (return 0), and only a failure that must stop the whole
+ * run returns an error code.
+ */
+#ifndef PG_BACKEND_H
+#define PG_BACKEND_H
+
+#include "exec.h"
+#include "model.h"
+#include "suite.h"
+
+int pg__backend_cpu_case(pg_result *out, const pg_case *c, const pg_exec_options *opts);
+int pg__backend_cuda_case(pg_result *out, const pg_case *c, const pg_exec_options *opts);
+int pg__backend_plugin_case(pg_result *out, const pg_case *c, const pg_exec_options *opts);
+int pg__backend_command_case(pg_result *out, const pg_case *c, const pg_exec_options *opts);
+
+/** Marks `out` as an ERROR with `message` (copied); returns 0. */
+int pg__result_error(pg_result *out, const char *message);
+/** Marks `out` as SKIPPED with `reason` (copied); returns 0. */
+int pg__result_skip(pg_result *out, const char *reason);
+
+#endif
