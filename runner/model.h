@@ -69,7 +69,8 @@ typedef struct pg_check_result {
     char *expected;     /* human-readable, also stored */
     char *actual;
     int passed;
-    char *message;      /* what differed, where; NULL when passed */
+    int skipped;        /* could not run here (e.g. no CUDA device); passed is 1 */
+    char *message;      /* what differed, where; the skip reason; NULL when passed */
 } pg_check_result;
 
 typedef struct pg_run {

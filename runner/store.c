@@ -76,6 +76,7 @@ static const char *migrations[] = {
     "  expected TEXT,"
     "  actual TEXT,"
     "  passed INTEGER NOT NULL,"
+    "  skipped INTEGER NOT NULL DEFAULT 0,"
     "  message TEXT);"
     "CREATE TABLE baselines ("
     "  name TEXT NOT NULL,"
@@ -326,6 +327,7 @@ static int insert_check(pg_store *s, sqlite3_stmt *st, int64_t run_id, const pg_
     bind_text(st, 6, c->actual);
     sqlite3_bind_int(st, 7, c->passed ? 1 : 0);
     bind_text(st, 8, c->message);
+    sqlite3_bind_int(st, 9, c->skipped ? 1 : 0);
     if (sqlite3_step(st) != SQLITE_DONE)
         return db_error(s, "writing a check result");
     return 0;
@@ -400,8 +402,8 @@ int pg_store_save_run(pg_store *s, pg_run *run)
                            " ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)",
                            -1, &rst, NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(s->db,
-                           "INSERT INTO checks(run_id, suite, name, kind, expected, actual, passed, message)"
-                           " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                           "INSERT INTO checks(run_id, suite, name, kind, expected, actual, passed, message, skipped)"
+                           " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
                            -1, &cst, NULL) != SQLITE_OK) {
         err = db_error(s, "preparing result inserts");
         goto cleanup;
@@ -517,7 +519,7 @@ static int load_checks(pg_store *s, pg_run *run)
     int rc, err = 0;
 
     if (sqlite3_prepare_v2(s->db,
-                           "SELECT suite, name, kind, expected, actual, passed, message"
+                           "SELECT suite, name, kind, expected, actual, passed, message, skipped"
                            " FROM checks WHERE run_id = ?1 ORDER BY id",
                            -1, &st, NULL) != SQLITE_OK)
         return db_error(s, "preparing a checks query");
@@ -534,6 +536,7 @@ static int load_checks(pg_store *s, pg_run *run)
         c->actual = col_text(st, 4);
         c->passed = sqlite3_column_int(st, 5);
         c->message = col_text(st, 6);
+        c->skipped = sqlite3_column_int(st, 7);
     }
     if (!err && rc != SQLITE_DONE)
         err = db_error(s, "reading checks");

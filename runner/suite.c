@@ -137,6 +137,7 @@ static const char *const default_keys[] = {"threads", "device", "min_run_time", 
                                            "min_samples", "warmup", "regression", "tags",
                                            "params", NULL};
 static const char *const bench_keys[] = {"name", "kernel", "plugin", "symbol", "command",
+                                         "timeout", "metrics", "output", "cold",
                                          "device", "params", "threads", "min_run_time",
                                          "max_run_time", "min_samples", "warmup",
                                          "regression", "tags", NULL};
@@ -303,6 +304,7 @@ void pg_case_clear(pg_case *c)
             free(c->command[i]);
     free(c->command);
     free(c->device);
+    free(c->metrics);
     for (i = 0; i < c->nparams; i++) {
         free(c->params[i].name);
         free(c->params[i].value);
@@ -378,6 +380,10 @@ static int fill_common(pg_case *c, const pg_case *proto)
     c->plugin = pg__strdup(proto->plugin);
     c->symbol = pg__strdup(proto->symbol);
     c->device = pg__strdup(proto->device);
+    c->timeout = proto->timeout;
+    c->metrics = pg__strdup(proto->metrics);
+    c->keep_output = proto->keep_output;
+    c->cold = proto->cold;
     c->min_run_time = proto->min_run_time;
     c->max_run_time = proto->max_run_time;
     c->warmup = proto->warmup;
@@ -509,6 +515,47 @@ static int load_regression(pg_diags *d, pg_case *c, const pg_node *reg)
     return bad ? -1 : 0;
 }
 
+static int get_bool(pg_diags *d, int *out, const pg_node *n, const char *what)
+{
+    if (scalar_of(d, n, what) != 0)
+        return -1;
+    if (!strcmp(n->scalar, "true") || !strcmp(n->scalar, "yes") || !strcmp(n->scalar, "on"))
+        *out = 1;
+    else if (!strcmp(n->scalar, "false") || !strcmp(n->scalar, "no") || !strcmp(n->scalar, "off"))
+        *out = 0;
+    else {
+        pg__diag_add(d, n, "%s must be true or false, not '%s'", what, n->scalar);
+        return -1;
+    }
+    return 0;
+}
+
+/*
+ * `command:` is an argv list (no shell unless the user writes one). The
+ * prototype's array borrows the node's strings; fill_common() copies them
+ * into each case and load_benchmark() frees the array.
+ */
+static int load_command(pg_diags *d, pg_case *proto, const pg_node *n)
+{
+    size_t i;
+
+    if (n->type != PG_NODE_SEQ || n->count == 0) {
+        pg__diag_add(d, n, "command must be a non-empty list of arguments, e.g. [./bench, --size, 64]");
+        return -1;
+    }
+    for (i = 0; i < n->count; i++)
+        if (n->items[i]->type != PG_NODE_SCALAR) {
+            pg__diag_add(d, n->items[i], "command arguments must be scalars, not %s", pg_node_kind(n->items[i]));
+            return -1;
+        }
+    proto->command = calloc(n->count + 1, sizeof(char *));
+    if (!proto->command)
+        return pg__diag_add(d, n, "out of memory reading the command");
+    for (i = 0; i < n->count; i++)
+        proto->command[i] = n->items[i]->scalar;
+    return 0;
+}
+
 static int load_benchmark(pg_suite *s, pg_diags *d, const pg_node *b, const settings *defs,
                           const pg_suite_options *opts)
 {
@@ -559,7 +606,28 @@ static int load_benchmark(pg_suite *s, pg_diags *d, const pg_node *b, const sett
         proto.plugin = n->scalar;
     if ((n = pg_node_get(b, "symbol")) != NULL && scalar_of(d, n, "symbol") == 0)
         proto.symbol = n->scalar;
-    if (!proto.kernel && !proto.plugin && !pg_node_get(b, "command")) {
+    if ((n = pg_node_get(b, "command")) != NULL && load_command(d, &proto, n) != 0)
+        bad = 1;
+    if (get_duration(d, &proto.timeout, pg_node_get(b, "timeout"), "timeout", 60.0))
+        bad = 1;
+    if ((n = pg_node_get(b, "metrics")) != NULL && scalar_of(d, n, "metrics") == 0) {
+        if (strcmp(n->scalar, "json") != 0 && strcmp(n->scalar, "none") != 0) {
+            pg__diag_add(d, n, "metrics must be 'json' or 'none', not '%s'", n->scalar);
+            bad = 1;
+        } else if (strcmp(n->scalar, "json") == 0) {
+            proto.metrics = n->scalar;
+        }
+    }
+    if ((n = pg_node_get(b, "output")) != NULL && scalar_of(d, n, "output") == 0) {
+        if (strcmp(n->scalar, "keep") != 0 && strcmp(n->scalar, "discard") != 0) {
+            pg__diag_add(d, n, "output must be 'keep' or 'discard', not '%s'", n->scalar);
+            bad = 1;
+        }
+        proto.keep_output = strcmp(n->scalar, "keep") == 0;
+    }
+    if ((n = pg_node_get(b, "cold")) != NULL && get_bool(d, &proto.cold, n, "cold") != 0)
+        bad = 1;
+    if (!proto.kernel && !proto.plugin && !proto.command) {
         pg__diag_add(d, b, "benchmark '%s' needs one of 'kernel', 'plugin' or 'command'", proto.name);
         bad = 1;
     }
@@ -625,6 +693,7 @@ static int load_benchmark(pg_suite *s, pg_diags *d, const pg_node *b, const sett
 
     if (!bad)
         rc = expand(s, d, &proto, dims, ndims, &threads, opts);
+    free(proto.command);
     return rc;
 }
 

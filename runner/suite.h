@@ -43,6 +43,10 @@ typedef struct pg_case {
     char *plugin;       /* shared library path, or NULL */
     char *symbol;       /* benchmark name inside the plugin */
     char **command;     /* argv, NULL-terminated, or NULL */
+    double timeout;     /* command: seconds before the process is killed (default 60) */
+    char *metrics;      /* command: "json" to read its printed metrics, or NULL */
+    int keep_output;    /* command: keep stdout/stderr (output: keep) instead of discarding */
+    int cold;           /* cuda: flush L2 before each sample */
     char *device;       /* "cpu" | "cuda" */
     int threads;
     pg_param *params;   /* sorted by name */
