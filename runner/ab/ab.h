@@ -6,7 +6,8 @@
  * back to back in an order drawn at random each time, so drift and phases of
  * a shared machine hit both sides alike. A round of one side is a short
  * measurement by the usual backend (a fresh child process for plugins, fresh
- * processes for commands) and contributes its median as one sample. The two
+ * processes for commands) and contributes one sample: its fastest block
+ * (or, on request, its median block). The two
  * sides become two runs, compared by pg_compare() (verdict.h) like any base
  * and head; and, since rounds pair the sides, a paired analysis of the
  * per-round ratios (ab/paired.c) is reported next to the verdict.
@@ -38,10 +39,11 @@ typedef struct pg_ab_options {
     int64_t round_samples;    /* samples per side per round at least; <= 0: 5 */
     const char *filter;       /* glob over case keys; NULL: all */
     FILE *progress;           /* progress lines, or NULL */
+    int round_median;         /* a round's value: 0 the fastest block (default), 1 the median block */
 } pg_ab_options;
 
 #define PG_AB_OPTIONS_VERSION 1
-#define PG_AB_OPTIONS_INIT {PG_AB_OPTIONS_VERSION, NULL, NULL, 0, 0, 0, 0, NULL, NULL}
+#define PG_AB_OPTIONS_INIT {PG_AB_OPTIONS_VERSION, NULL, NULL, 0, 0, 0, 0, NULL, NULL, 0}
 
 /** The paired analysis of one case: per-round log(head/base). */
 typedef struct pg_ab_paired {

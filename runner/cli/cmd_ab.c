@@ -71,6 +71,8 @@ int pg_cmd_ab(int argc, char **argv)
         {"round-time", 0, PG_OPT_DOUBLE, &round_time, "SEC", "sampling per side per round (default min_run_time/4)"},
         {"seed", 0, PG_OPT_STR, &seed_text, "N", "seed of the random order (default: from the clock; printed)"},
         {"filter", 'f', PG_OPT_STR, &o.filter, "GLOB", "only cases whose key matches GLOB"},
+        {"round-median", 0, PG_OPT_FLAG, &o.round_median, NULL,
+         "a round's value is its median block (default: its fastest block)"},
         {0},
     };
     const pg_cmd_spec spec = {
@@ -78,7 +80,8 @@ int pg_cmd_ab(int argc, char **argv)
         "Measure two builds interleaved in one job and give a verdict per case.",
         "Over R rounds, each benchmark case is measured once per build per round, base and\n"
         "head back to back in a random order, so the drift of a shared machine hits both\n"
-        "sides alike. Each round contributes its median; the verdicts come from the same\n"
+        "sides alike. Each round contributes its fastest block (interference only adds\n"
+        "time); the verdicts come from the same\n"
         "statistics as 'perfgate compare', and a paired analysis of the per-round ratios\n"
         "is printed next to them. Nothing is stored.\n\n"
         "A build is a plugin library (it replaces each plugin case's library) or a\n"
