@@ -3,9 +3,11 @@
 
 #include "history.h"
 #include "perfgate/errors.h"
+#include "report/html.h"
 #include "report/report.h"
 #include "store.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,7 +99,7 @@ static int print_json(const pg_history *hs, size_t nh)
 
 int pg_cmd_history(int argc, char **argv)
 {
-    const char *db = NULL, *branch = NULL, *format = NULL;
+    const char *db = NULL, *branch = NULL, *format = NULL, *html = NULL;
     long last = 100;
     double penalty = 3.0, min_effect = 0.02;
     pg_history_options ho = PG_HISTORY_OPTIONS_INIT;
@@ -110,6 +112,7 @@ int pg_cmd_history(int argc, char **argv)
         {"branch", 0, PG_OPT_STR, &branch, "NAME", "only runs of this branch (default: all)"},
         {"last", 'n', PG_OPT_INT, &last, "N", "the newest N commits per case (default 100; 0 = all)"},
         {"format", 0, PG_OPT_STR, &format, "FMT", "text (default) or json"},
+        {"html", 0, PG_OPT_STR, &html, "FILE", "also write a self-contained HTML page with trend plots"},
         {"penalty", 0, PG_OPT_DOUBLE, &penalty, "X", "step-fit penalty in noise units x ln(n) (default 3)"},
         {"min-effect", 0, PG_OPT_DOUBLE, &min_effect, "PCT", "smallest step reported (default 2%)"},
         {0},
@@ -146,6 +149,20 @@ int pg_cmd_history(int argc, char **argv)
         fprintf(stderr, "perfgate history: no stored results match %s\n", nargs ? argv[1] : "any case");
         rc = 2;
         goto cleanup;
+    }
+    if (html) {
+        FILE *f = fopen(html, "w");
+        if (!f) {
+            rc = pg_cli_fail(pg_error_set(PG_EIO, "%s: cannot write: %s", html, strerror(errno)));
+            goto cleanup;
+        }
+        err = pg_report_html(f, "perfgate history", hs, nh, NULL);
+        if (fclose(f) != 0 && !err)
+            err = pg_error_set(PG_EIO, "%s: write failed", html);
+        if (err) {
+            rc = pg_cli_fail(err);
+            goto cleanup;
+        }
     }
     rc = format && strcmp(format, "json") == 0 ? print_json(hs, nh) : (print_text(hs, nh), 0);
 

@@ -19,6 +19,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static uint64_t rng_state;
 
@@ -209,4 +210,72 @@ Test(history, clean_step_is_found_at_its_index)
     cr_assert_eq(cps[0].index, 25);
     cr_assert_float_eq(cps[0].ratio, 1.2, 0.02);
     free(cps);
+}
+
+static char *read_all(const char *path)
+{
+    char *text = NULL;
+    size_t len;
+
+    cr_assert_eq(pg__read_file(&text, &len, path), 0, "%s", pg_error_last());
+    return text;
+}
+
+static size_t count_substr(const char *hay, const char *needle)
+{
+    size_t n = 0;
+    const char *p = hay;
+
+    while ((p = strstr(p, needle)) != NULL) {
+        n++;
+        p += strlen(needle);
+    }
+    return n;
+}
+
+Test(history, html_report_renders_in_headless_chromium_with_plots)
+{
+    char *tmp = pg_test_tmpdir();
+    char *db = pg__asprintf("%s/sim.db", tmp), *html = pg__asprintf("%s/report.html", tmp);
+    char *dom = pg__asprintf("%s/dom.html", tmp), *png = pg__asprintf("%s/shot.png", tmp);
+    char *cmd, *text;
+    pg_proc p;
+    const char *argv[] = {"history", "--db", db, "--last", "0", "--html", html, NULL};
+    struct stat st;
+
+    simulate(db, 1);
+    pg_test_run(&p, NULL, NULL, argv);
+    cr_assert_eq(p.status, 0, "%s", p.err);
+    pg_proc_free(&p);
+    text = read_all(html);
+    cr_assert(strstr(text, "<script") == NULL && strstr(text, "http://") == strstr(text, "http://www.w3.org"),
+              "the page must be self-contained");
+    free(text);
+
+    /* Render it: the DOM after layout must hold both plots with their change points. */
+    cmd = pg__asprintf("chromium --headless --no-sandbox --disable-gpu --user-data-dir=%s/profile "
+                       "--dump-dom file://%s > %s 2>/dev/null",
+                       tmp, html, dom);
+    cr_assert_eq(system(cmd), 0, "headless chromium failed (is the chromium package installed?)");
+    free(cmd);
+    text = read_all(dom);
+    cr_assert_eq(count_substr(text, "<svg class=\"trend\""), 2, "two plots expected");
+    cr_assert_eq(count_substr(text, "<polyline class=\"median\""), 2);
+    cr_assert_eq(count_substr(text, "<polygon class=\"iqr\""), 2);
+    cr_assert_eq(count_substr(text, "<line class=\"change\""), 2, "the two steps are marked");
+    cr_assert(strstr(text, "sim/stepped[]@1:cpu") != NULL);
+    free(text);
+    cmd = pg__asprintf("chromium --headless --no-sandbox --disable-gpu --user-data-dir=%s/profile "
+                       "--window-size=1000,800 --screenshot=%s file://%s > /dev/null 2>&1",
+                       tmp, png, html);
+    cr_assert_eq(system(cmd), 0);
+    free(cmd);
+    cr_assert_eq(stat(png, &st), 0, "no screenshot");
+    cr_assert_gt(st.st_size, 10000, "screenshot suspiciously small: %lld bytes", (long long)st.st_size);
+    pg_test_rmtree(tmp);
+    free(tmp);
+    free(db);
+    free(html);
+    free(dom);
+    free(png);
 }
