@@ -86,6 +86,7 @@ int pg_fingerprint_read(char **out_json, char **out_hash)
     struct utsname u;
     char *model = cpu_model(), *gov, *boost, *aslr, *smt, *ident = NULL, *gpu_text = NULL;
     json_t *gpu = NULL;
+    const char *gpu_name = NULL;
     const char *coretype = getenv("OPENBLAS_CORETYPE");
     const char *corename = openblas_get_corename();
     long online = sysconf(_SC_NPROCESSORS_ONLN);
@@ -127,9 +128,10 @@ int pg_fingerprint_read(char **out_json, char **out_hash)
     if (pg__cuda_fingerprint(&gpu_text) == 0)
         gpu = json_loads(gpu_text, 0, NULL);
     json_object_set_new(o, "gpu", gpu ? gpu : json_null());
+    gpu_name = gpu ? json_string_value(json_object_get(gpu, "name")) : NULL;
 
     ident = pg__asprintf("%s|%ld|%s|%s%s%s", model, online, corename ? corename : "", coretype ? coretype : "",
-                         gpu ? "|gpu:" : "", gpu ? json_string_value(json_object_get(gpu, "name")) : "");
+                         gpu_name ? "|gpu:" : "", gpu_name ? gpu_name : "");
     *out_json = json_dumps(o, JSON_SORT_KEYS | JSON_COMPACT);
     *out_hash = ident ? pg__asprintf("%016llx", (unsigned long long)fnv1a(ident)) : NULL;
     if (!*out_json || !*out_hash) {
