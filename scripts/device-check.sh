@@ -30,9 +30,9 @@ say() { echo "$@" | tee -a "$log"; }
 step() { say ""; say "== $*"; }
 
 build() {
-  cmake -S . -B "$bdir" -DCMAKE_BUILD_TYPE=Release -DPG_USE_CUDA=ON -DPG_BUILD_TESTS=ON >"$bdir.log" 2>&1 &&
-    cmake --build "$bdir" -j "$(nproc)" --target perfgate test_cuda >>"$bdir.log" 2>&1 || {
-      tail -40 "$bdir.log"
+  cmake -S . -B "$bdir" -DCMAKE_BUILD_TYPE=Release -DPG_USE_CUDA=ON -DPG_BUILD_TESTS=ON >"$bdir/build.log" 2>&1 &&
+    cmake --build "$bdir" -j "$(nproc)" --target perfgate test_cuda >>"$bdir/build.log" 2>&1 || {
+      tail -40 "$bdir/build.log"
       return 1
     }
 }
