@@ -261,6 +261,8 @@ int pg_ab_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_options *o
 
     if ((err = pg_run_new(&out->base)) != 0 || (err = pg_run_new(&out->head)) != 0)
         goto cleanup;
+    free(out->base->source);
+    free(out->head->source);
     out->base->source = pg__strdup("ab-base");
     out->head->source = pg__strdup("ab-head");
     out->paired = calloc(ncases, sizeof(*out->paired));
