@@ -356,8 +356,6 @@ int pg_post_origin_from_env(pg_report_origin *out)
         }
         json_decref(ev);
     }
-    if (!out->head_sha)
-        out->head_sha = pg__strdup(env("GITHUB_SHA"));
     return 0;
 }
 

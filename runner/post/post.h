@@ -125,7 +125,8 @@ int pg_post_webhook(const char *url, const char *text, const pg_gh_options *opts
 /**
  * Fills where the run sits on GitHub from the environment: GITHUB_REPOSITORY,
  * the pull request number, head and base SHA from GITHUB_EVENT_PATH
- * (pull_request and workflow_run events), else GITHUB_SHA, and the run URL.
+ * (pull_request and workflow_run events; head_sha stays NULL for others:
+ * take the run's commit) and the run URL.
  * Nothing set is not an error.
  * @return 0; PG_EFORMAT naming file:line:col when the event file is malformed.
  */
