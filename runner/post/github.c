@@ -297,6 +297,8 @@ int pg_gh_request(pg_gh_response *out, pg_gh *gh, const char *method, const char
     headers = curl_slist_append(headers, "X-GitHub-Api-Version: 2022-11-28");
     headers = headers ? curl_slist_append(headers, ua) : NULL;
     headers = headers && json ? curl_slist_append(headers, "Content-Type: application/json") : headers;
+    /* No "Expect: 100-continue" round trip before a comment body. */
+    headers = headers && json ? curl_slist_append(headers, "Expect:") : headers;
     headers = headers && auth ? curl_slist_append(headers, auth) : NULL;
     c = curl_easy_init();
     if (!url || !auth || !headers || !c) {

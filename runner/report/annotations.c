@@ -91,7 +91,9 @@ int pg_render_annotations(pg_buf *out, const pg_report_data *d, const pg_report_
             pg_fmt_change_ci(ch, sizeof(ch), v->ratio, v->ci_lo, v->ci_hi);
             pg_fmt_p(p, sizeof(p), v->p_adj);
             pg__buf_printf(&title, "perfgate %s", pg_verdict_name(v->verdict));
-            pg__buf_printf(&msg, "%s: %s", v->key, ch);
+            pg__buf_puts(&msg, v->key);
+            if (isfinite(v->ratio))
+                pg__buf_printf(&msg, ": %s", ch);
             if (v->verdict == PG_VERDICT_REGRESSED)
                 pg__buf_printf(&msg, " (p adj. %s, threshold %.1f%%)", p, 100 * v->threshold);
             if (v->reason)

@@ -64,7 +64,13 @@ static void verdict_message(pg_buf *b, const pg_case_verdict *v)
     pg_fmt_duration(base, sizeof(base), v->base_median > 0 ? v->base_median : NAN);
     pg_fmt_duration(head, sizeof(head), v->head_median > 0 ? v->head_median : NAN);
     pg_fmt_p(p, sizeof(p), v->p_adj);
-    pg__buf_printf(b, "%s %s (base %s, head %s, p adj. %s)", pg_verdict_name(v->verdict), ch, base, head, p);
+    if (isfinite(v->ratio))
+        pg__buf_printf(b, "%s %s (base %s, head %s, p adj. %s)", pg_verdict_name(v->verdict), ch, base, head, p);
+    else if (v->head_median > 0 || v->base_median > 0)
+        pg__buf_printf(b, "%s (%s %s)", pg_verdict_name(v->verdict), v->head_median > 0 ? "head" : "base",
+                       v->head_median > 0 ? head : base);
+    else
+        pg__buf_puts(b, pg_verdict_name(v->verdict));
     if (v->reason) {
         pg__buf_puts(b, ": ");
         pg__buf_puts(b, v->reason);

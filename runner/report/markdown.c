@@ -258,7 +258,7 @@ static void render_section(pg_buf *b, const section *s)
         pg__buf_puts(b, "\n");
     }
     if (s->shown < s->nrows)
-        pg__buf_printf(b, "_%zu more not shown (trimmed)._\n\n", s->nrows - s->shown);
+        pg__buf_printf(b, "_%zu %snot shown (trimmed)._\n\n", s->nrows - s->shown, s->shown ? "more " : "");
     if (!s->open)
         pg__buf_puts(b, "</details>\n\n");
 }
