@@ -82,8 +82,11 @@ enum { S_REGRESSED, S_CHECKS_FAILED, S_UNSURE, S_IMPROVED, S_OTHER, S_SAME, S_CH
 
 static int add_row(section *s, pg_buf *row)
 {
-    char **p = realloc(s->rows, (s->nrows + 1) * sizeof(*p));
+    char **p = s->rows;
 
+    /* Capacity doubles at powers of two, so 20,000 rows cost no quadratic copying. */
+    if ((s->nrows & (s->nrows - 1)) == 0)
+        p = realloc(s->rows, (s->nrows ? 2 * s->nrows : 1) * sizeof(*p));
     if (!p || !row->ptr) {
         pg__buf_free(row);
         return pg_error_set(PG_ENOMEM, "out of memory rendering markdown");

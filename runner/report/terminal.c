@@ -70,17 +70,20 @@ typedef struct table {
 
 static int table_row(table *t, const char *const *vals, const char *color)
 {
-    char **c = realloc(t->cells, (t->nrows + 1) * t->ncols * sizeof(*c));
-    const char **col;
+    char **c = t->cells;
+    const char **col = t->color;
     size_t i;
 
-    if (!c)
-        return PG_ENOMEM;
-    t->cells = c;
-    col = realloc(t->color, (t->nrows + 1) * sizeof(*col));
-    if (!col)
-        return PG_ENOMEM;
-    t->color = col;
+    /* Capacity doubles at powers of two: large runs cost no quadratic copying. */
+    if ((t->nrows & (t->nrows - 1)) == 0) {
+        size_t cap = t->nrows ? 2 * t->nrows : 1;
+        if (!(c = realloc(t->cells, cap * t->ncols * sizeof(*c))))
+            return PG_ENOMEM;
+        t->cells = c;
+        if (!(col = realloc(t->color, cap * sizeof(*col))))
+            return PG_ENOMEM;
+        t->color = col;
+    }
     for (i = 0; i < t->ncols; i++)
         c[t->nrows * t->ncols + i] = pg__strdup(vals[i] ? vals[i] : "");
     col[t->nrows] = color ? color : "";

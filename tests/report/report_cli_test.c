@@ -27,7 +27,7 @@ Test(report_cli, gate_appends_markdown_to_the_step_summary)
     size_t len;
     pg_proc p;
 
-    pg_test_write(tmp, "summary.md", "# an earlier step\n");
+    free(pg_test_write(tmp, "summary.md", "# an earlier step\n"));
     pg_test_run(&p, tmp, env, argv);
     cr_assert_eq(p.status, 0, "%d %s", p.status, p.err);
     pg_proc_free(&p);

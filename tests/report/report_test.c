@@ -29,9 +29,12 @@ static char *scrub_json(const char *text)
     cr_assert(root != NULL, "the JSON report does not parse");
     json_object_set_new(json_object_get(root, "tool"), "version", json_string("<VERSION>"));
     json_object_set_new(json_object_get(root, "run"), "tool_version", json_string("<VERSION>"));
-    out = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+    char *dumped = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+
     json_decref(root);
-    return pg__asprintf("%s\n", out ? out : "");
+    out = pg__asprintf("%s\n", dumped ? dumped : "");
+    free(dumped);
+    return out;
 }
 
 static void snapshot(const char *name, const char *actual)
@@ -388,7 +391,11 @@ Test(report_mux, one_model_feeds_every_reporter)
         cr_assert(file_size(p) > 100, "%s is empty", p);
         free(p);
     }
-    cr_assert_eq(pg_reporter_file(NULL == tmp ? NULL : &mux.items[0], "html5", "-"), PG_EUSAGE);
+    {
+        pg_reporter *none = NULL;
+        cr_assert_eq(pg_reporter_file(&none, "html5", "-"), PG_EUSAGE);
+        cr_assert(none == NULL);
+    }
     pg_report_mux_free(&mux);
     pg_test_model_free(&m);
     pg_test_rmtree(tmp);

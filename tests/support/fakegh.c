@@ -105,6 +105,15 @@ static json_t *comment_json(const comment *c)
     return json_pack("{s:I, s:s, s:{s:s}}", "id", (json_int_t)c->id, "body", c->body, "user", "login", c->login);
 }
 
+static char *comment_text(const comment *c)
+{
+    json_t *o = comment_json(c);
+    char *s = json_dumps(o, JSON_COMPACT);
+
+    json_decref(o);
+    return s;
+}
+
 /* Query parameter `name` as a number, or `dflt`. */
 static long query_num(const char *path, const char *name, long dflt)
 {
@@ -202,7 +211,7 @@ static int route(fakegh *s, int fd, const char *method, const char *path, const 
                 c->login = pg__strdup(who);
                 c->body = pg__strdup(json_string_value(b));
                 status = 201;
-                out = json_dumps(comment_json(c), JSON_COMPACT | JSON_ENCODE_ANY);
+                out = comment_text(c);
             }
             json_decref(in);
         }
@@ -223,7 +232,7 @@ static int route(fakegh *s, int fd, const char *method, const char *path, const 
                 free(c->body);
                 c->body = pg__strdup(json_string_value(b));
                 status = 200;
-                out = json_dumps(comment_json(c), JSON_COMPACT);
+                out = comment_text(c);
             }
         }
         json_decref(in);

@@ -225,6 +225,19 @@ void pg_test_fixed_model(pg_test_model *m)
     c->exit_code = 1;
 }
 
+/* Fills result `r` in place (big models allocate their arrays once: growing them one by one is quadratic). */
+static void fill_ok(pg_result *r, const char *key, const char *params, double median)
+{
+    pg_run tmp = {0};
+    pg_result *one;
+
+    /* Reuse add_ok on a scratch run, then move the result over. */
+    add_ok(&tmp, "generated", "a_rather_long_benchmark_name_for_width", params, key, median, 0);
+    one = &tmp.results[0];
+    *r = *one;
+    free(tmp.results);
+}
+
 void pg_test_big_model(pg_test_model *m, size_t n)
 {
     pg_comparison *c;
@@ -238,25 +251,47 @@ void pg_test_big_model(pg_test_model *m, size_t n)
     run_meta(m->base, 1, "00000000-0000-4000-8000-000000000001", "2222222222222222222222222222222222222222", "main",
              1789990000);
     m->head->ci_url = pg__strdup("https://github.com/acme/kernels/actions/runs/778");
+    m->head->results = calloc(n, sizeof(pg_result));
+    m->base->results = calloc(n, sizeof(pg_result));
+    cr_assert(m->head->results && m->base->results);
     for (i = 0; i < n; i++) {
         char key[160], params[64];
-        pg_verdict v = i % 1000 == 7 ? PG_VERDICT_REGRESSED : i % 1000 == 9 ? PG_VERDICT_IMPROVED : PG_VERDICT_SAME;
-        double f = v == PG_VERDICT_REGRESSED ? 1.2 : v == PG_VERDICT_IMPROVED ? 0.8 : 1.01;
+        double f = i % 1000 == 7 ? 1.2 : i % 1000 == 9 ? 0.8 : 1.01;
         snprintf(params, sizeof(params), "{\"n\": %zu}", i);
         snprintf(key, sizeof(key), "generated/a_rather_long_benchmark_name_for_width[n=%zu,mode=train]@1:cpu", i);
-        add_ok(m->head, "generated", "a_rather_long_benchmark_name_for_width", params, key, 1e-3 * f, 0);
-        add_ok(m->base, "generated", "a_rather_long_benchmark_name_for_width", params, key, 1e-3, 0);
+        fill_ok(&m->head->results[i], key, params, 1e-3 * f);
+        fill_ok(&m->base->results[i], key, params, 1e-3);
+        m->head->nresults = m->base->nresults = i + 1;
     }
     c = m->cmp = calloc(1, sizeof(*c));
     c->head = m->head;
     c->base = m->base;
     c->nbases = 1;
     c->method = pg__strdup("fixture: generated verdicts");
+    c->cases = calloc(n, sizeof(*c->cases));
     for (i = 0; i < n; i++) {
         const pg_result *h = &m->head->results[i], *b = &m->base->results[i];
         double r = h->summary.median / b->summary.median;
         pg_verdict v = r > 1.1 ? PG_VERDICT_REGRESSED : r < 0.9 ? PG_VERDICT_IMPROVED : PG_VERDICT_SAME;
-        versus(c, h, b, v, r - 0.02, r + 0.02, 0.01, 0.04, NULL);
+        pg_case_verdict *x = &c->cases[i];
+        x->key = pg__strdup(h->key);
+        x->suite = pg__strdup(h->suite);
+        x->name = pg__strdup(h->name);
+        x->verdict = v;
+        x->head = h;
+        x->base = b;
+        x->head_n = x->base_n = 5;
+        x->head_median = h->summary.median;
+        x->base_median = b->summary.median;
+        x->ratio = r;
+        x->ci_lo = r - 0.02;
+        x->ci_hi = r + 0.02;
+        x->p = 0.01;
+        x->p_adj = 0.04;
+        x->threshold = x->alpha = 0.05;
+        x->resolution = 0.021;
+        c->counts[v]++;
+        c->ncases = i + 1;
     }
     c->exit_code = c->counts[PG_VERDICT_REGRESSED] > 0;
 }
