@@ -190,62 +190,47 @@ cleanup:
     return err;
 }
 
-/* "+7.2%" for a ratio. */
-static void pct(char *out, size_t len, double ratio)
-{
-    snprintf(out, len, "%+.1f%%", 100 * (ratio - 1));
-}
-
 /* The advice for an UNSURE case: which component of the interval dominates. */
 static const char *advice(const pg_case_verdict *v)
 {
     double total = log(v->ci_hi) - log(v->ci_lo), samples = log(v->shift_hi) - log(v->shift_lo);
 
-    if (!isfinite(samples))
-        return "take more samples (min_samples)";
-    if (samples >= 0.7 * total)
-        return "take more samples (min_samples), a longer min_run_time, or a quieter machine";
+    if (!isfinite(samples) || samples >= 0.7 * total)
+        return "take more samples or a longer min_run_time, or use a quieter machine";
     if (v->drift_measured)
-        return "the machine drifts between runs: pool more baseline runs (--base last:K) or use a quieter machine";
-    return "run-to-run drift dominates: pool several baseline runs (--base last:5) so it can be measured";
+        return "the machine drifts between runs: pool more baseline runs or use a quieter machine";
+    return "one baseline run cannot measure run-to-run drift: pool runs with --base last:5";
 }
 
 int pg_verdict_decide(pg_case_verdict *v, size_t ntested)
 {
     double up = 1 + v->threshold, down = 1 / (1 + v->threshold);
     int significant = isfinite(v->p_adj) && v->p_adj < v->alpha;
-    char r[32], lo[32], hi[32], th[32];
+    char th[32];
     char *reason = NULL;
 
-    pct(r, sizeof(r), v->ratio);
-    pct(lo, sizeof(lo), v->ci_lo);
-    pct(hi, sizeof(hi), v->ci_hi);
     snprintf(th, sizeof(th), "%.3g%%", 100 * v->threshold);
     if (!isfinite(v->ci_lo) || !isfinite(v->ci_hi) || v->ci_lo <= 0) {
         v->verdict = PG_VERDICT_UNSURE;
-        reason = pg__asprintf("too few samples (%zu vs %zu) for a %.0f%% interval: take more samples (min_samples)",
+        reason = pg__asprintf("too few samples (%zu vs %zu) for a %.0f%% interval; raise min_samples",
                               v->head_n, v->base_n, 100 * (1 - v->alpha));
     } else if (significant && v->ci_lo > up) {
         v->verdict = PG_VERDICT_REGRESSED;
-        reason = pg__asprintf("slower by more than the %s threshold (Holm p=%.2g over %zu cases)", th, v->p_adj,
-                              ntested);
+        reason = pg__asprintf("slower beyond %s (Holm p=%.2g over %zu cases)", th, v->p_adj, ntested);
     } else if (significant && v->ci_hi < down) {
         v->verdict = PG_VERDICT_IMPROVED;
-        reason = pg__asprintf("faster by more than the %s threshold (Holm p=%.2g over %zu cases)", th, v->p_adj,
-                              ntested);
+        reason = pg__asprintf("faster beyond %s (Holm p=%.2g over %zu cases)", th, v->p_adj, ntested);
     } else if (v->ci_lo >= down && v->ci_hi <= up) {
         v->verdict = PG_VERDICT_SAME;
     } else {
         v->verdict = PG_VERDICT_UNSURE;
         if (v->ci_lo > up || v->ci_hi < down)
-            reason = pg__asprintf("%s is beyond the %s threshold but not significant after Holm over %zu cases "
-                                  "(p=%.2g): %s",
-                                  r, th, ntested, v->p_adj, advice(v));
+            reason = pg__asprintf("beyond %s but not significant after Holm over %zu cases (p=%.2g); %s", th,
+                                  ntested, v->p_adj, advice(v));
         else if (log(v->ci_hi) - log(v->ci_lo) > 2 * log(up))
-            reason = pg__asprintf("interval [%s, %s] is wider than +-%s; can resolve changes of about %.0f%%: %s", lo,
-                                  hi, th, 100 * v->resolution, advice(v));
+            reason = pg__asprintf("too noisy for %s: resolves ~%.0f%% here; %s", th, 100 * v->resolution, advice(v));
         else
-            reason = pg__asprintf("interval [%s, %s] straddles the %s threshold: %s", lo, hi, th, advice(v));
+            reason = pg__asprintf("interval straddles the %s threshold; %s", th, advice(v));
     }
     set_reason(v, reason);
     return 0;

@@ -19,6 +19,7 @@ typedef struct run_flags {
     const char *db, *commit, *branch, *filter, *base;
     double threshold, alpha;
     int quick, no_store;
+    int allow_other_machine;
 } run_flags;
 
 static const char run_desc[] =
@@ -119,7 +120,10 @@ static int do_run(run_flags *fl, char **paths, int npaths, int gate)
 
         co.threshold = fl->threshold;
         co.alpha = fl->alpha;
-        if ((err = pg_select_base(&sel, store, fl->base, run->id)) != 0) {
+        pg_select_options so = PG_SELECT_OPTIONS_INIT;
+
+        so.allow_other_machine = fl->allow_other_machine;
+        if ((err = pg_select_base_ext(&sel, store, fl->base, run->id, &so)) != 0) {
             rc = pg_cli_fail(err);
             goto cleanup;
         }
@@ -171,9 +175,10 @@ static int run_or_gate(int argc, char **argv, int gate)
         {"filter", 'f', PG_OPT_STR, &fl.filter, "GLOB", "only cases and checks whose key matches GLOB"},
         {"quick", 0, PG_OPT_FLAG, &fl.quick, NULL, "sample for a fifth of each case's min_run_time (smoke runs)"},
         {"no-store", 0, PG_OPT_FLAG, &fl.no_store, NULL, "measure and print without storing the run"},
-        {"base", 'b', PG_OPT_STR, &fl.base, "SEL", "baseline selector (id, commit:SHA, branch:NAME, last:K)"},
+        {"base", 'b', PG_OPT_STR, &fl.base, "SEL", "baseline selector (id, commit:SHA, branch:NAME, last:K, pin:NAME)"},
         {"threshold", 0, PG_OPT_DOUBLE, &fl.threshold, "PCT", "minimum effect that can fail (e.g. 5%)"},
         {"alpha", 0, PG_OPT_DOUBLE, &fl.alpha, "P", "family-wise significance level (e.g. 0.05)"},
+        {"allow-other-machine", 0, PG_OPT_FLAG, &fl.allow_other_machine, NULL, "compare with a baseline from another machine"},
         {0},
     };
     pg_cmd_spec spec = {gate ? "gate" : "run", "[options] SUITE|DIR...",
