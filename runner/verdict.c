@@ -82,6 +82,24 @@ static double *pool_logs(size_t *out_n, double *meds, size_t *out_runs, const pg
     return v;
 }
 
+/*
+ * The interval: the samples' interval with a drift half-width `wd` added in
+ * quadrature (independent components) on each side. When the median ratio
+ * falls outside (bimodal samples: a phase change inside a run), the interval
+ * is stretched to contain it, which only ever makes a verdict more cautious.
+ */
+static void widen(pg_case_verdict *v, double wd)
+{
+    double center = log(v->estimate), lo = log(v->shift_lo), hi = log(v->shift_hi);
+
+    v->ci_lo = exp(center - sqrt((center - lo) * (center - lo) + wd * wd));
+    v->ci_hi = exp(center + sqrt((hi - center) * (hi - center) + wd * wd));
+    v->ci_lo = fmin(v->ci_lo, v->ratio);
+    v->ci_hi = fmax(v->ci_hi, v->ratio);
+    /* A slowdown must be about this large before its lower bound clears the threshold. */
+    v->resolution = (1 + v->threshold) * exp(0.5 * (log(v->ci_hi) - log(v->ci_lo))) - 1;
+}
+
 int pg_verdict_estimate(pg_case_verdict *v, const pg_sample_set *head, size_t nhead, const pg_sample_set *base,
                         size_t nbase, const pg_compare_options *opts)
 {
@@ -171,11 +189,8 @@ int pg_verdict_estimate(pg_case_verdict *v, const pg_sample_set *head, size_t nh
     v->drift_df = df;
     tq = df > 0 ? pg_stats_t_ppf(1 - v->alpha / 2, df) : pg_stats_norm_ppf(1 - v->alpha / 2);
     wd = tq * v->drift * sqrt(1.0 / (double)hr + 1.0 / (double)br);
-    /* Independent components: the half-widths add in quadrature. */
-    v->ci_lo = exp(center - sqrt((center - lo) * (center - lo) + wd * wd));
-    v->ci_hi = exp(center + sqrt((hi - center) * (hi - center) + wd * wd));
-    /* A slowdown must be about this large before its lower bound clears the threshold. */
-    v->resolution = (1 + v->threshold) * exp(0.5 * (log(v->ci_hi) - log(v->ci_lo))) - 1;
+    v->drift_hw = wd;
+    widen(v, wd);
     err = 0;
     goto cleanup;
 
@@ -236,10 +251,44 @@ int pg_verdict_decide(pg_case_verdict *v, size_t ntested)
     return 0;
 }
 
+/* Fewest compared cases for the suite-wide view to mean anything. */
+#define SUITE_MIN_CASES 8
+
+/* The median and robust spread of every compared case's log ratio. */
+static void suite_view(pg_comparison *c, double *scratch)
+{
+    size_t i, n = 0;
+
+    c->suite_shift = c->suite_spread = NAN;
+    for (i = 0; i < c->ncases; i++)
+        if (!isnan(c->cases[i].p) && c->cases[i].ratio > 0 && isfinite(c->cases[i].ratio))
+            scratch[n++] = log(c->cases[i].ratio);
+    if (n < SUITE_MIN_CASES)
+        return;
+    c->suite_shift = exp(pg_stats_median(scratch, n));
+    c->suite_spread = 1.4826 * pg_stats_mad(scratch, n);
+}
+
+/* A regression that the whole suite shares is not this case's: UNSURE until confirmed. */
+static void suite_guard(const pg_comparison *c, pg_case_verdict *v)
+{
+    double half = sqrt(1 + v->threshold), shift = c->suite_shift;
+    int up = v->verdict == PG_VERDICT_REGRESSED && shift > half && v->ci_lo / shift <= 1 + v->threshold;
+    int down = v->verdict == PG_VERDICT_IMPROVED && shift < 1 / half && v->ci_hi / shift >= 1 / (1 + v->threshold);
+
+    if (!isfinite(shift) || !(up || down))
+        return;
+    v->verdict = PG_VERDICT_UNSURE;
+    free(v->reason);
+    v->reason = pg__asprintf("the whole suite moved %+.1f%% (median of its cases): a machine phase or a change to "
+                             "everything; re-run to confirm",
+                             100 * (shift - 1));
+}
+
 int pg_comparison_adjust(pg_comparison *c, const pg_compare_options *opts)
 {
     pg_compare_options dflt = PG_COMPARE_OPTIONS_INIT;
-    double *p = NULL, *adj = NULL;
+    double *p = NULL, *adj = NULL, *scratch = NULL;
     size_t i, ntested = 0;
     int err;
 
@@ -247,9 +296,11 @@ int pg_comparison_adjust(pg_comparison *c, const pg_compare_options *opts)
         opts = &dflt;
     p = malloc((c->ncases ? c->ncases : 1) * sizeof(*p));
     adj = malloc((c->ncases ? c->ncases : 1) * sizeof(*adj));
-    if (!p || !adj) {
+    scratch = malloc((c->ncases ? c->ncases : 1) * sizeof(*scratch));
+    if (!p || !adj || !scratch) {
         free(p);
         free(adj);
+        free(scratch);
         return pg_error_set(PG_ENOMEM, "out of memory adjusting p-values");
     }
     /* Holm over the cases that were tested: those with a p-value. */
@@ -259,12 +310,16 @@ int pg_comparison_adjust(pg_comparison *c, const pg_compare_options *opts)
     }
     if ((err = pg_stats_holm(adj, p, c->ncases)) != 0)
         goto cleanup;
+    suite_view(c, scratch);
     memset(c->counts, 0, sizeof(c->counts));
     for (i = 0; i < c->ncases; i++) {
         pg_case_verdict *v = &c->cases[i];
         if (!isnan(p[i])) {
             v->p_adj = adj[i];
+            if (isfinite(c->suite_spread))
+                widen(v, fmax(v->drift_hw, pg_stats_norm_ppf(1 - v->alpha / 2) * c->suite_spread));
             pg_verdict_decide(v, ntested);
+            suite_guard(c, v);
         }
         c->counts[v->verdict]++;
     }
@@ -276,8 +331,8 @@ int pg_comparison_adjust(pg_comparison *c, const pg_compare_options *opts)
     free(c->method);
     c->method = pg__asprintf(
         "one-sided Mann-Whitney U on log times, Holm over %zu cases; ratio of medians with a %s interval widened "
-        "by run-to-run drift (%s %.3g%% prior, %zu baseline run%s); REGRESSED when Holm p < alpha and the lower "
-        "bound exceeds 1 + threshold",
+        "by run-to-run drift (%s %.3g%% prior, %zu baseline run%s; and by the spread of all cases' changes); "
+        "REGRESSED when Holm p < alpha and the lower bound exceeds 1 + threshold",
         ntested, opts->interval == PG_INTERVAL_BOOTSTRAP ? "bootstrap" : "Hodges-Lehmann/Moses",
         c->nbases >= 2 ? "measured on the baseline runs, shrunk to a" : "assumed:",
         100 * (opts->drift >= 0 ? opts->drift : PG_DRIFT_PRIOR), c->nbases, c->nbases == 1 ? "" : "s");
@@ -286,6 +341,7 @@ int pg_comparison_adjust(pg_comparison *c, const pg_compare_options *opts)
 cleanup:
     free(p);
     free(adj);
+    free(scratch);
     return err;
 }
 
@@ -316,7 +372,7 @@ static int add_missing(pg_comparison *c, const pg_run *head, const pg_run *const
     for (b = 0; b < nbases; b++) {
         for (i = 0; i < bases[b]->nresults; i++) {
             const pg_result *r = &bases[b]->results[i];
-            pg_case_verdict *v;
+            pg_case_verdict *v = NULL;
             int seen = 0;
             if (pg_run_find(head, r->key))
                 continue;
@@ -367,7 +423,7 @@ int pg_compare(pg_comparison **out, const pg_run *head, const pg_run *const *bas
     for (i = 0; i < head->nresults; i++) {
         const pg_result *h = &head->results[i], *base;
         size_t nsets = base_sets(sets, &base, bases, nbases, h->key);
-        pg_case_verdict *v;
+        pg_case_verdict *v = NULL;
 
         if ((err = push(c, &v)) != 0)
             goto fail;

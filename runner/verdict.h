@@ -48,6 +48,7 @@ typedef struct pg_case_verdict {
     double drift_df;             /* its degrees of freedom (prior plus base runs - 1) */
     int drift_measured;          /* 1 when base runs contributed to the drift estimate */
     double estimate;             /* centre of the interval: Hodges-Lehmann shift as a ratio */
+    double drift_hw;             /* half-width the drift model adds, on the log scale */
 } pg_case_verdict;
 
 typedef struct pg_comparison {
@@ -60,6 +61,9 @@ typedef struct pg_comparison {
     size_t nbases;
     char *method;            /* one line naming the decision rule */
     int exit_code;           /* 0 pass, 1 regression or failed check */
+    /* Added by issue 6: how the whole suite moved (NAN with fewer than 8 compared cases). */
+    double suite_shift;      /* median ratio over the compared cases */
+    double suite_spread;     /* robust sd (1.4826 MAD) of their log ratios */
 } pg_comparison;
 
 typedef enum pg_interval_method {
@@ -123,8 +127,13 @@ int pg_verdict_decide(pg_case_verdict *v, size_t ntested);
 
 /**
  * Re-runs Holm's adjustment over every case with a p-value, decides each of
- * them again and recomputes counts and the exit code. pg_compare() calls it;
- * call it again after re-estimating cases.
+ * them again and recomputes counts and the exit code. With 8 or more
+ * compared cases it also looks at the suite as a whole: the spread of all
+ * cases' log ratios is an estimate of this run's drift (the interval takes
+ * the larger of it and the model's), and a case is not REGRESSED (IMPROVED)
+ * when the whole suite moved that way and the case did not clearly move
+ * beyond it: that is a machine phase until a re-run says otherwise.
+ * pg_compare() calls it; call it again after re-estimating cases.
  */
 int pg_comparison_adjust(pg_comparison *cmp, const pg_compare_options *opts);
 

@@ -421,3 +421,67 @@ Test(verdict, a_case_can_be_estimated_again_with_more_head_runs)
     cr_assert_eq(fx.cmp->exit_code, 1);
     pg_run_free(extra);
 }
+
+Test(verdict, a_suite_wide_shift_is_a_machine_phase_not_a_regression)
+{
+    pg_rng g;
+    char name[16];
+    const pg_case_verdict *v;
+    int i;
+
+    /* Every case of the head run 40% slower, as in a machine phase: no case can claim it. */
+    pg_stats_rng_seed(&g, 16);
+    for (i = 0; i < 10; i++) {
+        snprintf(name, sizeof(name), "c%02d", i);
+        bases_of(name, 5, 40, 0.01, 0.002, 100 + (uint64_t)i);
+        add_case(fx.head, name, 40, 1.4e-3, 0.01, &g);
+    }
+    compare(NULL);
+    cr_assert(fabs(fx.cmp->suite_shift - 1.4) < 0.03, "suite shift %g", fx.cmp->suite_shift);
+    cr_assert_eq(fx.cmp->counts[PG_VERDICT_REGRESSED], 0);
+    v = verdict_of("c03");
+    cr_assert_eq(v->verdict, PG_VERDICT_UNSURE);
+    cr_assert(strstr(v->reason, "whole suite moved +") != NULL, "%s", v->reason);
+    cr_assert_eq(fx.cmp->exit_code, 0);
+}
+
+Test(verdict, one_case_regressing_among_steady_ones_still_fails)
+{
+    pg_rng g;
+    char name[16];
+    int i;
+
+    pg_stats_rng_seed(&g, 17);
+    for (i = 0; i < 10; i++) {
+        snprintf(name, sizeof(name), "c%02d", i);
+        bases_of(name, 5, 40, 0.01, 0.002, 200 + (uint64_t)i);
+        add_case(fx.head, name, 40, i == 3 ? 1.4e-3 : 1e-3, 0.01, &g);
+    }
+    compare(NULL);
+    cr_assert(fabs(fx.cmp->suite_shift - 1.0) < 0.02, "suite shift %g", fx.cmp->suite_shift);
+    cr_assert_lt(fx.cmp->suite_spread, 0.02);
+    cr_assert_eq(verdict_of("c03")->verdict, PG_VERDICT_REGRESSED, "%s", verdict_of("c03")->reason);
+    cr_assert_eq(fx.cmp->counts[PG_VERDICT_REGRESSED], 1);
+    cr_assert_eq(fx.cmp->exit_code, 1);
+}
+
+Test(verdict, the_interval_always_contains_the_ratio_of_medians)
+{
+    pg_compare_options o = PG_COMPARE_OPTIONS_INIT;
+    pg_result *r;
+    pg_rng g;
+    const pg_case_verdict *v;
+    size_t i;
+
+    /* Bimodal head samples (a phase change inside the run): medians and the Hodges-Lehmann shift disagree. */
+    o.drift = 0.001;
+    pg_stats_rng_seed(&g, 18);
+    bases_of("a", 1, 21, 0.001, 0, 30);
+    r = add_case(fx.head, "a", 21, 1e-3, 0.001, &g);
+    for (i = 0; i < 11; i++)
+        r->samples[i] *= 2;
+    pg_assert_ok(pg_stats_summarize(&r->summary, r->samples, r->nsamples));
+    compare(&o);
+    v = verdict_of("a");
+    cr_assert(v->ci_lo <= v->ratio && v->ratio <= v->ci_hi, "%g not in [%g, %g]", v->ratio, v->ci_lo, v->ci_hi);
+}
