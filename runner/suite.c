@@ -343,6 +343,9 @@ static int check_keys_known(pg_diags *d, const pg_node *map, const char *const *
         }
         if (in_list(known, k->scalar))
             continue;
+        /* Top-level "x-..." keys hold anchors for reuse (as in docker-compose files). */
+        if (known == suite_keys && strncmp(k->scalar, "x-", 2) == 0)
+            continue;
         bad = 1;
         if ((advice = hint_for(hints, k->scalar)) != NULL)
             pg__diag_add(d, k, "unknown key '%s' in %s; %s", k->scalar, where, advice);
@@ -373,10 +376,9 @@ static int get_enum(pg_diags *d, const char **out, const pg_node *n, const char 
     if (scalar_of(d, n, what) != 0)
         return -1;
     if (!in_list(allowed, n->scalar)) {
-        const char *c = closest(n->scalar, allowed);
-        /* "gpu" is far from "cuda" in letters but the same thing. */
-        if (!c && strcmp(what, "device") == 0 && strcasecmp(n->scalar, "gpu") == 0)
-            c = "cuda";
+        /* "gpu" is closer to "cpu" in letters but means "cuda". */
+        const char *c = strcmp(what, "device") == 0 && strcasecmp(n->scalar, "gpu") == 0
+                            ? "cuda" : closest(n->scalar, allowed);
         if (c)
             snprintf(sug, sizeof(sug), "; did you mean '%s'?", c);
         else
@@ -691,7 +693,6 @@ static void report_repeat(void *payload, size_t later, size_t first)
 static int parse_dim(pg_diags *d, dim *dm, const pg_node *key, const pg_node *v)
 {
     size_t i, n = v->type == PG_NODE_SEQ ? v->count : 1;
-    const char **texts = NULL;
     int bad = 0;
 
     memset(dm, 0, sizeof(*dm));
@@ -716,19 +717,28 @@ static int parse_dim(pg_diags *d, dim *dm, const pg_node *key, const pg_node *v)
         else
             dm->count++;
     }
-    if (!bad && n > 1 && (texts = malloc(n * sizeof(*texts))) != NULL) {
-        char what[96];
-        dup_ctx c = {d, dm->vals, what};
-        size_t before = d ? d->count : 0;
-        snprintf(what, sizeof(what), "parameter '%s'", dm->name);
-        for (i = 0; i < n; i++)
-            texts[i] = dm->vals[i].text;
-        each_dup(texts, n, report_repeat, &c);
-        if (d && d->count > before)
-            bad = 1;
-        free(texts);
-    }
     return bad ? -1 : 0;
+}
+
+/*
+ * A value listed twice would give the same case twice. Zipped lists may
+ * repeat values (the pairs differ); repeated pairs are caught by case key.
+ */
+static int check_repeats(pg_diags *d, const dim *dm)
+{
+    const char **texts;
+    char what[96];
+    dup_ctx c = {d, dm->vals, what};
+    size_t i, before = d->count;
+
+    if (dm->count < 2 || dm->zip >= 0 || !(texts = malloc(dm->count * sizeof(*texts))))
+        return 0;
+    snprintf(what, sizeof(what), "parameter '%s'", dm->name);
+    for (i = 0; i < dm->count; i++)
+        texts[i] = dm->vals[i].text;
+    each_dup(texts, dm->count, report_repeat, &c);
+    free(texts);
+    return d->count > before ? -1 : 0;
 }
 
 /* ---- threads, tags, regression ----------------------------------------------- */
@@ -966,8 +976,14 @@ static void load_defaults(loader *L, const pg_node *n)
         L->defs.bad = 1;
     if (parse_settings(L, &L->defs, n, 1) != 0)
         L->defs.bad = 1;
-    if ((p = pg_node_get(n, "params")) != NULL && parse_params(L->d, &L->defs.params, &L->defs.nparams, p) != 0)
-        L->defs.bad = 1;
+    if ((p = pg_node_get(n, "params")) != NULL) {
+        size_t i;
+        if (parse_params(L->d, &L->defs.params, &L->defs.nparams, p) != 0)
+            L->defs.bad = 1;
+        for (i = 0; i < L->defs.nparams; i++)
+            if (check_repeats(L->d, &L->defs.params[i]) != 0)
+                L->defs.bad = 1;
+    }
 }
 
 /* ---- expansion --------------------------------------------------------------------- */
@@ -1231,12 +1247,19 @@ static int parse_zip(pg_diags *d, dim *dims, size_t ndims, const pg_node *zip)
 /* Did-you-mean over the kernel's declared parameter names. */
 static int check_kernel_param(pg_diags *d, const pg_kernel *k, const pg_node *key)
 {
+    pg_buf known = PG_BUF_INIT;
     char sug[96];
+    size_t i;
 
     if (!k || !k->params || in_list(k->params, key->scalar))
         return 0;
-    pg__diag_add(d, key, "kernel '%s' has no parameter '%s'%s", k->name, key->scalar,
-                 dym(sug, sizeof(sug), key->scalar, k->params));
+    if (!*dym(sug, sizeof(sug), key->scalar, k->params)) {
+        for (i = 0; k->params[i]; i++)
+            pg__buf_printf(&known, "%s%s", i ? ", " : "", k->params[i]);
+        snprintf(sug, sizeof(sug), " (it reads %s)", known.ptr ? known.ptr : "none");
+        pg__buf_free(&known);
+    }
+    pg__diag_add(d, key, "kernel '%s' has no parameter '%s'%s", k->name, key->scalar, sug);
     return -1;
 }
 
@@ -1275,8 +1298,13 @@ static int load_command(pg_diags *d, pg_case *proto, const pg_node *n)
 {
     size_t i;
 
-    if (n->type != PG_NODE_SEQ || n->count == 0) {
-        pg__diag_add(d, n, "command must be a non-empty list of arguments, e.g. [./bench, --size, 64]");
+    if (n->type != PG_NODE_SEQ) {
+        pg__diag_add(d, n, "command must be a list of arguments such as [./bench, --size, 64], not %s "
+                     "(no shell is involved)", pg_node_kind(n));
+        return -1;
+    }
+    if (n->count == 0) {
+        pg__diag_add(d, n, "command is an empty list; give the program and its arguments");
         return -1;
     }
     for (i = 0; i < n->count; i++)
@@ -1506,6 +1534,9 @@ static void load_benchmark(loader *L, const pg_node *b)
     }
     if ((zip = pg_node_get(b, "zip")) != NULL && parse_zip(d, dims, ndims, zip) != 0)
         bad = 1;
+    for (i = 0; i < ndims && i < nown; i++)
+        if (check_repeats(d, &dims[i]) != 0)
+            bad = 1;
     if (!eff.threads) {
         eff.threads = L->defs.threads ? L->defs.threads : &L->default_threads;
         eff.nthreads = L->defs.threads ? L->defs.nthreads : 1;
@@ -1736,7 +1767,7 @@ static int check_expect(pg_diags *d, const pg_check *ck, const pg_node *e, const
         pg__diag_add(d, e, "expect must be a mapping, not %s", pg_node_kind(e));
         return -1;
     }
-    snprintf(where, sizeof(where), "expect of a %s check", ck->kind);
+    snprintf(where, sizeof(where), "expect (kind %s)", ck->kind);
     /* A key that belongs to another kind says so rather than guessing a typo. */
     for (i = 0; i < e->count; i++) {
         const pg_node *k = e->keys[i];
@@ -1762,7 +1793,7 @@ static int check_expect(pg_diags *d, const pg_check *ck, const pg_node *e, const
         if (pg_node_get(e, known[i]))
             any = 1;
     if (!any && !bad) {
-        pg__diag_add(d, e, "expect of a %s check needs at least one of: %s", ck->kind,
+        pg__diag_add(d, e, "%s checks expect at least one of: %s", ck->kind,
                      !strcmp(ck->kind, "flops") ? "total, per_op, per_module"
                      : !strcmp(ck->kind, "ops") ? "contains, not_contains, count"
                                                 : "windows, per_window");
@@ -2144,7 +2175,7 @@ static int load_doc(pg_suite **out, pg_doc *doc, const pg_suite_options *opts, p
     const pg_node *root = pg_doc_root(doc), *n, *list;
     const char *file = pg_doc_file(doc), *slash;
     size_t i;
-    int err = 0;
+    int err = 0, unknown_top = 0;
 
     *out = NULL;
     memset(&L, 0, sizeof(L));
@@ -2176,7 +2207,7 @@ static int load_doc(pg_suite **out, pg_doc *doc, const pg_suite_options *opts, p
                      pg_node_kind(root));
         goto done;
     }
-    check_keys_known(L.d, root, suite_keys, "a suite", top_hints);
+    unknown_top = check_keys_known(L.d, root, suite_keys, "a suite", top_hints);
     n = pg_node_get(root, "suite");
     if (!n)
         pg__diag_add(L.d, root, "missing required key 'suite' (the suite's name)");
@@ -2186,7 +2217,8 @@ static int load_doc(pg_suite **out, pg_doc *doc, const pg_suite_options *opts, p
         s->description = pg__strdup(n->scalar);
     if ((n = pg_node_get(root, "defaults")) != NULL)
         load_defaults(&L, n);
-    if (!pg_node_get(root, "benchmarks") && !pg_node_get(root, "checks"))
+    /* A misspelt 'benchmarks' was just reported: do not also say it is missing. */
+    if (!pg_node_get(root, "benchmarks") && !pg_node_get(root, "checks") && !unknown_top)
         pg__diag_add(L.d, root, "a suite needs 'benchmarks', 'checks' or both");
     if ((list = entry_list(&L, root, "checks")) != NULL)
         for (i = 0; i < list->count; i++)
