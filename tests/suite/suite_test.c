@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 Test(suite, shipped_suites_load_and_expand)
 {
@@ -168,4 +169,36 @@ Test(suite, sizes_and_units_parse)
     cr_expect_neq(pg_parse_duration(&v, " 5s"), 0);
     cr_expect_neq(pg_parse_percent(&v, "5%%"), 0);
     cr_expect_neq(pg_parse_size(&v, "5XiB"), 0);
+}
+
+Test(suite, the_complete_example_in_the_docs_loads)
+{
+    char *doc = NULL, *start, *end, *dir = pg_test_tmpdir(), *tdir, *path, *trace;
+    size_t len;
+    pg_suite *s = NULL;
+    pg_diags d = {0};
+
+    pg_assert_ok(pg__read_file(&doc, &len, PG_TEST_SOURCE_DIR "/docs/suites.md"));
+    start = strstr(doc, "```yaml\n");
+    cr_assert(start, "docs/suites.md has no yaml block");
+    start += 8;
+    end = strstr(start, "```");
+    cr_assert(end);
+    *end = '\0';
+    path = pg_test_write(dir, "example.yaml", start);
+    tdir = pg__asprintf("%s/traces", dir);
+    cr_assert_eq(mkdir(tdir, 0700), 0);
+    trace = pg_test_write(tdir, "train_step.json", "{\"traceEvents\": []}\n");
+    cr_assert_eq(pg_suite_load(&s, path, NULL, &d), 0, "%s", d.count ? d.lines[0] : "");
+    cr_expect_eq(s->nchecks, 4);
+    cr_expect_eq(s->ncases, 12);
+    cr_expect_str_eq(s->cases[0].key, "example/sgemm[m=64,n=256]@1:cpu");
+    pg_suite_free(s);
+    pg_diags_free(&d);
+    pg_test_rmtree(dir);
+    free(trace);
+    free(tdir);
+    free(path);
+    free(dir);
+    free(doc);
 }
