@@ -101,24 +101,25 @@ Test(suite_reorder, every_permutation_of_keys_gives_the_same_cases_in_the_same_o
     }
     cr_assert_eq(ref->ncases, 12);
     cr_assert_str_eq(ref->cases[0].key, "perm/g[k=7,m=1,n=64]@1:cpu");
-    /* All 720 orders of the entry's keys, each with all 6 orders of its params. */
+    /*
+     * All 720 orders of the entry's keys; the 6 orders of its params take
+     * turns, so each of them meets 120 key orders.
+     */
     do {
-        int p[3] = {0, 1, 2};
-        do {
-            char *y = entry(ko, p);
-            pg_suite *s = NULL;
-            pg_assert_ok(pg_suite_load_buffer(&s, "perm.yaml", y, strlen(y), NULL, NULL));
-            cr_assert_eq(s->ncases, ref->ncases);
-            for (size_t i = 0; i < s->ncases; i++) {
-                cr_assert_str_eq(s->cases[i].key, ref->cases[i].key, "%s", y);
-                cr_assert_str_eq(s->cases[i].params_json, ref->cases[i].params_json);
-                cr_assert_float_eq(s->cases[i].threshold, 0.02, 1e-12);
-            }
-            pg_suite_free(s);
-            free(y);
-            tried++;
-        } while (next_permutation(p, 3));
+        static const int porders[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+        char *y = entry(ko, porders[tried % 6]);
+        pg_suite *s = NULL;
+        pg_assert_ok(pg_suite_load_buffer(&s, "perm.yaml", y, strlen(y), NULL, NULL));
+        cr_assert_eq(s->ncases, ref->ncases);
+        for (size_t i = 0; i < s->ncases; i++) {
+            cr_assert_str_eq(s->cases[i].key, ref->cases[i].key, "%s", y);
+            cr_assert_str_eq(s->cases[i].params_json, ref->cases[i].params_json);
+            cr_assert_float_eq(s->cases[i].threshold, 0.02, 1e-12);
+        }
+        pg_suite_free(s);
+        free(y);
+        tried++;
     } while (next_permutation(ko, 6));
-    cr_assert_eq(tried, 720 * 6);
+    cr_assert_eq(tried, 720);
     pg_suite_free(ref);
 }
