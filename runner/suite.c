@@ -2440,8 +2440,19 @@ const pg_param *pg_case_param(const pg_case *c, const char *name)
 int64_t pg_case_param_int(const pg_case *c, const char *name, int64_t dflt)
 {
     const pg_param *p = pg_case_param(c, name);
+    char *end;
+    long long v;
 
-    return p && p->is_number ? (int64_t)p->num : dflt;
+    if (!p || !p->is_number)
+        return dflt;
+    /* Integers exactly from their text; other numbers truncated when they fit (1e70 does not). */
+    errno = 0;
+    v = strtoll(p->value, &end, 10);
+    if (end != p->value && !*end && !errno)
+        return v;
+    if (p->num > -9223372036854775808.0 && p->num < 9223372036854775808.0)
+        return (int64_t)p->num;
+    return dflt;
 }
 
 double pg_case_param_double(const pg_case *c, const char *name, double dflt)

@@ -139,7 +139,10 @@ int pg_case_from_workload(pg_case *out, const pg_node *workload, const char *sui
 /** Frees what a case owns and zeroes it. */
 void pg_case_clear(pg_case *c);
 
-/** Typed parameter access for kernels. Returns `dflt` when absent. */
+/**
+ * Typed parameter access for kernels. Returns `dflt` when absent, when not
+ * a number (int, double), or for int when the number does not fit 64 bits.
+ */
 const pg_param *pg_case_param(const pg_case *c, const char *name);
 int64_t pg_case_param_int(const pg_case *c, const char *name, int64_t dflt);
 double pg_case_param_double(const pg_case *c, const char *name, double dflt);

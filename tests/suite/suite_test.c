@@ -202,3 +202,17 @@ Test(suite, the_complete_example_in_the_docs_loads)
     free(dir);
     free(doc);
 }
+
+Test(suite, param_int_returns_the_default_for_numbers_out_of_range)
+{
+    const char *y = "suite: s\nbenchmarks:\n"
+                    "  - {name: g, command: [x], params: {huge: 3.4e70, big: 9223372036854775807, half: 2.5}}\n";
+    pg_suite *s;
+
+    pg_assert_ok(pg_suite_load_buffer(&s, "r.yaml", y, strlen(y), NULL, NULL));
+    cr_expect_eq(pg_case_param_int(&s->cases[0], "huge", -1), -1);
+    cr_expect_eq(pg_case_param_int(&s->cases[0], "big", -1), INT64_MAX);
+    cr_expect_eq(pg_case_param_int(&s->cases[0], "half", -1), 2);
+    cr_expect_float_eq(pg_case_param_double(&s->cases[0], "huge", 0), 3.4e70, 1e56);
+    pg_suite_free(s);
+}
