@@ -15,10 +15,11 @@ typedef struct pg_exec_options {
     int progress;            /* print a progress line on `progress_out` */
     FILE *progress_out;
     double time_scale;       /* multiplies min/max run time (e.g. --quick); 1.0 */
+    const char *trace_dir;   /* exact checks export their recordings here; NULL: none */
 } pg_exec_options;
 
 #define PG_EXEC_OPTIONS_VERSION 1
-#define PG_EXEC_OPTIONS_INIT {PG_EXEC_OPTIONS_VERSION, NULL, 0, NULL, 1.0}
+#define PG_EXEC_OPTIONS_INIT {PG_EXEC_OPTIONS_VERSION, NULL, 0, NULL, 1.0, NULL}
 
 /**
  * Runs every check and benchmark case of `set`, appending results to `run`.

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 typedef struct run_flags {
-    const char *db, *commit, *branch, *filter, *base;
+    const char *db, *commit, *branch, *filter, *base, *trace_dir;
     double threshold, alpha;
     int quick, no_store;
 } run_flags;
@@ -85,6 +85,7 @@ static int do_run(run_flags *fl, char **paths, int npaths, int gate)
     eo.progress = isatty(fileno(stderr));
     eo.progress_out = stderr;
     eo.time_scale = fl->quick ? 0.2 : 1.0;
+    eo.trace_dir = fl->trace_dir;
     if ((err = pg_exec_run(run, &set, &eo)) != 0) {
         rc = pg_cli_fail(err);
         goto cleanup;
@@ -151,6 +152,10 @@ static int do_run(run_flags *fl, char **paths, int npaths, int gate)
         free(bases);
         pg_selection_free(&sel);
     }
+    /* A check that could not run is bad input (2) or broken infrastructure (3), never a regression. */
+    for (i = 0; i < run->nchecks; i++)
+        if (run->checks[i].error && pg_error_exit_code(run->checks[i].error) > rc)
+            rc = pg_error_exit_code(run->checks[i].error);
 
 cleanup:
     pg__buf_free(&names);
@@ -171,6 +176,7 @@ static int run_or_gate(int argc, char **argv, int gate)
         {"filter", 'f', PG_OPT_STR, &fl.filter, "GLOB", "only cases and checks whose key matches GLOB"},
         {"quick", 0, PG_OPT_FLAG, &fl.quick, NULL, "sample for a fifth of each case's min_run_time (smoke runs)"},
         {"no-store", 0, PG_OPT_FLAG, &fl.no_store, NULL, "measure and print without storing the run"},
+        {"trace-dir", 0, PG_OPT_STR, &fl.trace_dir, "DIR", "export the exact checks' recordings as Chrome traces"},
         {"base", 'b', PG_OPT_STR, &fl.base, "SEL", "baseline selector (id, commit:SHA, branch:NAME, last:K)"},
         {"threshold", 0, PG_OPT_DOUBLE, &fl.threshold, "PCT", "minimum effect that can fail (e.g. 5%)"},
         {"alpha", 0, PG_OPT_DOUBLE, &fl.alpha, "P", "family-wise significance level (e.g. 0.05)"},
@@ -181,14 +187,14 @@ static int run_or_gate(int argc, char **argv, int gate)
                              : "Run suites, store the run with its raw samples, print the results.",
                         gate ? gate_desc : run_desc, opts, 1, -1};
 
-    pg_opt run_opts[7];
+    pg_opt run_opts[8];
 
     fl.threshold = -1;
     fl.alpha = -1;
     if (!gate) {
-        /* `run` takes the first six options; the rest are the gate's. */
-        memcpy(run_opts, opts, 6 * sizeof(pg_opt));
-        memset(&run_opts[6], 0, sizeof(pg_opt));
+        /* `run` takes the first seven options; the rest are the gate's. */
+        memcpy(run_opts, opts, 7 * sizeof(pg_opt));
+        memset(&run_opts[7], 0, sizeof(pg_opt));
         spec.opts = run_opts;
     }
     if ((rc = pg_cli_parse(&spec, argc, argv, &nargs)) != 0)

@@ -85,6 +85,8 @@ void pg_report_run_terminal(FILE *f, const pg_run *run, const pg_term_style *sty
         fprintf(f, "%scheck %s/%s (%s): %s%s%s%s\n", style && style->color ? (c->passed ? "\033[32m" : "\033[31m") : "",
                 c->suite, c->name, c->kind, c->passed ? "passed" : "FAILED", style && style->color ? "\033[0m" : "",
                 c->message ? " - " : "", c->message ? c->message : "");
+        if (c->detail) /* e.g. the per-module FLOP table, already indented */
+            fprintf(f, "%s%s", c->detail, c->detail[0] && c->detail[strlen(c->detail) - 1] != '\n' ? "\n" : "");
     }
     free(keys);
 }
