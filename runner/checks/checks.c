@@ -42,8 +42,11 @@ int pg__workload_open(pg__workload *w, const pg_suite *suite, const pg_check *ch
     w->range = pg_case_param_str(&w->c, "range", NULL);
     if ((err = w->kernel->setup(&w->state, &w->c)) != 0) {
         w->state = NULL;
-        if (cuda && (err == PG_EDEVICE || err == PG_ESKIP))
-            return pg_error_set(PG_ESKIP, "no usable CUDA device: %s", pg_error_last());
+        if (cuda && (err == PG_EDEVICE || err == PG_ESKIP)) {
+            char why[400];
+            snprintf(why, sizeof(why), "%s", pg_error_last()); /* pg_error_set() writes the same buffer */
+            return pg_error_set(PG_ESKIP, "no usable CUDA device: %s", why);
+        }
         return err;
     }
     return 0;
@@ -51,7 +54,7 @@ int pg__workload_open(pg__workload *w, const pg_suite *suite, const pg_check *ch
 
 int pg__workload_step(pg__workload *w, int profiler_step)
 {
-    char name[48];
+    char name[48], why[400] = "";
     int err;
 
     /* Ranges go through the hooks, so they exist only while an instrument is installed. */
@@ -61,6 +64,8 @@ int pg__workload_step(pg__workload *w, int profiler_step)
     if (w->range)
         pg__range_push(w->range);
     err = w->kernel->run(w->state, 1);
+    if (err)
+        snprintf(why, sizeof(why), "%s", pg_error_last());
     if (w->range)
         pg__range_pop(w->range);
     if (profiler_step)
@@ -68,7 +73,7 @@ int pg__workload_step(pg__workload *w, int profiler_step)
     w->step++;
     if (err)
         return pg_error_set(err, "%s: step %lld of kernel '%s' failed: %s", w->c.key, (long long)w->step - 1,
-                            w->c.kernel, pg_error_last());
+                            w->c.kernel, why);
     return 0;
 }
 

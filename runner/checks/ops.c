@@ -16,9 +16,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define MAX_CHAIN 16
 #define MAX_REPORTED 3
+#define FILTER_ABOVE (32 << 20) /* bytes */
 
 typedef enum { P_CONTAINS, P_NOT_CONTAINS, P_COUNT } pkind;
 
@@ -216,9 +218,10 @@ static int match(matcher *m, int g, size_t ev)
     return *c;
 }
 
-static void fmt_ms(char *out, size_t len, int64_t ns)
+/* Times in messages count from the start of the trace, as Perfetto shows them. */
+static void fmt_ms(char *out, size_t len, const pg_trace *t, int64_t ns)
 {
-    snprintf(out, len, "%.3f ms", (double)ns * 1e-6);
+    snprintf(out, len, "%.3f ms", (double)(ns - t->origin) * 1e-6);
 }
 
 /* "ProfilerStep#2 > forward > aten::index" for the ancestors of an event (innermost last). */
@@ -339,7 +342,7 @@ static void where(pg_buf *b, const spec *s, const pg_trace *t, const evaluation 
         pg__buf_printf(b, "in %s (%zu events)", source, t->nevents);
         return;
     }
-    fmt_ms(at, sizeof(at), t->events[ev->occ[o]].ts);
+    fmt_ms(at, sizeof(at), t, t->events[ev->occ[o]].ts);
     pg__buf_printf(b, "inside '%s' (occurrence %zu of %zu, at %s) in %s", pg_trace_str(t, t->events[ev->occ[o]].name),
                    o + 1, ev->nocc, at, source);
 }
@@ -391,42 +394,54 @@ static int run_ops(pg_check_result *out, const spec *s, const pg_trace *t, const
                        t->nevents, t->nread ? t->nread : t->nevents);
         failures = 1;
     }
-    for (o = 0; o < ev.nocc; o++) {
-        for (p = 0; p < s->npats; p++) {
-            const pattern *pt = &s->pats[p];
+    /* Per pattern: the first failing occurrence in full, then how many others fail and which. */
+    for (p = 0; p < s->npats; p++) {
+        const pattern *pt = &s->pats[p];
+        size_t nbad = 0, shown = 0;
+        for (o = 0; o < ev.nocc; o++) {
             int64_t n = ev.counts[p * ev.nocc + o], first = ev.first[p * ev.nocc + o];
             char at[32];
             int bad = pt->kind == P_CONTAINS ? n == 0 : pt->kind == P_NOT_CONTAINS ? n > 0 : n < pt->min || n > pt->max;
             if (!bad)
                 continue;
+            if (nbad++ > 0) {
+                if (shown++ < 3)
+                    pg__buf_printf(&msg, "%s'%s'", shown == 1 ? " (also in " : ", ",
+                                   pg_trace_str(t, t->events[ev.occ[o]].name));
+                continue;
+            }
             if (failures++ >= MAX_REPORTED)
                 continue;
             if (msg.len)
                 pg__buf_puts(&msg, "; ");
             if (pt->kind == P_CONTAINS) {
                 pg__buf_printf(&msg, "expected '%s' but found none ", pt->text);
-                where(&msg, s, t, &ev, o, source);
+            } else if (pt->kind == P_NOT_CONTAINS) {
+                pg__buf_printf(&msg, "'%s' must not occur but occurs %lld time%s ", pt->text, (long long)n,
+                               n == 1 ? "" : "s");
+            } else if (pt->min == pt->max) {
+                pg__buf_printf(&msg, "expected %lld x '%s', found %lld (%+lld) ", (long long)pt->min, pt->text,
+                               (long long)n, (long long)(n - pt->min));
+            } else if (pt->max == INT64_MAX) {
+                pg__buf_printf(&msg, "expected at least %lld x '%s', found %lld ", (long long)pt->min, pt->text,
+                               (long long)n);
             } else {
-                if (pt->kind == P_NOT_CONTAINS)
-                    pg__buf_printf(&msg, "'%s' must not occur but occurs %lld time%s ", pt->text, (long long)n,
-                                   n == 1 ? "" : "s");
-                else if (pt->min == pt->max)
-                    pg__buf_printf(&msg, "expected %lld x '%s', found %lld (%+lld) ", (long long)pt->min, pt->text,
-                                   (long long)n, (long long)(n - pt->min));
-                else
-                    pg__buf_printf(&msg, "expected %lld..%lld x '%s', found %lld ", (long long)pt->min,
-                                   (long long)pt->max, pt->text, (long long)n);
-                where(&msg, s, t, &ev, o, source);
-                if (first >= 0) {
-                    fmt_ms(at, sizeof(at), t->events[first].ts);
-                    pg__buf_printf(&msg, "; first at %s ", at);
-                    describe_path(&msg, t, (size_t)first);
-                }
+                pg__buf_printf(&msg, "expected %lld..%lld x '%s', found %lld ", (long long)pt->min,
+                               (long long)pt->max, pt->text, (long long)n);
+            }
+            where(&msg, s, t, &ev, o, source);
+            if (first >= 0) {
+                fmt_ms(at, sizeof(at), t, t->events[first].ts);
+                pg__buf_printf(&msg, "; first at %s ", at);
+                describe_path(&msg, t, (size_t)first);
             }
         }
+        if (nbad > 1 && failures <= MAX_REPORTED)
+            pg__buf_printf(&msg, "%s: %zu of %zu occurrences fail)", shown > 3 ? ", ..." : "", nbad, ev.nocc);
     }
     if (failures > MAX_REPORTED)
-        pg__buf_printf(&msg, "; and %zu more failure%s", failures - MAX_REPORTED, failures - MAX_REPORTED == 1 ? "" : "s");
+        pg__buf_printf(&msg, "; and %zu more failing pattern%s", failures - MAX_REPORTED,
+                       failures - MAX_REPORTED == 1 ? "" : "s");
     err = pg__check_fill(out, expected.ptr, actual.ptr, failures ? msg.ptr : NULL, NULL);
 
 cleanup:
@@ -471,6 +486,7 @@ int pg__check_ops(pg_check_result *out, const pg_suite *suite, const pg_check *c
     if (check->trace) {
         pg_trace_read_options ro = PG_TRACE_READ_OPTIONS_INIT;
         const pg_node *tn = check->trace;
+        struct stat st;
         if (tn->type != PG_NODE_SCALAR || !tn->scalar || !tn->scalar[0]) {
             err = pg_error_set(PG_ESUITE, "%s:%d:%d: trace must be a file path", tn->file, tn->line, tn->col);
             goto cleanup;
@@ -481,12 +497,18 @@ int pg__check_ops(pg_check_result *out, const pg_suite *suite, const pg_check *c
             err = pg_error_set(PG_ENOMEM, "out of memory");
             goto cleanup;
         }
-        ro.keep = keep_event;
-        ro.payload = &s;
+        /* Small traces are read whole so messages can show every ancestor; big ones keep
+         * only what the patterns can match, which bounds memory. */
+        if (stat(path, &st) == 0 && st.st_size > FILTER_ABOVE) {
+            ro.keep = keep_event;
+            ro.payload = &s;
+        }
         if ((err = pg_trace_read_file(&read, path, &ro)) != 0) {
-            /* Name the suite line too: the user fixes the file or the path there. */
-            err = pg_error_set(err == PG_EIO ? PG_EINVAL : err, "%s:%d:%d: %s", tn->file, tn->line, tn->col,
-                               pg_error_last());
+            /* Name the suite line too: the user fixes the file or the path there. The
+             * message is copied first because pg_error_set() writes the same buffer. */
+            char why[512];
+            snprintf(why, sizeof(why), "%s", pg_error_last());
+            err = pg_error_set(err == PG_EIO ? PG_EINVAL : err, "%s:%d:%d: %s", tn->file, tn->line, tn->col, why);
             goto cleanup;
         }
         source = pg__asprintf("trace %s", tn->scalar);

@@ -53,7 +53,8 @@ typedef struct reader {
     pg_buf key, name_b, cat_b, ph_b, pid_b, tid_b, shape_b, tmp;
     track *tracks;
     size_t ntracks, last_track;
-    int64_t max_ts;
+    int64_t max_ts, min_ts;
+    int any_ts;
 } reader;
 
 static uint64_t offset(const reader *r)
@@ -219,10 +220,13 @@ static int read_string(reader *r, pg_buf *into)
             return bad_at(r, start, "unterminated string");
         if (c < 0x20)
             return bad(r, "control character inside a string");
+        if (c != '"' && c != '\\')
+            continue; /* a plain byte at the start of a new chunk: the run above copies it */
         advance(r);
         if (c == '"')
             return 0;
         if (c == '\\') {
+            uint64_t esc = offset(r) - 1;
             unsigned cp;
             if ((c = peek(r)) < 0)
                 return bad(r, "unterminated escape in a string");
@@ -261,7 +265,7 @@ static int read_string(reader *r, pg_buf *into)
                 err = put_utf8(into, cp);
                 break;
             default:
-                return bad(r, "bad escape in a string");
+                return bad_at(r, esc, "bad escape in a string");
             }
             if (err)
                 return err;
@@ -665,8 +669,11 @@ static int read_event(reader *r)
             return bad_at(r, fl.at, "event without 'ts'");
         if (fl.dur < 0)
             return bad_at(r, fl.at, "negative 'dur'");
-        if (fl.ts + fl.dur > r->max_ts)
+        if (!r->any_ts || fl.ts + fl.dur > r->max_ts)
             r->max_ts = fl.ts + fl.dur;
+        if (!r->any_ts || fl.ts < r->min_ts)
+            r->min_ts = fl.ts;
+        r->any_ts = 1;
         if (ph == 'X' || ph == 'i' || ph == 'I')
             return add_event(r, &fl, ph, &idx);
         {
@@ -835,6 +842,7 @@ static int read_all(pg_trace **out, reader *r)
                 r->t->events[idx].dur = r->max_ts - r->t->events[idx].ts;
         }
     r->t->bytes_read = (size_t)offset(r);
+    r->t->origin = r->min_ts;
     if ((err = pg_trace_nest(r->t)) != 0)
         goto cleanup;
     *out = r->t;

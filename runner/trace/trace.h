@@ -46,6 +46,7 @@ typedef struct pg_trace {
     size_t shcap;
     size_t nread;         /* events seen in the source, kept or not */
     size_t bytes_read;    /* size of the source */
+    int64_t origin;       /* earliest ts in the source (kept or not): messages show times from here */
 } pg_trace;
 
 /** An empty trace. @param[out] out free with pg_trace_free(). */
