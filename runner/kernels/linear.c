@@ -176,7 +176,7 @@ static int linear_run(void *state, int64_t iters)
 
 static double linear_flops(const pg_case *c)
 {
-    int B, in, out, train, input_grad;
+    int B = 0, in = 0, out = 0, train = 0, input_grad = 0;
 
     if (linear_shape(c, &B, &in, &out, &train, &input_grad) != 0)
         return 0;
@@ -185,7 +185,7 @@ static double linear_flops(const pg_case *c)
 
 static double linear_bytes(const pg_case *c)
 {
-    int B, in, out, train, input_grad;
+    int B = 0, in = 0, out = 0, train = 0, input_grad = 0;
 
     if (linear_shape(c, &B, &in, &out, &train, &input_grad) != 0)
         return 0;

@@ -50,7 +50,7 @@ typedef struct reader {
     pg_buf *tee;                 /* when set, consumed bytes are copied here (bounded) */
     pg_trace *t;
     const pg_trace_read_options *opts;
-    pg_buf key, name_b, cat_b, ph_b, pid_b, tid_b, shape_b, tmp;
+    pg_buf key, name_b, cat_b, ph_b, pid_b, tid_b, shape_b, tmp, skip;
     track *tracks;
     size_t ntracks, last_track;
     int64_t max_ts, min_ts;
@@ -95,15 +95,20 @@ static int refill(reader *r)
     return 0;
 }
 
-/* The next byte without consuming it; -1 at the end of input, -2 on a read error. */
-static int peek(reader *r)
+static int peek_slow(reader *r)
 {
-    if (r->p == r->end && (refill(r) != 0 || r->p == r->end))
+    if (refill(r) != 0 || r->p == r->end)
         return r->eof ? -1 : -2;
     return (unsigned char)*r->p;
 }
 
-static void advance(reader *r)
+/* The next byte without consuming it; -1 at the end of input, -2 on a read error. */
+static inline int peek(reader *r)
+{
+    return r->p < r->end ? (unsigned char)*r->p : peek_slow(r);
+}
+
+static inline void advance(reader *r)
 {
     if (r->tee && r->tee->len < MAX_SHAPE)
         pg__buf_put(r->tee, r->p, 1);
@@ -114,9 +119,16 @@ static int skip_ws(reader *r)
 {
     int c;
 
-    while ((c = peek(r)) == ' ' || c == '\n' || c == '\r' || c == '\t')
+    for (;;) {
+        /* Whitespace runs are skipped inside the window without per-byte calls. */
+        if (!r->tee)
+            while (r->p < r->end && (*r->p == ' ' || *r->p == '\n' || *r->p == '\r' || *r->p == '\t'))
+                r->p++;
+        c = peek(r);
+        if (c != ' ' && c != '\n' && c != '\r' && c != '\t')
+            return c;
         advance(r);
-    return c;
+    }
 }
 
 static int expect(reader *r, char ch, const char *what)
@@ -184,12 +196,27 @@ static int put_utf8(pg_buf *b, unsigned cp)
     return pg__buf_put(b, u, n);
 }
 
-/* Reads a JSON string (the opening quote is next) into `into`, decoded. */
+/* pg__buf_put without the call when the room is there: the reader appends millions of short runs. */
+static inline int append(pg_buf *b, const char *data, size_t len)
+{
+    if (b->len + len + 1 > b->cap)
+        return pg__buf_put(b, data, len);
+    memcpy(b->ptr + b->len, data, len);
+    b->len += len;
+    b->ptr[b->len] = '\0';
+    return 0;
+}
+
+/* Reads a JSON string (the opening quote is next) into `into`, decoded; `into` NULL only validates. */
 static int read_string(reader *r, pg_buf *into)
 {
     int c, err;
     uint64_t start = offset(r);
 
+    if (!into) {
+        into = &r->skip;
+        into->len = 0;
+    }
     into->len = 0;
     if ((err = pg__buf_grow(into, 0)) != 0)
         return err;
@@ -205,7 +232,7 @@ static int read_string(reader *r, pg_buf *into)
         if (q > r->p) {
             if (into->len + (size_t)(q - r->p) > MAX_STRING)
                 return bad_at(r, start, "string longer than 1 MiB");
-            if ((err = pg__buf_put(into, r->p, (size_t)(q - r->p))) != 0)
+            if (into != &r->skip && (err = append(into, r->p, (size_t)(q - r->p))) != 0)
                 return err;
             if (r->tee && r->tee->len < MAX_SHAPE) {
                 size_t n = (size_t)(q - r->p), room = MAX_SHAPE - r->tee->len;
@@ -285,7 +312,7 @@ static int read_number(reader *r, pg_buf *into)
     do {                                                           \
         if (into->len >= 64)                                       \
             return bad(r, "number longer than 64 characters");    \
-        pg__buf_put(into, &(char){(char)c}, 1);                    \
+        append(into, &(char){(char)c}, 1);                         \
         advance(r);                                                \
     } while (0)
     if ((c = peek(r)) == '-')
@@ -384,7 +411,7 @@ static int skip_container(reader *r, int depth, int obj)
     }
     for (;;) {
         if (obj) {
-            if ((err = read_string(r, &r->tmp)) != 0)
+            if ((err = read_string(r, NULL)) != 0)
                 return err;
             if ((err = expect(r, ':', "expected ':' after a key")) != 0)
                 return err;
@@ -424,7 +451,7 @@ static int skip_value(reader *r, int depth)
     switch (c) {
     case '{': return skip_container(r, depth, 1);
     case '[': return skip_container(r, depth, 0);
-    case '"': return read_string(r, &r->tmp);
+    case '"': return read_string(r, NULL);
     case 't': return skip_literal(r, "true");
     case 'f': return skip_literal(r, "false");
     case 'n': return skip_literal(r, "null");
@@ -861,6 +888,7 @@ cleanup:
     pg__buf_free(&r->tid_b);
     pg__buf_free(&r->shape_b);
     pg__buf_free(&r->tmp);
+    pg__buf_free(&r->skip);
     return err;
 }
 

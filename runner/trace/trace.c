@@ -153,20 +153,23 @@ static uint64_t mix64(uint64_t z)
     return z ^ (z >> 31);
 }
 
-static int idmap_init(idmap *m, size_t want)
+static int idmap_alloc(idmap *m, size_t cap)
 {
-    size_t cap = 16;
-
-    while (cap < want * 2)
-        cap *= 2;
     m->keys = malloc(cap * sizeof(*m->keys));
     m->vals = malloc(cap * sizeof(*m->vals));
     m->cap = cap;
     m->n = 0;
     if (!m->keys || !m->vals)
-        return pg_error_set(PG_ENOMEM, "out of memory nesting %zu trace events", want);
+        return pg_error_set(PG_ENOMEM, "out of memory nesting trace events");
     memset(m->vals, 0xff, cap * sizeof(*m->vals)); /* -1: empty */
     return 0;
+}
+
+/* Maps start small and grow with their keys: a trace has few threads and
+ * only its runtime calls carry correlation ids. */
+static int idmap_init(idmap *m)
+{
+    return idmap_alloc(m, 64);
 }
 
 static void idmap_free(idmap *m)
@@ -190,16 +193,44 @@ static int64_t idmap_get(const idmap *m, uint64_t key)
     return m->vals[idmap_slot(m, key)];
 }
 
-/* Inserts unless present (the first one wins); the map is sized for every key. */
-static void idmap_put(idmap *m, uint64_t key, int64_t val)
+static void idmap_set_slot(idmap *m, size_t j, uint64_t key, int64_t val)
 {
-    size_t j = idmap_slot(m, key);
+    m->keys[j] = key;
+    m->vals[j] = val;
+    m->n++;
+}
 
-    if (m->vals[j] == -1) {
-        m->keys[j] = key;
-        m->vals[j] = val;
-        m->n++;
-    }
+/* Keeps the load under one half; returns 0 or PG_ENOMEM. */
+static int idmap_reserve(idmap *m)
+{
+    idmap bigger;
+    size_t i;
+    int err;
+
+    if ((m->n + 1) * 2 <= m->cap)
+        return 0;
+    if ((err = idmap_alloc(&bigger, m->cap * 2)) != 0)
+        return err;
+    for (i = 0; i < m->cap; i++)
+        if (m->vals[i] != -1)
+            idmap_set_slot(&bigger, idmap_slot(&bigger, m->keys[i]), m->keys[i], m->vals[i]);
+    idmap_free(m);
+    *m = bigger;
+    return 0;
+}
+
+/* Inserts unless present (the first one wins). */
+static int idmap_put(idmap *m, uint64_t key, int64_t val)
+{
+    size_t j;
+    int err;
+
+    if ((err = idmap_reserve(m)) != 0)
+        return err;
+    j = idmap_slot(m, key);
+    if (m->vals[j] == -1)
+        idmap_set_slot(m, j, key, val);
+    return 0;
 }
 
 static int is_runtime_cat(const char *cat)
@@ -218,8 +249,7 @@ int pg_trace_nest(pg_trace *t)
     if (t->nevents == 0)
         return 0;
     qsort(t->events, t->nevents, sizeof(*t->events), event_cmp);
-    if ((err = idmap_init(&tracks, t->nevents)) != 0 || (err = idmap_init(&corr, t->nevents)) != 0 ||
-        (err = idmap_init(&ext, t->nevents)) != 0)
+    if ((err = idmap_init(&tracks)) != 0 || (err = idmap_init(&corr)) != 0 || (err = idmap_init(&ext)) != 0)
         goto cleanup;
     if (!(stack_top = malloc(t->nevents * sizeof(*stack_top)))) {
         err = pg_error_set(PG_ENOMEM, "out of memory nesting %zu trace events", t->nevents);
@@ -234,12 +264,13 @@ int pg_trace_nest(pg_trace *t)
     for (i = 0; i < t->nevents; i++) {
         pg_trace_event *e = &t->events[i];
         uint64_t key = ((uint64_t)e->pid << 32) | e->tid;
-        size_t slot = idmap_slot(&tracks, key), top;
-        int64_t tr = tracks.vals[slot];
+        int64_t tr = idmap_get(&tracks, key);
+        size_t top;
 
         if (tr == -1) {
-            tracks.keys[slot] = key;
-            tracks.vals[slot] = tr = (int64_t)ntracks;
+            if ((err = idmap_put(&tracks, key, (int64_t)ntracks)) != 0)
+                goto cleanup;
+            tr = (int64_t)ntracks;
             stack_top[ntracks++] = SIZE_MAX;
         }
         top = stack_top[tr];
@@ -248,17 +279,18 @@ int pg_trace_nest(pg_trace *t)
         e->parent = top == SIZE_MAX ? -1 : (int32_t)top;
         stack_top[tr] = i;
         if (!e->device) {
-            if (e->correlation >= 0 && is_runtime_cat(pg_trace_str(t, e->cat)))
-                idmap_put(&corr, (uint64_t)e->correlation, (int64_t)i);
-            if (e->external_id >= 0 && !is_runtime_cat(pg_trace_str(t, e->cat)))
-                idmap_put(&ext, (uint64_t)e->external_id, (int64_t)i);
+            int runtime = is_runtime_cat(pg_trace_str(t, e->cat));
+            if (e->correlation >= 0 && runtime && (err = idmap_put(&corr, (uint64_t)e->correlation, (int64_t)i)) != 0)
+                goto cleanup;
+            if (e->external_id >= 0 && !runtime && (err = idmap_put(&ext, (uint64_t)e->external_id, (int64_t)i)) != 0)
+                goto cleanup;
         }
     }
     /* Runtime calls that carry a correlation but no runtime category still count. */
     for (i = 0; i < t->nevents; i++) {
         const pg_trace_event *e = &t->events[i];
-        if (!e->device && e->correlation >= 0)
-            idmap_put(&corr, (uint64_t)e->correlation, (int64_t)i);
+        if (!e->device && e->correlation >= 0 && (err = idmap_put(&corr, (uint64_t)e->correlation, (int64_t)i)) != 0)
+            goto cleanup;
     }
     /* GPU work belongs to the CPU call that launched it, not to the GPU stream's timeline. */
     for (i = 0; i < t->nevents; i++) {
