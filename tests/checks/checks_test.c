@@ -7,6 +7,7 @@
 #include "support.h"
 
 #include "checks/checks.h"
+#include "kernels/kernels.h"
 #include "instrument.h"
 #include "perfgate/config.h"
 #include "store.h"
@@ -363,4 +364,23 @@ Test(checks_cli, trace_command_prints_key_averages)
     cr_assert(strstr(p.out, "24 events (24 read)") != NULL, "%s", p.out);
     cr_assert(strstr(p.out, "aten::nonzero") != NULL && strstr(p.out, "Self %") != NULL, "%s", p.out);
     pg_proc_free(&p);
+}
+
+/* Fence 3 on perfgate's own masked_select and the lab's mlp_train_step: these
+ * need the CPU engine's kernels and run as soon as they are registered. */
+Test(checks_fences, own_masked_select_and_mlp_train_step)
+{
+    ran r;
+
+    if (!pg_kernel_find("masked_select") || !pg_kernel_find("mlp_train_step"))
+        cr_skip_test("the CPU engine's masked_select/mlp_train_step kernels are not in this build yet");
+    run_suite(&r, PG_TEST_DATA_DIR "/checks/fences_cpu.yaml");
+    assert_passed(&r, "mask_index_holds_nonzero");
+    assert_passed(&r, "mlp_train_step_flops");
+    /* 6·B·Σ in·out = 6·64·(3·256·256 + 256·512) = 125,829,120. */
+    cr_assert(strncmp(result(&r, "mlp_train_step_flops")->actual, "total 125,829,120,", 18) == 0, "%s",
+              result(&r, "mlp_train_step_flops")->actual);
+    cr_assert(strstr(result(&r, "mlp_train_step_flops")->detail, "mlp.7") != NULL, "the per-module table");
+    assert_passed(&r, "mlp_train_step_phases");
+    ran_free(&r);
 }
