@@ -14,7 +14,14 @@ cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug -DPG_
 cmake --build build-fuzz -j 2 --target fuzz_trace >/dev/null
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cp fuzz/corpus/trace/* "$work/"
-ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+log="$work/fuzz.log"
+mkdir "$work/corpus"
+cp fuzz/corpus/trace/* "$work/corpus/"
+if ! ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   build-fuzz/fuzz/fuzz_trace -max_total_time="$seconds" -max_len=4096 -timeout=10 \
-  -artifact_prefix=build-fuzz/ -print_final_stats=1 "$work" 2>&1 | tail -n 25
+  -artifact_prefix=build-fuzz/ -print_final_stats=1 "$work/corpus" >"$log" 2>&1; then
+  tail -n 60 "$log"
+  echo "fuzz-trace: FAILED; the input is in build-fuzz/ (crash-*, leak-*, timeout-*)" >&2
+  exit 1
+fi
+grep -E '^(Done|stat::number_of_executed_units|stat::new_units_added|stat::peak_rss_mb)' "$log"
