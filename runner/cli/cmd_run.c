@@ -19,6 +19,7 @@ typedef struct run_flags {
     const char *db, *commit, *branch, *filter, *base, *trace_dir;
     double threshold, alpha;
     int quick, no_store;
+    double peak_tflops;
 } run_flags;
 
 static const char run_desc[] =
@@ -86,6 +87,7 @@ static int do_run(run_flags *fl, char **paths, int npaths, int gate)
     eo.progress_out = stderr;
     eo.time_scale = fl->quick ? 0.2 : 1.0;
     eo.trace_dir = fl->trace_dir;
+    eo.peak_tflops = fl->peak_tflops;
     if ((err = pg_exec_run(run, &set, &eo)) != 0) {
         rc = pg_cli_fail(err);
         goto cleanup;
@@ -177,6 +179,8 @@ static int run_or_gate(int argc, char **argv, int gate)
         {"quick", 0, PG_OPT_FLAG, &fl.quick, NULL, "sample for a fifth of each case's min_run_time (smoke runs)"},
         {"no-store", 0, PG_OPT_FLAG, &fl.no_store, NULL, "measure and print without storing the run"},
         {"trace-dir", 0, PG_OPT_STR, &fl.trace_dir, "DIR", "export the exact checks' recordings as Chrome traces"},
+        {"peak-tflops", 0, PG_OPT_DOUBLE, &fl.peak_tflops, "T",
+         "GPU MFU against T TFLOP/s instead of a measured GEMM ceiling"},
         {"base", 'b', PG_OPT_STR, &fl.base, "SEL", "baseline selector (id, commit:SHA, branch:NAME, last:K)"},
         {"threshold", 0, PG_OPT_DOUBLE, &fl.threshold, "PCT", "minimum effect that can fail (e.g. 5%)"},
         {"alpha", 0, PG_OPT_DOUBLE, &fl.alpha, "P", "family-wise significance level (e.g. 0.05)"},
@@ -187,14 +191,19 @@ static int run_or_gate(int argc, char **argv, int gate)
                              : "Run suites, store the run with its raw samples, print the results.",
                         gate ? gate_desc : run_desc, opts, 1, -1};
 
-    pg_opt run_opts[8];
+    pg_opt run_opts[sizeof(opts) / sizeof(opts[0])];
+    size_t k = 0;
 
     fl.threshold = -1;
     fl.alpha = -1;
     if (!gate) {
-        /* `run` takes the first seven options; the rest are the gate's. */
-        memcpy(run_opts, opts, 7 * sizeof(pg_opt));
-        memset(&run_opts[7], 0, sizeof(pg_opt));
+        /* `run` takes the options before --base; the rest are the gate's. Counting them
+         * here (not a literal) lets engineers add run options without touching this. */
+        while (opts[k].name && strcmp(opts[k].name, "base") != 0) {
+            run_opts[k] = opts[k];
+            k++;
+        }
+        memset(&run_opts[k], 0, sizeof(pg_opt));
         spec.opts = run_opts;
     }
     if ((rc = pg_cli_parse(&spec, argc, argv, &nargs)) != 0)
