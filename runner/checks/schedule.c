@@ -41,33 +41,20 @@ static action sched_action(const sched *s, int64_t step)
     return mod < cycle - 1 ? ACT_RECORD : ACT_RECORD_AND_SAVE;
 }
 
-static int parse_sched(sched *out, const pg_node *n)
+/* The loader has validated and parsed `schedule:` into the check (suite.c). */
+static int sched_of(sched *out, const pg_check *check)
 {
-    static const char *const keys[] = {"skip_first", "wait", "warmup", "active", "repeat", NULL};
-    int64_t *dst[] = {&out->skip_first, &out->wait, &out->warmup, &out->active, &out->repeat};
-    size_t i, j;
-    int err;
+    const pg_node *n = check->schedule ? check->schedule : check->node;
 
-    memset(out, 0, sizeof(*out));
-    out->active = -1;
-    if (!n || n->type != PG_NODE_MAP)
-        return pg_error_set(PG_ESUITE, "%s:%d:%d: a schedule check needs 'schedule: {wait, warmup, active, repeat}'",
-                            n ? n->file : "?", n ? n->line : 0, n ? n->col : 0);
-    for (i = 0; i < n->count; i++) {
-        for (j = 0; keys[j]; j++)
-            if (pg_node_is(n->keys[i], keys[j]))
-                break;
-        if (!keys[j])
-            return pg_error_set(PG_ESUITE, "%s:%d:%d: unknown schedule key '%s' (skip_first, wait, warmup, active, repeat)",
-                                n->keys[i]->file, n->keys[i]->line, n->keys[i]->col, n->keys[i]->scalar);
-        if ((err = pg__check_eval(dst[j], n->items[i], NULL, keys[j])) != 0)
-            return err;
-        if (*dst[j] < 0 || *dst[j] > 1000000)
-            return pg_error_set(PG_ESUITE, "%s:%d:%d: %s must be in 0..1000000", n->items[i]->file,
-                                n->items[i]->line, n->items[i]->col, keys[j]);
-    }
-    if (out->active < 1)
-        return pg_error_set(PG_ESUITE, "%s:%d:%d: schedule needs active >= 1", n->file, n->line, n->col);
+    out->skip_first = check->skip_first;
+    out->wait = check->wait;
+    out->warmup = check->warmup;
+    out->active = check->active;
+    out->repeat = check->repeat;
+    if (!check->schedule || out->active < 1 || out->skip_first < 0 || out->wait < 0 || out->warmup < 0 ||
+        out->repeat < 0)
+        return pg_error_set(PG_ESUITE, "%s:%d:%d: a schedule check needs 'schedule: {wait, warmup, active >= 1, repeat}'",
+                            n->file, n->line, n->col);
     return 0;
 }
 
@@ -98,7 +85,7 @@ int pg__check_schedule(pg_check_result *out, const pg_suite *suite, const pg_che
                            check->trace->file, check->trace->line, check->trace->col);
         goto cleanup;
     }
-    if ((err = parse_sched(&sc, check->schedule)) != 0)
+    if ((err = sched_of(&sc, check)) != 0)
         goto cleanup;
     if (check->steps <= 0) {
         err = pg_error_set(PG_ESUITE, "%s:%d:%d: a schedule check needs 'steps: N' (the length of the loop)",

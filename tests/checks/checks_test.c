@@ -144,7 +144,7 @@ Test(checks_broken, each_variant_fails_with_an_actionable_message)
                                         "(also in 'ProfilerStep#2', 'ProfilerStep#3': 3 of 3 occurrences fail)", NULL});
     assert_failed_with(&r, "ops_no_such_range", (const char *[]){"no range matching 'ProfilerStep #*'", NULL});
     assert_failed_with(&r, "ops_own_recording",
-                       (const char *[]){"expected 'sum' but found none inside 'ProfilerStep#0'",
+                       (const char *[]){"expected 'sum' but found none inside 'ProfilerStep#0' (occurrence 1 of 1",
                                         "in the recording of kernel 'elementwise'",
                                         "expected at least 2 x 'mul', found 1", NULL});
     assert_failed_with(&r, "schedule_three_active",
@@ -154,42 +154,33 @@ Test(checks_broken, each_variant_fails_with_an_actionable_message)
     ran_free(&r);
 }
 
-static ran run_text(const char *yaml, char **dir_out)
-{
-    char *dir = pg_test_tmpdir(), *path = pg_test_write(dir, "s.yaml", yaml);
-    ran r;
-
-    run_suite(&r, path);
-    free(path);
-    *dir_out = dir;
-    return r;
-}
-
+/* The suite loader validates checks with the same rules the checks apply at run time:
+ * a typo never reaches a workload, and every message names file:line:col. */
 Test(checks_errors, bad_expectations_name_file_line_col)
 {
-    char *dir;
-    ran r = run_text("suite: s\nchecks:\n"
-                     "  - name: typo\n    kind: flops\n    workload: {kernel: linear, B: 4, in: 16, out: 8}\n"
-                     "    expect: {total: 6*Bx*in}\n"
-                     "  - name: badkey\n    kind: ops\n    workload: {kernel: sgemm, n: 8}\n"
-                     "    expect: {contain: [sgemm]}\n"
-                     "  - name: nokernel\n    kind: flops\n    workload: {kernel: nope}\n    expect: {total: 0}\n"
-                     "  - name: notrace\n    kind: ops\n    trace: missing.json\n    expect: {contains: [x]}\n",
-                     &dir);
+    char *dir = pg_test_tmpdir(), *path;
+    pg_suite_options so = PG_SUITE_OPTIONS_INIT;
+    pg_diags diags = {0};
+    pg_suite *s = NULL;
+    pg_buf all = PG_BUF_INIT;
+    size_t i;
 
-    cr_assert_eq(r.rc[0], PG_ESUITE);
-    cr_assert(strstr(r.res[0].message ? r.res[0].message : pg_error_last(), "") != NULL);
-    pg_check_run(&r.res[0], r.suite, &r.suite->checks[0]);
-    cr_assert(strstr(pg_error_last(), "s.yaml:6:23: expect.total: unknown name 'Bx'") != NULL, "%s", pg_error_last());
-    cr_assert_eq(pg_check_run(&r.res[1], r.suite, &r.suite->checks[1]), PG_ESUITE);
-    cr_assert(strstr(pg_error_last(), "s.yaml:10:14: unknown key 'contain'") != NULL, "%s", pg_error_last());
-    cr_assert_eq(pg_check_run(&r.res[2], r.suite, &r.suite->checks[2]), PG_ESUITE);
-    cr_assert(strstr(pg_error_last(), "unknown cpu kernel 'nope'") != NULL, "%s", pg_error_last());
-    cr_assert_eq(r.rc[3], PG_EINVAL);
-    cr_assert_eq(pg_check_run(&r.res[3], r.suite, &r.suite->checks[3]), PG_EINVAL);
-    cr_assert(strstr(pg_error_last(), "s.yaml:17:12:") != NULL && strstr(pg_error_last(), "missing.json: cannot open") != NULL,
-              "%s", pg_error_last());
-    ran_free(&r);
+    path = pg_test_write(dir, "s.yaml",
+                         "suite: s\nchecks:\n"
+                         "  - name: typo\n    kind: flops\n    workload: {kernel: linear, B: 4, in: 16, out: 8}\n"
+                         "    expect: {total: 6*Bx*in}\n"
+                         "  - name: badkey\n    kind: ops\n    workload: {kernel: sgemm, n: 8}\n"
+                         "    expect: {contain: [sgemm]}\n"
+                         "  - name: notrace\n    kind: ops\n    trace: missing.json\n    expect: {contains: [x]}\n");
+    cr_assert_neq(pg_suite_load(&s, path, &so, &diags), 0);
+    for (i = 0; i < diags.count; i++)
+        pg__buf_printf(&all, "%s\n", diags.lines[i]);
+    cr_assert(strstr(all.ptr, "s.yaml:6:") && strstr(all.ptr, "Bx"), "%s", all.ptr);
+    cr_assert(strstr(all.ptr, "s.yaml:10:14:") && strstr(all.ptr, "contain"), "%s", all.ptr);
+    cr_assert(strstr(all.ptr, "s.yaml:13:12:") && strstr(all.ptr, "missing.json"), "%s", all.ptr);
+    pg__buf_free(&all);
+    pg_diags_free(&diags);
+    free(path);
     pg_test_rmtree(dir);
     free(dir);
 }
