@@ -16,10 +16,11 @@ typedef struct pg_exec_options {
     FILE *progress_out;
     double time_scale;       /* multiplies min/max run time (e.g. --quick); 1.0 */
     double peak_tflops;      /* GPU MFU denominator (--peak-tflops); 0: a measured GEMM ceiling */
+    const char *trace_dir;   /* exact checks export their recordings here; NULL: none */
 } pg_exec_options;
 
 #define PG_EXEC_OPTIONS_VERSION 1
-#define PG_EXEC_OPTIONS_INIT {PG_EXEC_OPTIONS_VERSION, NULL, 0, NULL, 1.0, 0}
+#define PG_EXEC_OPTIONS_INIT {PG_EXEC_OPTIONS_VERSION, NULL, 0, NULL, 1.0, 0, NULL}
 
 /**
  * Runs every check and benchmark case of `set`, appending results to `run`.

@@ -5,10 +5,14 @@
 
 extern const pg_kernel pg__kernel_sgemm;
 extern const pg_kernel pg__kernel_dgemm;
+extern const pg_kernel pg__kernel_linear;
+extern const pg_kernel pg__kernel_elementwise;
 
 static const pg_kernel *const kernels[] = {
     &pg__kernel_sgemm,
     &pg__kernel_dgemm,
+    &pg__kernel_linear,
+    &pg__kernel_elementwise,
     NULL,
 };
 
