@@ -2,6 +2,7 @@
 #include "exec.h"
 
 #include "backend/backend.h"
+#include "canary.h"
 #include "checks/checks.h"
 #include "perfgate/errors.h"
 #include "util.h"
@@ -61,18 +62,60 @@ static int matches(const pg_exec_options *opts, const char *key)
     return !opts->filter || pg__glob(opts->filter, key);
 }
 
+/*
+ * One round of every canary case. The first round appends the canary
+ * results to the run (their index is remembered: results may move when the
+ * array grows); later rounds pool their samples into them.
+ */
+static int canary_round(pg_run *run, size_t *first, const pg_suite *canary, const pg_exec_options *opts)
+{
+    size_t j;
+    int err;
+
+    if (*first == (size_t)-1) {
+        *first = run->nresults;
+        for (j = 0; j < canary->ncases; j++) {
+            pg_result *r;
+            if ((err = pg_run_add_result(&r, run)) != 0)
+                return err;
+            if ((err = pg_exec_case(r, &canary->cases[j], opts)) != 0)
+                return err;
+        }
+        return 0;
+    }
+    for (j = 0; j < canary->ncases; j++) {
+        pg_result tmp = {0};
+        err = pg_exec_case(&tmp, &canary->cases[j], opts);
+        if (!err)
+            err = pg__canary_merge(&run->results[*first + j], &tmp);
+        pg__result_clear(&tmp);
+        if (err)
+            return err;
+    }
+    return 0;
+}
+
 int pg_exec_run(pg_run *run, const pg_suite_set *set, const pg_exec_options *opts)
 {
     pg_exec_options dflt = PG_EXEC_OPTIONS_INIT;
-    size_t i, j, total = 0, done = 0;
+    pg_suite *canary = NULL;
+    size_t i, j, total = 0, done = 0, every, first = (size_t)-1;
     int64_t t0 = pg__mono_ns();
     int err;
 
     if (!opts)
         opts = &dflt;
+    every = opts->canary_every ? opts->canary_every : 5;
     for (i = 0; i < set->count; i++)
         for (j = 0; j < set->suites[i]->ncases; j++)
             total += matches(opts, set->suites[i]->cases[j].key);
+    /* Canaries only make sense beside timed cases: a checks-only run gets none. */
+    if (opts->canary && total > 0) {
+        if ((err = pg_canary_suite(&canary)) != 0)
+            goto cleanup;
+        if ((err = canary_round(run, &first, canary, opts)) != 0)
+            goto cleanup;
+    }
     for (i = 0; i < set->count; i++) {
         const pg_suite *s = set->suites[i];
         for (j = 0; j < s->nchecks; j++) {
@@ -81,7 +124,7 @@ int pg_exec_run(pg_run *run, const pg_suite_set *set, const pg_exec_options *opt
             if (!matches(opts, s->checks[j].name))
                 continue;
             if ((err = pg_run_add_check(&cr, run)) != 0)
-                return err;
+                goto cleanup;
             cr->suite = pg__strdup(s->name);
             cr->name = pg__strdup(s->checks[j].name);
             cr->kind = pg__strdup(s->checks[j].kind);
@@ -105,15 +148,22 @@ int pg_exec_run(pg_run *run, const pg_suite_set *set, const pg_exec_options *opt
                 fflush(opts->progress_out);
             }
             if ((err = pg_run_add_result(&r, run)) != 0)
-                return err;
+                goto cleanup;
             if ((err = pg_exec_case(r, c, opts)) != 0)
-                return err;
+                goto cleanup;
             done++;
+            /* Between cases every `every`, and once after the last: a phase anywhere hits the canaries too. */
+            if (canary && (done % every == 0 || done == total) && (err = canary_round(run, &first, canary, opts)))
+                goto cleanup;
         }
     }
     if (opts->progress && opts->progress_out) {
         fprintf(opts->progress_out, "\r\033[K");
         fflush(opts->progress_out);
     }
-    return 0;
+    err = 0;
+
+cleanup:
+    pg_suite_free(canary);
+    return err;
 }

@@ -17,14 +17,19 @@ typedef struct pg_exec_options {
     double time_scale;       /* multiplies min/max run time (e.g. --quick); 1.0 */
     double peak_tflops;      /* GPU MFU denominator (--peak-tflops); 0: a measured GEMM ceiling */
     const char *trace_dir;   /* exact checks export their recordings here; NULL: none */
+    /* Added by issue 11: reference workloads (canary.h) measured in rounds interleaved with the cases. */
+    int canary;              /* 1: measure the canaries before the first case, every `canary_every`, after the last */
+    size_t canary_every;     /* cases between canary rounds; 0: 5 */
 } pg_exec_options;
 
 #define PG_EXEC_OPTIONS_VERSION 1
-#define PG_EXEC_OPTIONS_INIT {PG_EXEC_OPTIONS_VERSION, NULL, 0, NULL, 1.0, 0, NULL}
+#define PG_EXEC_OPTIONS_INIT {PG_EXEC_OPTIONS_VERSION, NULL, 0, NULL, 1.0, 0, NULL, 0, 0}
 
 /**
  * Runs every check and benchmark case of `set`, appending results to `run`.
- * A failing case becomes an error result; the rest still run.
+ * A failing case becomes an error result; the rest still run. With
+ * opts->canary the canary cases are measured in rounds between the cases
+ * and stored (samples pooled over the rounds) as results of suite "canary".
  * @return 0, or an infrastructure error that stopped the whole run.
  */
 int pg_exec_run(pg_run *run, const pg_suite_set *set, const pg_exec_options *opts);

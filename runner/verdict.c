@@ -9,6 +9,7 @@
  * both significant after Holm's correction and surely beyond the threshold.
  */
 #include "verdict.h"
+#include "canary.h"
 
 #include "perfgate/errors.h"
 #include "stats.h"
@@ -261,7 +262,8 @@ static void suite_view(pg_comparison *c, double *scratch)
 
     c->suite_shift = c->suite_spread = NAN;
     for (i = 0; i < c->ncases; i++)
-        if (!isnan(c->cases[i].p) && c->cases[i].ratio > 0 && isfinite(c->cases[i].ratio))
+        if (!isnan(c->cases[i].p) && c->cases[i].ratio > 0 && isfinite(c->cases[i].ratio) &&
+            !pg_canary_is(c->cases[i].suite))
             scratch[n++] = log(c->cases[i].ratio);
     if (n < SUITE_MIN_CASES)
         return;
@@ -304,8 +306,9 @@ int pg_comparison_adjust(pg_comparison *c, const pg_compare_options *opts)
         return pg_error_set(PG_ENOMEM, "out of memory adjusting p-values");
     }
     /* Holm over the cases that were tested: those with a p-value. */
+    /* Canaries are references, not hypotheses about the code: they stay out of Holm's family. */
     for (i = 0; i < c->ncases; i++) {
-        p[i] = c->cases[i].p;
+        p[i] = pg_canary_is(c->cases[i].suite) ? NAN : c->cases[i].p;
         ntested += !isnan(p[i]);
     }
     if ((err = pg_stats_holm(adj, p, c->ncases)) != 0)
@@ -314,15 +317,18 @@ int pg_comparison_adjust(pg_comparison *c, const pg_compare_options *opts)
     memset(c->counts, 0, sizeof(c->counts));
     for (i = 0; i < c->ncases; i++) {
         pg_case_verdict *v = &c->cases[i];
-        if (!isnan(p[i])) {
-            v->p_adj = adj[i];
+        if (!isnan(v->p)) {
+            v->p_adj = isnan(p[i]) ? v->p : adj[i];
             if (isfinite(c->suite_spread))
                 widen(v, fmax(v->drift_hw, pg_stats_norm_ppf(1 - v->alpha / 2) * c->suite_spread));
             pg_verdict_decide(v, ntested);
             suite_guard(c, v);
         }
-        c->counts[v->verdict]++;
     }
+    if ((err = pg__canary_rule(c)) != 0)
+        goto cleanup;
+    for (i = 0; i < c->ncases; i++)
+        c->counts[c->cases[i].verdict]++;
     c->exit_code = (c->counts[PG_VERDICT_REGRESSED] > 0 || c->checks_failed > 0 ||
                     (opts->fail_on_missing && c->counts[PG_VERDICT_MISSING] > 0) ||
                     (opts->fail_on_new && c->counts[PG_VERDICT_NEW] > 0))

@@ -64,6 +64,9 @@ typedef struct pg_comparison {
     /* Added by issue 6: how the whole suite moved (NAN with fewer than 8 compared cases). */
     double suite_shift;      /* median ratio over the compared cases */
     double suite_spread;     /* robust sd (1.4826 MAD) of their log ratios */
+    /* Added by issue 11 (canary.h): head/base ratio of each canary, NAN when not measured on both sides. */
+    double canary_compute, canary_memory;
+    unsigned canary_drift;   /* PG_CANARY_DRIFT_* bits: which canaries moved beyond their own noise */
 } pg_comparison;
 
 typedef enum pg_interval_method {
@@ -133,6 +136,8 @@ int pg_verdict_decide(pg_case_verdict *v, size_t ntested);
  * the larger of it and the model's), and a case is not REGRESSED (IMPROVED)
  * when the whole suite moved that way and the case did not clearly move
  * beyond it: that is a machine phase until a re-run says otherwise.
+ * Then the canary rule (canary.h): a case whose change the shift of the
+ * canary of its kind explains becomes UNSURE ("machine drift: ...").
  * pg_compare() calls it; call it again after re-estimating cases.
  */
 int pg_comparison_adjust(pg_comparison *cmp, const pg_compare_options *opts);

@@ -22,6 +22,7 @@ typedef struct run_flags {
     int quick, no_store;
     double peak_tflops;
     int allow_other_machine;
+    int canary;              /* --canary: reference workloads interleaved with the cases (issue 11) */
     pg_cli_report_flags rep; /* --md/--json/--junit/--style, gate: --post/--webhook */
 } run_flags;
 
@@ -130,6 +131,7 @@ static int do_run(run_flags *fl, char **paths, int npaths, int gate)
     eo.time_scale = fl->quick ? 0.2 : 1.0;
     eo.trace_dir = fl->trace_dir;
     eo.peak_tflops = fl->peak_tflops;
+    eo.canary = fl->canary;
     if ((err = pg_exec_run(run, &set, &eo)) != 0) {
         rc = pg_cli_fail(err);
         goto cleanup;
@@ -242,6 +244,8 @@ static int run_or_gate(int argc, char **argv, int gate)
         {"trace-dir", 0, PG_OPT_STR, &fl.trace_dir, "DIR", "export the exact checks' recordings as Chrome traces"},
         {"peak-tflops", 0, PG_OPT_DOUBLE, &fl.peak_tflops, "T",
          "GPU MFU against T TFLOP/s instead of a measured GEMM ceiling"},
+        {"canary", 0, PG_OPT_FLAG, &fl.canary, NULL,
+         "measure reference workloads between the cases (suite 'canary') to detect machine drift"},
     };
     const pg_opt gate_group[] = {
         {"base", 'b', PG_OPT_STR, &fl.base, "SEL", "baseline selector (id, commit:SHA, branch:NAME, last:K, pin:NAME)"},
