@@ -168,3 +168,25 @@ int pg__canary_rule(pg_comparison *c)
     }
     return 0;
 }
+
+int pg_canary_describe(pg_buf *b, const pg_comparison *c)
+{
+    int hc = c->canary_compute > 0 && isfinite(c->canary_compute);
+    int hm = c->canary_memory > 0 && isfinite(c->canary_memory);
+
+    if (!hc && !hm)
+        return 0;
+    pg__buf_puts(b, "canaries:");
+    if (hc)
+        pg__buf_printf(b, " compute %+.1f%%", 100 * (c->canary_compute - 1));
+    if (hm)
+        pg__buf_printf(b, "%s memory %+.1f%%", hc ? "," : "", 100 * (c->canary_memory - 1));
+    if (c->canary_drift)
+        pg__buf_printf(b, " (machine drift: %s%s%s; cases of that kind that moved with it are UNSURE)",
+                       (c->canary_drift & PG_CANARY_DRIFT_COMPUTE) ? "compute" : "",
+                       c->canary_drift == (PG_CANARY_DRIFT_COMPUTE | PG_CANARY_DRIFT_MEMORY) ? " and " : "",
+                       (c->canary_drift & PG_CANARY_DRIFT_MEMORY) ? "memory" : "");
+    else
+        pg__buf_puts(b, " (within their noise: no machine drift)");
+    return 1;
+}

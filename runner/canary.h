@@ -15,6 +15,7 @@
 #define PG_CANARY_H
 
 #include "model.h"
+#include "util.h"
 #include "suite.h"
 #include "verdict.h"
 
@@ -71,6 +72,15 @@ int pg_canary_suite(pg_suite **out);
  * @return 0 or PG_ENOMEM.
  */
 int pg__canary_rule(pg_comparison *c);
+
+/**
+ * Appends one line (no newline) describing the canaries of a comparison to
+ * `b`, e.g. "canaries: compute -0.4%, memory +38.0% (machine drift: memory)",
+ * for every report. Appends nothing and returns 0 when neither canary was
+ * measured on both sides.
+ * @return 1 when a line was appended, else 0.
+ */
+int pg_canary_describe(pg_buf *b, const pg_comparison *c);
 
 /**
  * Appends the samples of `more` (a fresh round of the same case) to `acc`

@@ -112,6 +112,14 @@ void pg_fmt_p(char *out, size_t len, double p)
         snprintf(out, len, "%.4f", p);
 }
 
+void pg_fmt_resolution(char *out, size_t len, double fraction)
+{
+    if (!isfinite(fraction) || fraction <= 0)
+        snprintf(out, len, "-");
+    else
+        snprintf(out, len, "%.2g%%", 100 * fraction);
+}
+
 size_t pg__utf8_width(const char *s)
 {
     size_t w = 0;

@@ -11,6 +11,7 @@
  */
 #include "report/report.h"
 
+#include "canary.h"
 #include "perfgate/errors.h"
 
 #include <math.h>
@@ -107,10 +108,11 @@ static void cell_duration(pg_buf *b, double s)
 static int case_row(section *s, const pg_case_verdict *v, int kind)
 {
     pg_buf row = PG_BUF_INIT;
-    char ch[80], p[32];
+    char ch[80], p[32], res[16];
 
     pg_fmt_change_ci(ch, sizeof(ch), v->ratio, v->ci_lo, v->ci_hi);
     pg_fmt_p(p, sizeof(p), v->p_adj);
+    pg_fmt_resolution(res, sizeof(res), v->resolution);
     pg__buf_puts(&row, "| ");
     md_code(&row, v->key);
     pg__buf_puts(&row, " |");
@@ -120,12 +122,15 @@ static int case_row(section *s, const pg_case_verdict *v, int kind)
     cell_duration(&row, v->head_median);
     if (kind != S_OTHER)
         pg__buf_printf(&row, " %s |", ch);
+    /* The smallest change this case could have detected: users see which cases are too noisy to gate. */
+    if (kind == S_UNSURE)
+        pg__buf_printf(&row, " %s |", res);
     if (kind == S_UNSURE || kind == S_OTHER) {
         pg__buf_puts(&row, " ");
         md_text(&row, v->reason ? v->reason : "");
         pg__buf_puts(&row, " |\n");
     } else {
-        pg__buf_printf(&row, " %s |\n", p);
+        pg__buf_printf(&row, " %s | %s |\n", p, res);
     }
     return add_row(s, &row);
 }
@@ -184,6 +189,8 @@ static void head_lines(pg_buf *b, const pg_report_data *d, const pg_report_optio
     pg__buf_puts(b, "\n\n**");
     pg_render_summary_line(b, cmp);
     pg__buf_puts(b, "**\n\n");
+    if (pg_canary_describe(b, cmp))
+        pg__buf_puts(b, "\n\n");
 
     pg__buf_puts(b, "Head ");
     short_sha(b, run->commit);
@@ -266,8 +273,8 @@ static void render_section(pg_buf *b, const section *s)
         pg__buf_puts(b, "</details>\n\n");
 }
 
-static const char case_hdr[] = "| case | base | head | change [interval] | p (adj.) |\n"
-                               "| --- | ---: | ---: | ---: | ---: |\n";
+static const char case_hdr[] = "| case | base | head | change [interval] | p (adj.) | resolves |\n"
+                               "| --- | ---: | ---: | ---: | ---: | ---: |\n";
 
 int pg_render_markdown(pg_buf *out, const pg_report_data *d, const pg_report_options *o)
 {
@@ -276,7 +283,7 @@ int pg_render_markdown(pg_buf *out, const pg_report_data *d, const pg_report_opt
         {"Failed exact checks", 1,
          "| check | kind | expected | actual | what differed |\n| --- | --- | --- | --- | --- |\n", NULL, 0, 0},
         {"Unsure", 0,
-         "| case | base | head | change [interval] | why |\n| --- | ---: | ---: | ---: | --- |\n", NULL, 0, 0},
+         "| case | base | head | change [interval] | resolves | why |\n| --- | ---: | ---: | ---: | ---: | --- |\n", NULL, 0, 0},
         {"Improvements", 0, case_hdr, NULL, 0, 0},
         {"New, missing, failed to run or skipped", 0,
          "| case | verdict | base | head | reason |\n| --- | --- | ---: | ---: | --- |\n", NULL, 0, 0},

@@ -8,6 +8,7 @@
  */
 #include "report/report.h"
 
+#include "canary.h"
 #include "perfgate/errors.h"
 
 #include <math.h>
@@ -225,16 +226,16 @@ static void render_run(pg_buf *b, const pg_run *run, int color)
 
 static void render_compare(pg_buf *b, const pg_comparison *cmp, int color)
 {
-    static const int right[] = {0, 1, 1, 1, 1, 0, 0};
-    table t = {7, 0, NULL, NULL, 5, right};
-    const char *hdr[] = {"case", "base", "head", "change [interval]", "p (adj.)", "verdict", ""};
+    static const int right[] = {0, 1, 1, 1, 1, 1, 0, 0};
+    table t = {8, 0, NULL, NULL, 6, right};
+    const char *hdr[] = {"case", "base", "head", "change [interval]", "p (adj.)", "resolves", "verdict", ""};
     size_t i;
 
     table_row(&t, hdr, NULL);
     for (i = 0; i < cmp->ncases; i++) {
         const pg_case_verdict *v = &cmp->cases[i];
-        char base[32], head[32], ch[80], p[32];
-        const char *row[7];
+        char base[32], head[32], ch[80], p[32], res[16];
+        const char *row[8];
 
         pg_fmt_duration(base, sizeof(base), v->base_median > 0 ? v->base_median : NAN);
         pg_fmt_duration(head, sizeof(head), v->head_median > 0 ? v->head_median : NAN);
@@ -245,15 +246,21 @@ static void render_compare(pg_buf *b, const pg_comparison *cmp, int color)
         row[2] = head;
         row[3] = ch;
         row[4] = p;
-        row[5] = pg_verdict_name(v->verdict);
-        row[6] = v->reason ? v->reason : "";
+        /* The smallest change this case could have detected at its noise (issue 11). */
+        pg_fmt_resolution(res, sizeof(res), v->resolution);
+        row[5] = res;
+        row[6] = pg_verdict_name(v->verdict);
+        row[7] = v->reason ? v->reason : "";
         table_row(&t, row, verdict_color(v->verdict));
     }
     table_print(b, &t, color);
     table_free(&t);
     pg__buf_puts(b, "\n");
     pg_render_summary_line(b, cmp);
-    pg__buf_printf(b, "\nmethod: %s\n", cmp->method ? cmp->method : "-");
+    pg__buf_puts(b, "\n");
+    if (pg_canary_describe(b, cmp))
+        pg__buf_puts(b, "\n");
+    pg__buf_printf(b, "method: %s\n", cmp->method ? cmp->method : "-");
 }
 
 int pg_render_terminal(pg_buf *out, const pg_report_data *data, const pg_report_options *opts)

@@ -9,6 +9,7 @@
 
 #include "canary.h"
 #include "exec.h"
+#include "report/report.h"
 #include "stats.h"
 #include "util.h"
 #include "verdict.h"
@@ -325,4 +326,34 @@ Test(canary_exec, rounds_are_pooled_into_canary_results, .timeout = 60)
     cr_expect_eq(pg_canary_bound(&run->results[1]), PG_BOUND_MEMORY);
     pg_run_free(run);
     pg_suite_free(s);
+}
+
+/* Both human reports show the canaries, the drift reason and each case's resolution. */
+Test(canary, reports_show_canaries_drift_and_resolution)
+{
+    shifts h = {1, 1.38, 1, 1.38, 1, 0};
+    pg_report_options o = PG_REPORT_OPTIONS_INIT;
+    pg_report_data d;
+    pg_buf md = PG_BUF_INIT, term = PG_BUF_INIT;
+    char res[16];
+
+    compare(&h);
+    d.run = head;
+    d.cmp = cmp;
+    d.origin = NULL;
+    pg_assert_ok(pg_render_markdown(&md, &d, &o));
+    pg_assert_ok(pg_render_terminal(&term, &d, &o));
+    pg_fmt_resolution(res, sizeof(res), of("s/copy@1:cpu")->resolution);
+    cr_expect(isfinite(of("s/copy@1:cpu")->resolution) && strcmp(res, "-") != 0);
+    cr_expect(strstr(md.ptr, "canaries: compute +0.0%, memory +38.0% (machine drift: memory;") != NULL, "%s", md.ptr);
+    cr_expect(strstr(md.ptr, "| resolves | why |") != NULL, "%s", md.ptr);
+    cr_expect(strstr(md.ptr, "machine drift: memory canary +38% (this case +3") != NULL, "%s", md.ptr);
+    cr_expect(strstr(md.ptr, res) != NULL, "markdown lacks the resolution %s", res);
+    cr_expect(strstr(term.ptr, "canaries: compute +0.0%, memory +38.0% (machine drift: memory;") != NULL, "%s",
+              term.ptr);
+    cr_expect(strstr(term.ptr, "resolves") != NULL, "%s", term.ptr);
+    cr_expect(strstr(term.ptr, "machine drift: memory canary +38%") != NULL, "%s", term.ptr);
+    cr_expect(strstr(term.ptr, res) != NULL, "terminal lacks the resolution %s", res);
+    pg__buf_free(&md);
+    pg__buf_free(&term);
 }

@@ -217,12 +217,12 @@ Test(report_snapshot, markdown_trimmed_keeps_regressions_and_says_what_was_cut)
     char *md;
 
     pg_test_fixed_model(&m);
-    o.max_bytes = 2500;
+    o.max_bytes = 2600; /* room for the regression row under the wider tables (resolves column) */
     md = render("md", &m, &o);
     snapshot("fixed.trimmed.md", md);
-    cr_assert(strlen(md) <= 2500, "%zu bytes", strlen(md));
+    cr_assert(strlen(md) <= 2600, "%zu bytes", strlen(md));
     cr_assert(strstr(md, "cpu/sgemm[n=1024]@1:cpu") != NULL, "the regression was cut");
-    cr_assert(strstr(md, "Trimmed to stay under 2500 bytes") != NULL, "%s", md);
+    cr_assert(strstr(md, "Trimmed to stay under 2600 bytes") != NULL, "%s", md);
     cr_assert(strstr(md, "https://github.com/acme/kernels/actions/runs/777") != NULL);
     free(md);
     pg_test_model_free(&m);
