@@ -15,10 +15,12 @@ typedef struct pg_exec_options {
     int progress;            /* print a progress line on `progress_out` */
     FILE *progress_out;
     double time_scale;       /* multiplies min/max run time (e.g. --quick); 1.0 */
+    double peak_gflops;      /* CPU MFU denominator (--peak-gflops); 0: measure a 1024^3 sgemm ceiling */
+    double precision;        /* adaptive stop: median CI half-width target (--precision); 0: off */
 } pg_exec_options;
 
 #define PG_EXEC_OPTIONS_VERSION 1
-#define PG_EXEC_OPTIONS_INIT {PG_EXEC_OPTIONS_VERSION, NULL, 0, NULL, 1.0}
+#define PG_EXEC_OPTIONS_INIT {PG_EXEC_OPTIONS_VERSION, NULL, 0, NULL, 1.0, 0.0, 0.0}
 
 /**
  * Runs every check and benchmark case of `set`, appending results to `run`.

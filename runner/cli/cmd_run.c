@@ -19,6 +19,7 @@ typedef struct run_flags {
     const char *db, *commit, *branch, *filter, *base;
     double threshold, alpha;
     int quick, no_store;
+    double peak_gflops, precision;
 } run_flags;
 
 static const char run_desc[] =
@@ -66,6 +67,10 @@ static int do_run(run_flags *fl, char **paths, int npaths, int gate)
     size_t i;
     int err, rc = 3;
 
+    if (fl->peak_gflops < 0 || fl->precision < 0 || fl->precision >= 1) {
+        fprintf(stderr, "perfgate: --peak-gflops must be positive and --precision a fraction below 100%%\n");
+        return 2;
+    }
     if ((err = load_suites(&set, paths, npaths)) != 0)
         return pg_error_exit_code(err);
     /* Open the store before measuring, so a bad path fails in a second, not after minutes. */
@@ -85,6 +90,8 @@ static int do_run(run_flags *fl, char **paths, int npaths, int gate)
     eo.progress = isatty(fileno(stderr));
     eo.progress_out = stderr;
     eo.time_scale = fl->quick ? 0.2 : 1.0;
+    eo.peak_gflops = fl->peak_gflops;
+    eo.precision = fl->precision;
     if ((err = pg_exec_run(run, &set, &eo)) != 0) {
         rc = pg_cli_fail(err);
         goto cleanup;
@@ -171,6 +178,10 @@ static int run_or_gate(int argc, char **argv, int gate)
         {"filter", 'f', PG_OPT_STR, &fl.filter, "GLOB", "only cases and checks whose key matches GLOB"},
         {"quick", 0, PG_OPT_FLAG, &fl.quick, NULL, "sample for a fifth of each case's min_run_time (smoke runs)"},
         {"no-store", 0, PG_OPT_FLAG, &fl.no_store, NULL, "measure and print without storing the run"},
+        {"peak-gflops", 0, PG_OPT_DOUBLE, &fl.peak_gflops, "GF",
+         "CPU MFU against this peak (default: a 1024^3 sgemm measured at each thread count)"},
+        {"precision", 0, PG_OPT_DOUBLE, &fl.precision, "PCT",
+         "keep sampling (up to max_run_time) until the median's 95% CI is within +-PCT"},
         {"base", 'b', PG_OPT_STR, &fl.base, "SEL", "baseline selector (id, commit:SHA, branch:NAME, last:K)"},
         {"threshold", 0, PG_OPT_DOUBLE, &fl.threshold, "PCT", "minimum effect that can fail (e.g. 5%)"},
         {"alpha", 0, PG_OPT_DOUBLE, &fl.alpha, "P", "family-wise significance level (e.g. 0.05)"},
@@ -181,14 +192,14 @@ static int run_or_gate(int argc, char **argv, int gate)
                              : "Run suites, store the run with its raw samples, print the results.",
                         gate ? gate_desc : run_desc, opts, 1, -1};
 
-    pg_opt run_opts[7];
+    pg_opt run_opts[9];
 
     fl.threshold = -1;
     fl.alpha = -1;
     if (!gate) {
-        /* `run` takes the first six options; the rest are the gate's. */
-        memcpy(run_opts, opts, 6 * sizeof(pg_opt));
-        memset(&run_opts[6], 0, sizeof(pg_opt));
+        /* `run` takes the first eight options; the rest are the gate's. */
+        memcpy(run_opts, opts, 8 * sizeof(pg_opt));
+        memset(&run_opts[8], 0, sizeof(pg_opt));
         spec.opts = run_opts;
     }
     if ((rc = pg_cli_parse(&spec, argc, argv, &nargs)) != 0)
