@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# sgemm_spread.sh - run-to-run spread of sgemm n=256 at 1 thread: 10 separate perfgate runs
+# versus 10 separate runs of the same kernel under Google Benchmark (libbenchmark-dev), in one
+# session on one machine, each reported as max/min of the per-run medians.
+#   usage: bash bench/sgemm_spread.sh [RUNS]     (default 10)
+source "$(dirname "$0")/common.sh"
+RUNS=${1:-10}
+g++ -O2 -o "$TMP/gbench_sgemm" "$ROOT/bench/gbench_sgemm.cc" -lbenchmark -lpthread -lopenblas
+
+: > "$TMP/pg.txt"
+: > "$TMP/gb.txt"
+for i in $(seq "$RUNS"); do
+  # Alternate the two harnesses so a drift of the machine hits both alike.
+  "$PERFGATE" run --db "$TMP/pg.db" --commit bench --branch bench "$ROOT/bench/sgemm256.yaml" >/dev/null
+  pg_median "$TMP/pg.db" >> "$TMP/pg.txt"
+  OPENBLAS_NUM_THREADS=1 "$TMP/gbench_sgemm" --benchmark_min_time=0.1 --benchmark_repetitions=5 \
+    --benchmark_report_aggregates_only=true --benchmark_format=json 2>/dev/null |
+    python3 -c 'import json,sys; d=json.load(sys.stdin)
+print([b for b in d["benchmarks"] if b.get("aggregate_name")=="median"][0]["real_time"]*1e-6)' >> "$TMP/gb.txt"
+done
+python3 - "$TMP/pg.txt" "$TMP/gb.txt" <<'PY'
+import statistics, sys
+for name, path in (("perfgate", sys.argv[1]), ("google-benchmark", sys.argv[2])):
+    v = [float(x) for x in open(path)]
+    print(f"{name:17s} runs={len(v)} medians(us)=[{', '.join(f'{x*1e6:.1f}' for x in v)}]")
+    print(f"{'':17s} median of medians {statistics.median(v)*1e6:.1f} us, max/min {max(v)/min(v):.3f}")
+PY
