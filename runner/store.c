@@ -129,14 +129,19 @@ static int migrate(pg_store *s)
 
     if (v < 0)
         return db_error(s, "not a perfgate database (cannot read its schema version)");
-    if (v > NMIGRATIONS)
-        return pg_error_set(PG_ESCHEMA,
-                            "%s: schema version %d is newer than this perfgate supports (%d); upgrade perfgate",
-                            s->path, v, NMIGRATIONS);
-    for (; v < NMIGRATIONS; v++) {
-        /* Each step commits with its version bump, so a crash mid-way resumes cleanly. */
+    while (v < NMIGRATIONS) {
+        /*
+         * Each step commits with its version bump, so a crash mid-way resumes
+         * cleanly; the version is re-read under the write lock because another
+         * process may have migrated while we waited for it.
+         */
         if ((err = exec_sql(s, "BEGIN IMMEDIATE", "starting a migration")) != 0)
             return err;
+        v = pg_store_schema_version(s);
+        if (v >= NMIGRATIONS) {
+            exec_sql(s, "COMMIT", "ending a migration");
+            break;
+        }
         if ((err = exec_sql(s, migrations[v], "migrating the schema")) != 0) {
             sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
             return err;
@@ -147,7 +152,12 @@ static int migrate(pg_store *s)
             sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
             return err;
         }
+        v++;
     }
+    if (v > NMIGRATIONS)
+        return pg_error_set(PG_ESCHEMA,
+                            "%s: schema version %d is newer than this perfgate supports (%d); upgrade perfgate",
+                            s->path, v, NMIGRATIONS);
     return 0;
 }
 

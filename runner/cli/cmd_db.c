@@ -1,11 +1,168 @@
-/* cmd_db.c - `perfgate db`. */
+/* cmd_db.c - `perfgate db merge|prune|check`: database maintenance. */
 #include "cli.h"
 
-#include <stdio.h>
+#include "perfgate/errors.h"
+#include "store.h"
+#include "store_maint.h"
+#include "suite.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int db_merge(int argc, char **argv)
+{
+    const char *out_path = NULL;
+    pg_merge_stats ms;
+    pg_store *out = NULL;
+    int nargs, rc, err;
+    const pg_opt opts[] = {
+        {"output", 'o', PG_OPT_STR, &out_path, "OUT.db", "database to merge into (created if absent; required)"},
+        {0},
+    };
+    const pg_cmd_spec spec = {
+        "db merge", "-o OUT.db IN.db...", "Merge the runs of several databases into one.",
+        "Every run is copied once: runs are identified by uuid, so merging the same\n"
+        "input again adds nothing. Matrix jobs on several runners can each write their\n"
+        "own file and a final job merges them.",
+        opts, 1, -1};
+
+    if ((rc = pg_cli_parse(&spec, argc, argv, &nargs)) != 0)
+        return rc < 0 ? 0 : rc;
+    if (!out_path) {
+        fprintf(stderr, "perfgate db merge: -o OUT.db is required; see 'perfgate db merge --help'\n");
+        return 2;
+    }
+    if ((err = pg_store_open(&out, out_path)) != 0)
+        return pg_cli_fail(err);
+    err = pg_store_merge(&ms, out, (const char *const *)argv + 1, (size_t)nargs);
+    pg_store_close(out);
+    if (err)
+        return pg_cli_fail(err);
+    printf("merged %zu database%s into %s: %zu runs seen, %zu added, %zu already present\n", ms.inputs,
+           ms.inputs == 1 ? "" : "s", out_path, ms.runs_seen, ms.runs_added, ms.runs_seen - ms.runs_added);
+    return 0;
+}
+
+static int parse_age(int64_t *out, const char *text)
+{
+    size_t n = strlen(text);
+    double v;
+    char *end;
+
+    if (n > 1 && (text[n - 1] == 'd' || text[n - 1] == 'w')) {
+        v = strtod(text, &end);
+        if (end != text + n - 1 || v <= 0)
+            return -1;
+        *out = (int64_t)(v * (text[n - 1] == 'd' ? 86400.0 : 604800.0));
+        return 0;
+    }
+    if (pg_parse_duration(&v, text) != 0 || v <= 0)
+        return -1;
+    *out = (int64_t)v;
+    return 0;
+}
+
+static int db_prune(int argc, char **argv)
+{
+    const char *db = NULL, *older = NULL;
+    long keep = 0;
+    int keep_summaries = 0, nargs, rc, err;
+    pg_prune_options po = PG_PRUNE_OPTIONS_INIT;
+    pg_prune_stats ps;
+    pg_store *store = NULL;
+    const pg_opt opts[] = {
+        {"db", 0, PG_OPT_STR, &db, "PATH", "database file (default $PERFGATE_DB, else baselines/perfgate.db)"},
+        {"keep-runs", 0, PG_OPT_INT, &keep, "N", "leave the newest N runs untouched"},
+        {"older-than", 0, PG_OPT_STR, &older, "AGE", "prune only runs older than AGE (90d, 12w, 36h)"},
+        {"keep-summaries", 0, PG_OPT_FLAG, &keep_summaries, NULL,
+         "drop raw samples only; runs and their summaries stay, so history stays"},
+        {0},
+    };
+    const pg_cmd_spec spec = {
+        "db prune", "[options]", "Drop raw samples or whole runs that are no longer needed.",
+        "Pinned baselines are never pruned. With both --keep-runs and --older-than, a run\n"
+        "is pruned only when it meets both. The file is compacted afterwards.\n\n"
+        "example (nightly job): perfgate db prune --older-than 90d --keep-summaries",
+        opts, 0, 0};
+
+    if ((rc = pg_cli_parse(&spec, argc, argv, &nargs)) != 0)
+        return rc < 0 ? 0 : rc;
+    if (keep < 0 || (older && parse_age(&po.older_than, older) != 0)) {
+        fprintf(stderr, "perfgate db prune: bad %s; see 'perfgate db prune --help'\n",
+                keep < 0 ? "--keep-runs" : "--older-than (use e.g. 90d)");
+        return 2;
+    }
+    if (!keep && !older) {
+        fprintf(stderr, "perfgate db prune: give --keep-runs N and/or --older-than AGE\n");
+        return 2;
+    }
+    po.keep_runs = (size_t)keep;
+    po.keep_summaries = keep_summaries;
+    if (access(pg_store_path(db), F_OK) != 0) {
+        fprintf(stderr, "perfgate: %s: no such database\n", pg_store_path(db));
+        return 2;
+    }
+    if ((err = pg_store_open(&store, pg_store_path(db))) != 0 || (err = pg_store_prune(&ps, store, &po)) != 0) {
+        pg_store_close(store);
+        return pg_cli_fail(err);
+    }
+    pg_store_close(store);
+    printf("%s %zu run%s; %zu kept whole; %lld -> %lld bytes\n",
+           keep_summaries ? "dropped the samples of" : "deleted", ps.runs_pruned, ps.runs_pruned == 1 ? "" : "s",
+           ps.runs_kept, (long long)ps.bytes_before, (long long)ps.bytes_after);
+    return 0;
+}
+
+static int db_check(int argc, char **argv)
+{
+    const char *db = NULL;
+    pg_check_report r;
+    pg_store *store = NULL;
+    int nargs, rc, err;
+    const pg_opt opts[] = {
+        {"db", 0, PG_OPT_STR, &db, "PATH", "database file (default $PERFGATE_DB, else baselines/perfgate.db)"},
+        {0},
+    };
+    const pg_cmd_spec spec = {"db check", "[options]",
+                              "Check a database: SQLite integrity, foreign keys, schema version.",
+                              "Exit code 0 when healthy, 3 when damaged.", opts, 0, 0};
+
+    if ((rc = pg_cli_parse(&spec, argc, argv, &nargs)) != 0)
+        return rc < 0 ? 0 : rc;
+    if (access(pg_store_path(db), F_OK) != 0) {
+        fprintf(stderr, "perfgate: %s: no such database\n", pg_store_path(db));
+        return 2;
+    }
+    if ((err = pg_store_open(&store, pg_store_path(db))) != 0 || (err = pg_store_check(&r, store)) != 0) {
+        pg_store_close(store);
+        return pg_cli_fail(err);
+    }
+    pg_store_close(store);
+    printf("%s: %s\n  schema version %d (this perfgate writes %d)\n  %lld runs, %lld results (%lld with raw "
+           "samples), %lld check results, %lld bytes\n",
+           pg_store_path(db), r.message, r.schema_version, r.schema_latest, (long long)r.runs, (long long)r.results,
+           (long long)r.results_with_samples, (long long)r.checks, (long long)r.bytes);
+    return r.ok ? 0 : 3;
+}
 
 int pg_cmd_db(int argc, char **argv)
 {
-    (void)argc;
-    fprintf(stderr, "perfgate %s: this command is not available in this version of perfgate\n", argv[0]);
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        FILE *f = argc < 2 ? stderr : stdout;
+        fprintf(f, "usage: perfgate db <merge|prune|check> [options]\n\n"
+                   "  merge -o OUT.db IN.db...   merge runs of several databases (idempotent)\n"
+                   "  prune [--keep-runs N] [--older-than AGE] [--keep-summaries]\n"
+                   "                             drop old samples or runs, then compact\n"
+                   "  check                      integrity, foreign keys, schema version\n");
+        return argc < 2 ? 2 : 0;
+    }
+    if (strcmp(argv[1], "merge") == 0)
+        return db_merge(argc - 1, argv + 1);
+    if (strcmp(argv[1], "prune") == 0)
+        return db_prune(argc - 1, argv + 1);
+    if (strcmp(argv[1], "check") == 0)
+        return db_check(argc - 1, argv + 1);
+    fprintf(stderr, "perfgate db: unknown subcommand '%s' (merge, prune or check)\n", argv[1]);
     return 2;
 }

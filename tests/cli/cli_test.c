@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 
 Test(cli, bad_flag_exits_2)
 {
@@ -109,4 +110,75 @@ Test(cli, validate_rejects_bad_suite_with_position)
     pg_test_rmtree(tmp);
     free(tmp);
     free(path);
+}
+
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int db_count(const char *path, const char *sql)
+{
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    int n = -1;
+
+    cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+    cr_assert_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK, "%s", sqlite3_errmsg(db));
+    if (sqlite3_step(st) == SQLITE_ROW)
+        n = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return n;
+}
+
+Test(cli, sigkill_while_measuring_leaves_database_intact)
+{
+    char *tmp = pg_test_tmpdir();
+    char *db = pg__asprintf("%s/pg.db", tmp);
+    char *suite = pg_test_write(tmp, "slow.yaml",
+                                "suite: slow\n"
+                                "benchmarks:\n"
+                                "  - name: sgemm\n"
+                                "    kernel: sgemm\n"
+                                "    params: {n: 64}\n"
+                                "    min_run_time: 30s\n");
+    const char *first[] = {"run", "--quick", "--db", db, PG_TEST_SOURCE_DIR "/suites/cpu.yaml", NULL};
+    pg_proc p;
+    pid_t pid;
+    int status;
+    sqlite3 *h;
+    sqlite3_stmt *st;
+
+    /* A complete run first: it must survive. */
+    pg_test_run(&p, tmp, NULL, first);
+    cr_assert_eq(p.status, 0, "%s", p.err);
+    pg_proc_free(&p);
+
+    pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        int devnull = open("/dev/null", O_WRONLY);
+        dup2(devnull, 1);
+        dup2(devnull, 2);
+        execl(PG_TEST_BINARY, PG_TEST_BINARY, "run", "--db", db, suite, (char *)NULL);
+        _exit(127);
+    }
+    usleep(1500 * 1000); /* well inside the 30 s of sampling */
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    cr_assert(WIFSIGNALED(status), "the run ended by itself before it was killed");
+
+    cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
+    cr_assert_eq(sqlite3_prepare_v2(h, "PRAGMA integrity_check", -1, &st, NULL), SQLITE_OK);
+    cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+    cr_assert_str_eq((const char *)sqlite3_column_text(st, 0), "ok");
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    cr_assert_eq(db_count(db, "SELECT COUNT(*) FROM runs"), 1);
+    cr_assert_eq(db_count(db, "SELECT COUNT(*) FROM runs WHERE suite_set = 'slow'"), 0);
+    pg_test_rmtree(tmp);
+    free(tmp);
+    free(db);
+    free(suite);
 }

@@ -1,0 +1,22 @@
+/*
+ * html.h - one self-contained HTML page: trend plots and the verdict table.
+ *
+ * No network, no scripts: inline CSS and inline SVG only, so the file can be
+ * uploaded as a CI artifact and opened anywhere.
+ */
+#ifndef PG_REPORT_HTML_H
+#define PG_REPORT_HTML_H
+
+#include <stdio.h>
+
+#include "history.h"
+#include "verdict.h"
+
+/**
+ * Writes the page: per case a plot of medians over commits with the IQR
+ * band and change points marked, then the verdict table of `cmp` (may be
+ * NULL) for the current run.
+ */
+int pg_report_html(FILE *f, const char *title, const pg_history *hs, size_t nh, const pg_comparison *cmp);
+
+#endif

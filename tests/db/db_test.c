@@ -1,0 +1,274 @@
+/* db_test.c - merge, prune and check on real database files. */
+#include "support.h"
+
+#include "model.h"
+#include "stats.h"
+#include "store.h"
+#include "store_maint.h"
+#include "util.h"
+
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char *tmp;
+
+static void setup(void)
+{
+    tmp = pg_test_tmpdir();
+}
+
+static void teardown(void)
+{
+    pg_test_rmtree(tmp);
+    free(tmp);
+}
+
+TestSuite(db, .init = setup, .fini = teardown);
+
+static pg_run *make_run(const char *branch, int index, int64_t started)
+{
+    pg_run *run;
+    int c, j;
+
+    pg_assert_ok(pg_run_new(&run));
+    run->branch = pg__strdup(branch);
+    run->commit = pg__asprintf("%s-%04d", branch, index);
+    run->machine_hash = pg__strdup("00000000000000bb");
+    run->machine_json = pg__strdup("{}");
+    run->started_at = started;
+    for (c = 0; c < 3; c++) {
+        pg_result *r;
+        pg_assert_ok(pg_run_add_result(&r, run));
+        r->key = pg__asprintf("s/k[n=%d]@1:cpu", c);
+        r->suite = pg__strdup("s");
+        r->name = pg__strdup("k");
+        r->params_json = pg__asprintf("{\"n\":%d}", c);
+        r->threads = 1;
+        r->device = pg__strdup("cpu");
+        r->nsamples = 40;
+        r->samples = malloc(40 * sizeof(double));
+        for (j = 0; j < 40; j++)
+            r->samples[j] = 1e-3 * (c + 1) * (1 + 0.001 * ((j * 7 + index) % 11));
+        r->number_per_run = 10;
+        pg_assert_ok(pg_stats_summarize(&r->summary, r->samples, r->nsamples));
+    }
+    return run;
+}
+
+static int64_t q(const char *db, const char *sql)
+{
+    sqlite3 *h;
+    sqlite3_stmt *st;
+    int64_t n = -1;
+
+    cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
+    cr_assert_eq(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK, "%s", sqlite3_errmsg(h));
+    if (sqlite3_step(st) == SQLITE_ROW)
+        n = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    return n;
+}
+
+/* Three processes write at once: each to its own file, and all to one shared file. */
+static void write_concurrently(char *paths[3], const char *shared)
+{
+    pid_t pids[3];
+    int w, status;
+
+    for (w = 0; w < 3; w++) {
+        pids[w] = fork();
+        cr_assert(pids[w] >= 0);
+        if (pids[w] == 0) {
+            pg_store *own, *sh;
+            char branch[16];
+            int i;
+            snprintf(branch, sizeof(branch), "runner%d", w);
+            if (pg_store_open(&own, paths[w]) != 0 || pg_store_open(&sh, shared) != 0)
+                _exit(3);
+            for (i = 0; i < 20; i++) {
+                pg_run *r = make_run(branch, i, 1700000000 + i);
+                if (pg_store_save_run(own, r) != 0)
+                    _exit(4);
+                pg_run_free(r);
+                r = make_run(branch, 100 + i, 1700000000 + i);
+                if (pg_store_save_run(sh, r) != 0)
+                    _exit(5);
+                pg_run_free(r);
+            }
+            pg_store_close(own);
+            pg_store_close(sh);
+            _exit(0);
+        }
+    }
+    for (w = 0; w < 3; w++) {
+        waitpid(pids[w], &status, 0);
+        cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "writer %d failed: %d", w, status);
+    }
+}
+
+Test(db, merge_of_concurrent_writers_loses_nothing_and_is_idempotent)
+{
+    char *paths[3], *shared = pg__asprintf("%s/shared.db", tmp), *out = pg__asprintf("%s/merged.db", tmp);
+    pg_proc p;
+    int i;
+
+    for (i = 0; i < 3; i++)
+        paths[i] = pg__asprintf("%s/runner%d.db", tmp, i);
+    write_concurrently(paths, shared);
+    cr_assert_eq(q(shared, "SELECT COUNT(*) FROM runs"), 60, "concurrent writers to one file lost runs");
+    {
+        const char *argv[] = {"db", "merge", "-o", out, paths[0], paths[1], paths[2], NULL};
+        pg_test_run(&p, NULL, NULL, argv);
+        cr_assert_eq(p.status, 0, "%s", p.err);
+        cr_assert(strstr(p.out, "60 runs seen, 60 added") != NULL, "%s", p.out);
+        pg_proc_free(&p);
+        /* Again: nothing new. */
+        pg_test_run(&p, NULL, NULL, argv);
+        cr_assert_eq(p.status, 0, "%s", p.err);
+        cr_assert(strstr(p.out, "60 runs seen, 0 added") != NULL, "%s", p.out);
+        pg_proc_free(&p);
+    }
+    cr_assert_eq(q(out, "SELECT COUNT(*) FROM runs"), 60);
+    cr_assert_eq(q(out, "SELECT COUNT(DISTINCT uuid) FROM runs"), 60);
+    cr_assert_eq(q(out, "SELECT COUNT(*) FROM results"), 180);
+    cr_assert_eq(q(out, "SELECT COUNT(*) FROM results WHERE length(samples) = 40 * 8"), 180);
+    cr_assert_eq(q(out, "SELECT COUNT(*) FROM cases"), 3);
+    cr_assert_eq(q(out, "SELECT COUNT(*) FROM machines"), 1);
+    /* Merging the shared file too adds its 60 distinct runs and keeps every sample byte. */
+    {
+        const char *argv[] = {"db", "merge", "-o", out, shared, paths[1], NULL};
+        pg_test_run(&p, NULL, NULL, argv);
+        cr_assert_eq(p.status, 0, "%s", p.err);
+        pg_proc_free(&p);
+    }
+    cr_assert_eq(q(out, "SELECT COUNT(*) FROM runs"), 120);
+    cr_assert_eq(q(out, "SELECT SUM(length(samples)) FROM results"), 360 * 40 * 8);
+    for (i = 0; i < 3; i++)
+        free(paths[i]);
+    free(shared);
+    free(out);
+}
+
+Test(db, merge_refuses_output_as_input_and_missing_inputs)
+{
+    char *a = pg__asprintf("%s/a.db", tmp);
+    pg_store *s;
+    pg_proc p;
+    const char *self[] = {"db", "merge", "-o", a, a, NULL};
+    const char *missing[] = {"db", "merge", "-o", a, "/no/such.db", NULL};
+
+    pg_assert_ok(pg_store_open(&s, a));
+    pg_store_close(s);
+    pg_test_run(&p, NULL, NULL, self);
+    cr_assert_eq(p.status, 2, "%s", p.err);
+    pg_proc_free(&p);
+    pg_test_run(&p, NULL, NULL, missing);
+    cr_assert_eq(p.status, 2, "%s", p.err);
+    cr_assert(strstr(p.err, "/no/such.db") != NULL);
+    pg_proc_free(&p);
+    free(a);
+}
+
+Test(db, prune_keep_summaries_drops_samples_of_old_runs_only)
+{
+    char *db = pg__asprintf("%s/p.db", tmp);
+    pg_store *s;
+    pg_prune_options po = PG_PRUNE_OPTIONS_INIT;
+    pg_prune_stats ps;
+    pg_run *back;
+    int i;
+    int64_t pinned;
+
+    pg_assert_ok(pg_store_open(&s, db));
+    for (i = 0; i < 30; i++) {
+        pg_run *r = make_run("main", i, 1700000000 + 86400LL * i);
+        pg_assert_ok(pg_store_save_run(s, r));
+        pg_run_free(r);
+    }
+    /* Pin run 2: pins are never pruned. */
+    pinned = 2;
+    cr_assert_eq(sqlite3_exec(pg__store_db(s), "INSERT INTO baselines(name, run_id, pinned_at) VALUES ('rel', 2, 0)",
+                              NULL, NULL, NULL),
+                 SQLITE_OK);
+    po.keep_runs = 10;
+    po.keep_summaries = 1;
+    pg_assert_ok(pg_store_prune(&ps, s, &po));
+    cr_assert_eq(ps.runs_pruned, 19);
+    cr_assert_eq(q(db, "SELECT COUNT(*) FROM runs"), 30);
+    cr_assert_eq(q(db, "SELECT COUNT(DISTINCT run_id) FROM results WHERE samples IS NOT NULL"), 11);
+    cr_assert_eq(q(db, "SELECT COUNT(*) FROM results WHERE median IS NULL"), 0, "summaries must stay");
+    pg_assert_ok(pg_store_load_run(&back, s, 1));
+    cr_assert_eq(back->results[0].nsamples, 0);
+    cr_assert_gt(back->results[0].summary.median, 0);
+    pg_run_free(back);
+    pg_assert_ok(pg_store_load_run(&back, s, pinned));
+    cr_assert_eq(back->results[0].nsamples, 40);
+    pg_run_free(back);
+    pg_store_close(s);
+    free(db);
+}
+
+Test(db, prune_older_than_deletes_old_runs_and_compacts)
+{
+    char *db = pg__asprintf("%s/o.db", tmp);
+    pg_store *s;
+    pg_prune_options po = PG_PRUNE_OPTIONS_INIT;
+    pg_prune_stats ps;
+    int i;
+
+    pg_assert_ok(pg_store_open(&s, db));
+    for (i = 0; i < 20; i++) {
+        pg_run *r = make_run("main", i, 1700000000 + 86400LL * i);
+        pg_assert_ok(pg_store_save_run(s, r));
+        pg_run_free(r);
+    }
+    po.older_than = 5 * 86400;
+    po.now = 1700000000 + 86400LL * 19;
+    pg_assert_ok(pg_store_prune(&ps, s, &po));
+    cr_assert_eq(ps.runs_pruned, 14); /* days 0..13 are more than 5 days before day 19 */
+    cr_assert_eq(q(db, "SELECT COUNT(*) FROM runs"), 6);
+    cr_assert_eq(q(db, "SELECT COUNT(*) FROM results"), 18);
+    cr_assert_leq(ps.bytes_after, ps.bytes_before);
+    pg_store_close(s);
+    free(db);
+}
+
+Test(db, check_reports_health_and_damage)
+{
+    char *db = pg__asprintf("%s/c.db", tmp);
+    pg_store *s;
+    pg_proc p;
+    const char *argv[] = {"db", "check", "--db", db, NULL};
+    FILE *f;
+
+    pg_assert_ok(pg_store_open(&s, db));
+    for (int i = 0; i < 5; i++) {
+        pg_run *r = make_run("main", i, 1700000000 + i);
+        pg_assert_ok(pg_store_save_run(s, r));
+        pg_run_free(r);
+    }
+    sqlite3_exec(pg__store_db(s), "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL);
+    pg_store_close(s);
+    pg_test_run(&p, NULL, NULL, argv);
+    cr_assert_eq(p.status, 0, "%s%s", p.out, p.err);
+    cr_assert(strstr(p.out, ": ok") && strstr(p.out, "5 runs, 15 results (15 with raw samples)"), "%s", p.out);
+    pg_proc_free(&p);
+
+    /* Damage the b-tree page headers of pages 2..8 (page size 4096). */
+    f = fopen(db, "r+b");
+    cr_assert(f);
+    for (int page = 1; page < 8; page++) {
+        fseek(f, 4096L * page, SEEK_SET);
+        for (int i = 0; i < 64; i++)
+            fputc(0xA5, f);
+    }
+    fclose(f);
+    pg_test_run(&p, NULL, NULL, argv);
+    cr_assert_eq(p.status, 3, "damaged database passed: %s%s", p.out, p.err);
+    pg_proc_free(&p);
+    free(db);
+}

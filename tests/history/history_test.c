@@ -1,0 +1,281 @@
+/*
+ * history_test.c - change points over a simulated history of 120 commits.
+ *
+ * Each commit gets one run; its samples are log-normal around a true time
+ * that steps +8% at commit 40 and -5% at commit 90, on top of run-to-run
+ * drift like our machines show (noise.md: 2.2% typical, heavier tails).
+ * `perfgate history --format json` must find both steps within one commit
+ * and nothing else. Set PG_KEEP_SIM_DB=PATH to keep the database.
+ */
+#include "support.h"
+
+#include "history.h"
+#include "model.h"
+#include "stats.h"
+#include "store.h"
+#include "util.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static uint64_t rng_state;
+
+static double uniform(void)
+{
+    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    return ((double)(z >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+}
+
+static double gauss(void)
+{
+    return sqrt(-2 * log(uniform())) * cos(6.283185307179586 * uniform());
+}
+
+/* Run-to-run drift: mostly 2.2% sd, sometimes a machine phase three times larger. */
+static double drift(void)
+{
+    double d = 0.022 * gauss();
+    return uniform() < 0.05 ? 3 * d : d;
+}
+
+static void add_result(pg_run *run, const char *key, double truth)
+{
+    pg_result *r;
+    size_t j;
+
+    pg_assert_ok(pg_run_add_result(&r, run));
+    r->key = pg__strdup(key);
+    r->suite = pg__strdup("sim");
+    r->name = pg__strdup("case");
+    r->params_json = pg__strdup("{}");
+    r->threads = 1;
+    r->device = pg__strdup("cpu");
+    r->metric = pg__strdup("time");
+    r->unit = pg__strdup("s");
+    r->nsamples = 30;
+    r->samples = malloc(30 * sizeof(double));
+    for (j = 0; j < 30; j++)
+        r->samples[j] = truth * exp(0.04 * gauss());
+    r->number_per_run = 100;
+    pg_assert_ok(pg_stats_summarize(&r->summary, r->samples, r->nsamples));
+}
+
+/* Stores 120 runs on branch main: case "sim/stepped" with the two steps, "sim/flat" without. */
+static void simulate(const char *db, uint64_t seed)
+{
+    pg_store *s;
+    int i;
+
+    rng_state = seed;
+    pg_assert_ok(pg_store_open(&s, db));
+    for (i = 0; i < 120; i++) {
+        pg_run *run;
+        double step = i >= 90 ? 1.08 * 0.95 : (i >= 40 ? 1.08 : 1.0);
+        double phase = drift();
+        pg_assert_ok(pg_run_new(&run));
+        run->branch = pg__strdup("main");
+        run->commit = pg__asprintf("%040d", i + 1);
+        run->machine_hash = pg__strdup("00000000000000aa");
+        run->machine_json = pg__strdup("{}");
+        run->started_at = 1700000000 + 86400LL * i;
+        add_result(run, "sim/stepped[]@1:cpu", 1e-3 * step * exp(phase));
+        add_result(run, "sim/flat[]@1:cpu", 2e-3 * exp(drift()));
+        pg_assert_ok(pg_store_save_run(s, run));
+        pg_run_free(run);
+    }
+    pg_store_close(s);
+}
+
+static json_t *history_json(const char *db, const char *glob)
+{
+    pg_proc p;
+    const char *argv[] = {"history", "--db", db, "--format", "json", glob, NULL};
+    json_error_t e;
+    json_t *root;
+
+    pg_test_run(&p, NULL, NULL, argv);
+    cr_assert_eq(p.status, 0, "history failed: %s", p.err);
+    root = json_loads(p.out, 0, &e);
+    cr_assert(root != NULL, "bad JSON: %s", e.text);
+    pg_proc_free(&p);
+    return root;
+}
+
+Test(history, finds_both_injected_steps_and_nothing_else)
+{
+    /* Seeds are fixed; bench/history_accuracy.c measures the rate over hundreds. */
+    static const uint64_t seeds[] = {1, 2, 3, 4};
+    size_t s;
+
+    for (s = 0; s < sizeof(seeds) / sizeof(seeds[0]); s++) {
+        char *tmp = pg_test_tmpdir();
+        char *db = pg__asprintf("%s/sim.db", tmp);
+        json_t *root, *cases, *stepped = NULL, *flat = NULL, *cps;
+        size_t i;
+
+        simulate(db, seeds[s]);
+        root = history_json(db, "sim/*");
+        cases = json_object_get(root, "cases");
+        cr_assert_eq(json_array_size(cases), 2);
+        for (i = 0; i < 2; i++) {
+            json_t *c = json_array_get(cases, i);
+            if (strcmp(json_string_value(json_object_get(c, "key")), "sim/stepped[]@1:cpu") == 0)
+                stepped = c;
+            else
+                flat = c;
+        }
+        cr_assert(stepped && flat);
+        cr_assert_eq(json_array_size(json_object_get(stepped, "points")), 100, "default --last is 100");
+        json_decref(root);
+
+        /* All 120 commits: steps at 40 (+8%) and 90 (-5%). */
+        {
+            pg_proc p;
+            const char *argv[] = {"history", "--db", db, "--last", "0", "--format", "json", "sim/stepped*", NULL};
+            json_error_t e;
+            pg_test_run(&p, NULL, NULL, argv);
+            cr_assert_eq(p.status, 0, "%s", p.err);
+            root = json_loads(p.out, 0, &e);
+            pg_proc_free(&p);
+        }
+        cr_assert(root);
+        cps = json_object_get(json_array_get(json_object_get(root, "cases"), 0), "change_points");
+        cr_assert_eq(json_array_size(cps), 2, "seed %llu: %zu change points", (unsigned long long)seeds[s],
+                     json_array_size(cps));
+        {
+            json_int_t i0 = json_integer_value(json_object_get(json_array_get(cps, 0), "index"));
+            json_int_t i1 = json_integer_value(json_object_get(json_array_get(cps, 1), "index"));
+            double c0 = json_real_value(json_object_get(json_array_get(cps, 0), "change"));
+            double c1 = json_real_value(json_object_get(json_array_get(cps, 1), "change"));
+            cr_assert(i0 >= 39 && i0 <= 41, "seed %llu: first step at %lld", (unsigned long long)seeds[s],
+                      (long long)i0);
+            cr_assert(i1 >= 89 && i1 <= 91, "seed %llu: second step at %lld", (unsigned long long)seeds[s],
+                      (long long)i1);
+            cr_assert(c0 > 0.05 && c0 < 0.11, "first step %+.3f", c0);
+            cr_assert(c1 < -0.03 && c1 > -0.08, "second step %+.3f", c1);
+            cr_assert_str_eq(json_string_value(json_object_get(json_array_get(cps, 0), "commit")),
+                             "0000000000000000000000000000000000000041");
+        }
+        json_decref(root);
+
+        /* The flat case never steps. */
+        root = history_json(db, "sim/flat*");
+        cps = json_object_get(json_array_get(json_object_get(root, "cases"), 0), "change_points");
+        cr_assert_eq(json_array_size(cps), 0, "seed %llu: false change point in a flat history",
+                     (unsigned long long)seeds[s]);
+        json_decref(root);
+        if (getenv("PG_KEEP_SIM_DB") && s == 0) {
+            char cmd[512];
+            snprintf(cmd, sizeof(cmd), "cp %s %s", db, getenv("PG_KEEP_SIM_DB"));
+            cr_assert_eq(system(cmd), 0);
+        }
+        pg_test_rmtree(tmp);
+        free(tmp);
+        free(db);
+    }
+}
+
+Test(history, detect_on_short_or_constant_series_finds_nothing)
+{
+    double flat[10] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+    double tiny[3] = {1, 2, 3};
+    pg_change_point *cps;
+    size_t n;
+
+    pg_assert_ok(pg_history_detect(&cps, &n, flat, 10, NULL));
+    cr_assert_eq(n, 0);
+    free(cps);
+    pg_assert_ok(pg_history_detect(&cps, &n, tiny, 3, NULL));
+    cr_assert_eq(n, 0);
+    free(cps);
+}
+
+Test(history, clean_step_is_found_at_its_index)
+{
+    double y[40];
+    pg_change_point *cps;
+    size_t n, i;
+
+    rng_state = 99;
+    for (i = 0; i < 40; i++)
+        y[i] = (i < 25 ? 1.0 : 1.2) * exp(0.01 * gauss());
+    pg_assert_ok(pg_history_detect(&cps, &n, y, 40, NULL));
+    cr_assert_eq(n, 1);
+    cr_assert_eq(cps[0].index, 25);
+    cr_assert_float_eq(cps[0].ratio, 1.2, 0.02);
+    free(cps);
+}
+
+static char *read_all(const char *path)
+{
+    char *text = NULL;
+    size_t len;
+
+    cr_assert_eq(pg__read_file(&text, &len, path), 0, "%s", pg_error_last());
+    return text;
+}
+
+static size_t count_substr(const char *hay, const char *needle)
+{
+    size_t n = 0;
+    const char *p = hay;
+
+    while ((p = strstr(p, needle)) != NULL) {
+        n++;
+        p += strlen(needle);
+    }
+    return n;
+}
+
+Test(history, html_report_renders_in_headless_chromium_with_plots)
+{
+    char *tmp = pg_test_tmpdir();
+    char *db = pg__asprintf("%s/sim.db", tmp), *html = pg__asprintf("%s/report.html", tmp);
+    char *dom = pg__asprintf("%s/dom.html", tmp), *png = pg__asprintf("%s/shot.png", tmp);
+    char *cmd, *text;
+    pg_proc p;
+    const char *argv[] = {"history", "--db", db, "--last", "0", "--html", html, NULL};
+    struct stat st;
+
+    simulate(db, 1);
+    pg_test_run(&p, NULL, NULL, argv);
+    cr_assert_eq(p.status, 0, "%s", p.err);
+    pg_proc_free(&p);
+    text = read_all(html);
+    cr_assert(strstr(text, "<script") == NULL && strstr(text, "http://") == strstr(text, "http://www.w3.org"),
+              "the page must be self-contained");
+    free(text);
+
+    /* Render it: the DOM after layout must hold both plots with their change points. */
+    cmd = pg__asprintf("chromium --headless --no-sandbox --disable-gpu --user-data-dir=%s/profile "
+                       "--dump-dom file://%s > %s 2>/dev/null",
+                       tmp, html, dom);
+    cr_assert_eq(system(cmd), 0, "headless chromium failed (is the chromium package installed?)");
+    free(cmd);
+    text = read_all(dom);
+    cr_assert_eq(count_substr(text, "<svg class=\"trend\""), 2, "two plots expected");
+    cr_assert_eq(count_substr(text, "<polyline class=\"median\""), 2);
+    cr_assert_eq(count_substr(text, "<polygon class=\"iqr\""), 2);
+    cr_assert_eq(count_substr(text, "<line class=\"change\""), 2, "the two steps are marked");
+    cr_assert(strstr(text, "sim/stepped[]@1:cpu") != NULL);
+    free(text);
+    cmd = pg__asprintf("chromium --headless --no-sandbox --disable-gpu --user-data-dir=%s/profile "
+                       "--window-size=1000,800 --screenshot=%s file://%s > /dev/null 2>&1",
+                       tmp, png, html);
+    cr_assert_eq(system(cmd), 0);
+    free(cmd);
+    cr_assert_eq(stat(png, &st), 0, "no screenshot");
+    cr_assert_gt(st.st_size, 10000, "screenshot suspiciously small: %lld bytes", (long long)st.st_size);
+    pg_test_rmtree(tmp);
+    free(tmp);
+    free(db);
+    free(html);
+    free(dom);
+    free(png);
+}
