@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static int64_t mono_now(void *payload)
@@ -27,6 +28,17 @@ static int64_t mono_now(void *payload)
 }
 
 const pg_clock pg_clock_monotonic = {mono_now, NULL};
+
+static int64_t process_cpu_now(void *payload)
+{
+    struct timespec ts;
+
+    (void)payload;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+const pg_clock pg_clock_process_cpu = {process_cpu_now, NULL};
 
 double pg_measure_clock_overhead(const pg_clock *clock)
 {

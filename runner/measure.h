@@ -25,8 +25,13 @@ typedef struct pg_clock {
     void *payload;
 } pg_clock;
 
-/** The monotonic system clock. */
+/** The monotonic system clock (wall time: what a user waits for). */
 extern const pg_clock pg_clock_monotonic;
+
+/** CPU time of the whole process (CLOCK_PROCESS_CPUTIME_ID): time the process was descheduled
+ *  does not count, so a loaded machine's preemption stays out of the samples. It counts every
+ *  thread, spinning BLAS workers included, so it suits single-threaded cases. */
+extern const pg_clock pg_clock_process_cpu;
 
 /** The body under test: run `iters` iterations; nonzero return aborts. */
 typedef int (*pg_body_fn)(void *payload, int64_t iters);

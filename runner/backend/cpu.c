@@ -48,6 +48,7 @@ static void case_options(pg_measure_options *mo, const pg_case *c, const pg_exec
     mo->warmup = c->warmup * opts->time_scale;
     mo->min_samples = c->min_samples;
     mo->precision = opts->precision;
+    mo->clock = opts->cpu_clock ? &pg_clock_process_cpu : &pg_clock_monotonic;
 }
 
 #define CEILING_N 1024
@@ -112,7 +113,8 @@ static const char *stop_name(pg_measure_stop s)
     }
 }
 
-static char *details_json(const pg_measurement *m, const pg_thread_state *ts, double ceiling, const char *source)
+static char *details_json(const pg_measurement *m, const pg_thread_state *ts, double ceiling, const char *source,
+                          int cpu_clock)
 {
     json_t *o = json_object(), *t = json_object();
     char *s;
@@ -124,6 +126,7 @@ static char *details_json(const pg_measurement *m, const pg_thread_state *ts, do
     json_object_set_new(t, "affinity", json_string(ts->affinity));
     json_object_set_new(t, "pinned", json_boolean(ts->pinned));
     json_object_set_new(o, "threads", t);
+    json_object_set_new(o, "clock", json_string(cpu_clock ? "process_cpu" : "monotonic"));
     json_object_set_new(o, "warmup_calls", json_integer(m->warmup_calls));
     json_object_set_new(o, "clock_overhead_ns", json_real(m->clock_overhead_s * 1e9));
     json_object_set_new(o, "clock_resolution_ns", json_real(m->clock_resolution_s * 1e9));
@@ -185,6 +188,6 @@ int pg__backend_cpu_case(pg_result *out, const pg_case *c, const pg_exec_options
             out->mfu = out->flops / out->summary.median * 1e-9 / ceiling;
     }
     free(out->extra_json);
-    out->extra_json = details_json(&m, &ts, ceiling, source);
+    out->extra_json = details_json(&m, &ts, ceiling, source, opts->cpu_clock);
     return 0;
 }

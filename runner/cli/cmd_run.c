@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 typedef struct run_flags {
-    const char *db, *commit, *branch, *filter, *base;
+    const char *db, *commit, *branch, *filter, *base, *clock;
     double threshold, alpha;
     int quick, no_store;
     double peak_gflops, precision;
@@ -71,6 +71,10 @@ static int do_run(run_flags *fl, char **paths, int npaths, int gate)
         fprintf(stderr, "perfgate: --peak-gflops must be positive and --precision a fraction below 100%%\n");
         return 2;
     }
+    if (fl->clock && strcmp(fl->clock, "cpu") != 0 && strcmp(fl->clock, "wall") != 0) {
+        fprintf(stderr, "perfgate: --clock must be 'wall' or 'cpu', not '%s'\n", fl->clock);
+        return 2;
+    }
     if ((err = load_suites(&set, paths, npaths)) != 0)
         return pg_error_exit_code(err);
     /* Open the store before measuring, so a bad path fails in a second, not after minutes. */
@@ -92,6 +96,7 @@ static int do_run(run_flags *fl, char **paths, int npaths, int gate)
     eo.time_scale = fl->quick ? 0.2 : 1.0;
     eo.peak_gflops = fl->peak_gflops;
     eo.precision = fl->precision;
+    eo.cpu_clock = fl->clock && strcmp(fl->clock, "cpu") == 0;
     if ((err = pg_exec_run(run, &set, &eo)) != 0) {
         rc = pg_cli_fail(err);
         goto cleanup;
@@ -182,6 +187,8 @@ static int run_or_gate(int argc, char **argv, int gate)
          "CPU MFU against this peak (default: a 1024^3 sgemm measured at each thread count)"},
         {"precision", 0, PG_OPT_DOUBLE, &fl.precision, "PCT",
          "keep sampling (up to max_run_time) until the median's 95% CI is within +-PCT"},
+        {"clock", 0, PG_OPT_STR, &fl.clock, "wall|cpu",
+         "CPU cases: wall time (default) or process CPU time, which leaves out preemption"},
         {"base", 'b', PG_OPT_STR, &fl.base, "SEL", "baseline selector (id, commit:SHA, branch:NAME, last:K)"},
         {"threshold", 0, PG_OPT_DOUBLE, &fl.threshold, "PCT", "minimum effect that can fail (e.g. 5%)"},
         {"alpha", 0, PG_OPT_DOUBLE, &fl.alpha, "P", "family-wise significance level (e.g. 0.05)"},
@@ -192,14 +199,14 @@ static int run_or_gate(int argc, char **argv, int gate)
                              : "Run suites, store the run with its raw samples, print the results.",
                         gate ? gate_desc : run_desc, opts, 1, -1};
 
-    pg_opt run_opts[9];
+    pg_opt run_opts[10];
 
     fl.threshold = -1;
     fl.alpha = -1;
     if (!gate) {
-        /* `run` takes the first eight options; the rest are the gate's. */
-        memcpy(run_opts, opts, 8 * sizeof(pg_opt));
-        memset(&run_opts[8], 0, sizeof(pg_opt));
+        /* `run` takes the first nine options; the rest are the gate's. */
+        memcpy(run_opts, opts, 9 * sizeof(pg_opt));
+        memset(&run_opts[9], 0, sizeof(pg_opt));
         spec.opts = run_opts;
     }
     if ((rc = pg_cli_parse(&spec, argc, argv, &nargs)) != 0)

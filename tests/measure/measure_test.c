@@ -334,3 +334,22 @@ Test(measure_threads, threads_and_affinity_are_applied)
     }
     cr_expect_eq(pg_measure_set_threads_ex(&st, 0), PG_EINVAL);
 }
+
+Test(measure_real, process_cpu_clock_runs_the_loop)
+{
+    pg_measure_options o = PG_MEASURE_OPTIONS_INIT;
+    pg_measurement m;
+    volatile double acc = 0;
+
+    o.clock = &pg_clock_process_cpu;
+    o.warmup = 0.001;
+    o.min_run_time = 0.02;
+    o.max_run_time = 0.2;
+    o.min_samples = 5;
+    pg_assert_ok(pg_measure(&m, spin_body, (void *)&acc, &o));
+    cr_expect(m.clock_resolution_s > 0 && m.clock_resolution_s < 1e-4, "resolution %g", m.clock_resolution_s);
+    cr_expect(m.nsamples >= 5 && m.samples[0] > 0);
+    /* The block must dwarf this clock's (syscall) overhead too. */
+    cr_expect(m.clock_overhead_s <= 1e-4 * m.samples[0] * (double)m.number_per_run + 1e-12);
+    free(m.samples);
+}

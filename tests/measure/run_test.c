@@ -116,10 +116,33 @@ Test(run_cpu, peak_gflops_sets_the_mfu_denominator)
     free(path);
 }
 
+Test(run_cpu, cpu_clock_is_applied_and_recorded)
+{
+    char *dir = pg_test_tmpdir(), *path = pg_test_write(dir, "t.yaml", suite);
+    char *db = pg_test_write(dir, "placeholder", ""), *extra;
+    const char *argv[] = {"run", "--clock", "cpu", "--filter", "t/add*", "--db", NULL, path, NULL};
+    pg_proc p;
+
+    strcpy(strrchr(db, '/') + 1, "pg.db");
+    argv[6] = db;
+    pg_test_run(&p, NULL, NULL, argv);
+    cr_assert_eq(p.status, 0, "status %d\n%s\n%s", p.status, p.out, p.err);
+    extra = sql_text(db, "SELECT extra FROM results");
+    cr_assert_not_null(extra);
+    cr_expect(strstr(extra, "\"clock\":\"process_cpu\"") != NULL, "%s", extra);
+    free(extra);
+    pg_proc_free(&p);
+    pg_test_rmtree(dir);
+    free(dir);
+    free(path);
+    free(db);
+}
+
 Test(run_cpu, bad_peak_or_precision_is_a_usage_error)
 {
     const char *a1[] = {"run", "--no-store", "--peak-gflops", "-3", "suites/cpu.yaml", NULL};
     const char *a2[] = {"run", "--no-store", "--precision", "150%", "suites/cpu.yaml", NULL};
+    const char *a3[] = {"run", "--no-store", "--clock", "sundial", "suites/cpu.yaml", NULL};
     pg_proc p;
 
     pg_test_run(&p, PG_TEST_SOURCE_DIR, NULL, a1);
@@ -127,5 +150,9 @@ Test(run_cpu, bad_peak_or_precision_is_a_usage_error)
     pg_proc_free(&p);
     pg_test_run(&p, PG_TEST_SOURCE_DIR, NULL, a2);
     cr_expect_eq(p.status, 2, "status %d: %s", p.status, p.err);
+    pg_proc_free(&p);
+    pg_test_run(&p, PG_TEST_SOURCE_DIR, NULL, a3);
+    cr_expect_eq(p.status, 2, "status %d: %s", p.status, p.err);
+    cr_expect(strstr(p.err, "sundial") != NULL, "%s", p.err);
     pg_proc_free(&p);
 }
