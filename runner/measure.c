@@ -284,13 +284,13 @@ int pg_measure_set_threads_ex(pg_thread_state *out, int threads)
 {
     /* The mask the process started with: later cases may want more CPUs than an earlier one. */
     static cpu_set_t allowed;
-    static int have_allowed;
+    static int have_allowed, first;
     pg_thread_state st;
     cpu_set_t want;
     char num[16];
     void (*omp_set)(int);
     int (*omp_get)(void);
-    int cpu, picked = 0;
+    int cpu, i, picked = 0;
 
     if (threads < 1)
         return pg_error_set(PG_EINVAL, "thread count must be at least 1, got %d", threads);
@@ -311,15 +311,25 @@ int pg_measure_set_threads_ex(pg_thread_state *out, int threads)
         if (omp_get)
             st.omp_threads = omp_get();
     }
-    if (!have_allowed && sched_getaffinity(0, sizeof(allowed), &allowed) == 0)
+    if (!have_allowed && sched_getaffinity(0, sizeof(allowed), &allowed) == 0) {
         have_allowed = 1;
+        /* Start at the CPU the scheduler first ran us on, not at CPU 0: every perfgate process
+           on a shared machine would otherwise stack onto the same first CPUs. The choice is
+           made once, so every case of a process runs on the same CPUs. */
+        first = sched_getcpu();
+        if (first < 0 || first >= CPU_SETSIZE || !CPU_ISSET(first, &allowed))
+            first = 0;
+    }
     if (have_allowed) {
         CPU_ZERO(&want);
-        for (cpu = 0; cpu < CPU_SETSIZE && picked < threads; cpu++)
+        /* The allowed CPUs in order from `first`, wrapping around. */
+        for (i = 0; i < CPU_SETSIZE && picked < threads; i++) {
+            cpu = (first + i) % CPU_SETSIZE;
             if (CPU_ISSET(cpu, &allowed)) {
                 CPU_SET(cpu, &want);
                 picked++;
             }
+        }
         if (picked > 0) {
             st.pinned = pin_all_threads(&want);
             cpuset_text(st.affinity, sizeof(st.affinity), &want);

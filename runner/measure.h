@@ -107,8 +107,10 @@ typedef struct pg_thread_state {
 /**
  * Fixes the thread count for a case: OpenBLAS (openblas_set_num_threads),
  * OpenMP (OMP_NUM_THREADS, and omp_set_num_threads when a runtime is
- * loaded), and the CPU affinity of every thread of the process to the
- * first `threads` CPUs it was allowed at start, so runs are comparable.
+ * loaded), and the CPU affinity of every thread of the process to
+ * `threads` of the CPUs it was allowed at start: in order from the CPU it
+ * first ran on, chosen once per process, so all its cases share CPUs and
+ * concurrent perfgate processes do not all stack onto CPU 0.
  * @param[out] out what was applied (may be NULL).
  */
 int pg_measure_set_threads_ex(pg_thread_state *out, int threads);
