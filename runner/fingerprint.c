@@ -7,6 +7,7 @@
  */
 #include "fingerprint.h"
 
+#include "backend/cuda_api.h"
 #include "perfgate/errors.h"
 #include "util.h"
 
@@ -195,6 +196,9 @@ int pg_fingerprint_read(char **out_json, char **out_hash)
     json_t *o = json_object();
     struct utsname u;
     char *model = cpu_model(), *gov, *boost, *aslr, *smt, *ident = NULL, *isa = isa_flags(), *driver, *max_khz;
+    char *gpu_text = NULL;
+    json_t *gpu = NULL;
+    const char *gpu_name = NULL;
     const char *coretype = getenv("OPENBLAS_CORETYPE");
     const char *corename = openblas_get_corename();
     const char *config = openblas_get_config();
@@ -250,9 +254,15 @@ int pg_fingerprint_read(char **out_json, char **out_hash)
     set_str(o, "omp_num_threads_env", getenv("OMP_NUM_THREADS"));
     /* Cases pin their own counts (default 1); this is what a case without `threads` gets. */
     json_object_set_new(o, "default_threads", json_integer(1));
+    /* The GPU (null without one). Its name joins the identity only when there
+     * is one, so CPU-only machines keep their hash. */
+    if (pg__cuda_fingerprint(&gpu_text) == 0)
+        gpu = json_loads(gpu_text, 0, NULL);
+    json_object_set_new(o, "gpu", gpu ? gpu : json_null());
+    gpu_name = gpu ? json_string_value(json_object_get(gpu, "name")) : NULL;
 
-    ident = pg__asprintf("%s|%ld|%s|%s", model, online, corename ? corename : "",
-                         coretype ? coretype : "");
+    ident = pg__asprintf("%s|%ld|%s|%s%s%s", model, online, corename ? corename : "", coretype ? coretype : "",
+                         gpu_name ? "|gpu:" : "", gpu_name ? gpu_name : "");
     *out_json = json_dumps(o, JSON_SORT_KEYS | JSON_COMPACT);
     *out_hash = ident ? pg__asprintf("%016llx", (unsigned long long)fnv1a(ident)) : NULL;
     if (!*out_json || !*out_hash) {
@@ -262,6 +272,7 @@ int pg_fingerprint_read(char **out_json, char **out_hash)
         err = pg_error_set(PG_ENOMEM, "out of memory encoding the machine fingerprint");
     }
     free(ident);
+    free(gpu_text);
     free(model);
     free(gov);
     free(boost);

@@ -2,6 +2,7 @@
    noise hazards seen now. */
 #include "cli.h"
 
+#include "backend/cuda_api.h"
 #include "fingerprint.h"
 #include "perfgate/config.h"
 #include "perfgate/errors.h"
@@ -21,6 +22,28 @@ static const char doctor_desc[] =
     "examples:\n"
     "  perfgate doctor --threads 4\n"
     "  perfgate doctor --json";
+
+/* The GPU section: the device fingerprint, or why there is no device. */
+static void print_gpu(void)
+{
+    char *text = NULL;
+    json_t *g = NULL, *v;
+    const char *k;
+
+    printf("\ngpu:\n");
+    if (pg__cuda_fingerprint(&text) != 0 || !(g = json_loads(text, 0, NULL))) {
+        printf("  %s\n", pg__cuda_probe() != 0 ? pg_error_last() : "device fingerprint unreadable");
+        free(text);
+        return;
+    }
+    json_object_foreach(g, k, v) {
+        char *t = json_is_string(v) ? NULL : json_dumps(v, JSON_ENCODE_ANY);
+        printf("  %-24s %s\n", k, json_is_string(v) ? json_string_value(v) : (t ? t : "?"));
+        free(t);
+    }
+    json_decref(g);
+    free(text);
+}
 
 int pg_cmd_doctor(int argc, char **argv)
 {
@@ -71,13 +94,17 @@ int pg_cmd_doctor(int argc, char **argv)
             const char *k;
             json_t *v;
             json_object_foreach(o, k, v) {
-                char *t = json_is_string(v) ? NULL : json_dumps(v, JSON_ENCODE_ANY);
+                char *t;
+                if (json_is_object(v) || (json_is_null(v) && strcmp(k, "gpu") == 0))
+                    continue; /* the GPU has its own section below */
+                t = json_is_string(v) ? NULL : json_dumps(v, JSON_ENCODE_ANY);
                 printf("  %-24s %s\n", k,
                        json_is_string(v) ? json_string_value(v) : json_is_null(v) ? "(not readable)" : (t ? t : "?"));
                 free(t);
             }
         }
         printf("  %-24s %s\n", "cuda_backend", PG_HAS_CUDA ? "built" : "not built");
+        print_gpu();
         printf("\nnoise hazards at %ld thread%s:\n", threads, threads == 1 ? "" : "s");
         if (*hazards) {
             char *line = hazards, *nl;

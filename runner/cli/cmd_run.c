@@ -19,7 +19,7 @@ typedef struct run_flags {
     const char *db, *commit, *branch, *filter, *base, *clock;
     double threshold, alpha;
     int quick, no_store;
-    double peak_gflops, precision;
+    double peak_tflops, peak_gflops, precision;
 } run_flags;
 
 static const char run_desc[] =
@@ -94,6 +94,7 @@ static int do_run(run_flags *fl, char **paths, int npaths, int gate)
     eo.progress = isatty(fileno(stderr));
     eo.progress_out = stderr;
     eo.time_scale = fl->quick ? 0.2 : 1.0;
+    eo.peak_tflops = fl->peak_tflops;
     eo.peak_gflops = fl->peak_gflops;
     eo.precision = fl->precision;
     eo.cpu_clock = fl->clock && strcmp(fl->clock, "cpu") == 0;
@@ -183,6 +184,8 @@ static int run_or_gate(int argc, char **argv, int gate)
         {"filter", 'f', PG_OPT_STR, &fl.filter, "GLOB", "only cases and checks whose key matches GLOB"},
         {"quick", 0, PG_OPT_FLAG, &fl.quick, NULL, "sample for a fifth of each case's min_run_time (smoke runs)"},
         {"no-store", 0, PG_OPT_FLAG, &fl.no_store, NULL, "measure and print without storing the run"},
+        {"peak-tflops", 0, PG_OPT_DOUBLE, &fl.peak_tflops, "T",
+         "GPU MFU against T TFLOP/s instead of a measured GEMM ceiling"},
         {"peak-gflops", 0, PG_OPT_DOUBLE, &fl.peak_gflops, "GF",
          "CPU MFU against this peak (default: a 1024^3 sgemm measured at each thread count)"},
         {"precision", 0, PG_OPT_DOUBLE, &fl.precision, "PCT",
@@ -199,14 +202,14 @@ static int run_or_gate(int argc, char **argv, int gate)
                              : "Run suites, store the run with its raw samples, print the results.",
                         gate ? gate_desc : run_desc, opts, 1, -1};
 
-    pg_opt run_opts[10];
+    pg_opt run_opts[11];
 
     fl.threshold = -1;
     fl.alpha = -1;
     if (!gate) {
-        /* `run` takes the first nine options; the rest are the gate's. */
-        memcpy(run_opts, opts, 9 * sizeof(pg_opt));
-        memset(&run_opts[9], 0, sizeof(pg_opt));
+        /* `run` takes the first ten options; the rest are the gate's. */
+        memcpy(run_opts, opts, 10 * sizeof(pg_opt));
+        memset(&run_opts[10], 0, sizeof(pg_opt));
         spec.opts = run_opts;
     }
     if ((rc = pg_cli_parse(&spec, argc, argv, &nargs)) != 0)
