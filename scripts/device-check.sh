@@ -92,7 +92,10 @@ step "perfgate run suites/gpu.yaml"
 db=$(mktemp -d)/gpu.db
 timeout 240 "$bin/perfgate" run --db "$db" --commit device-check --branch device-check suites/gpu.yaml 2>&1 | tee -a "$log"
 run_rc=${PIPESTATUS[0]}
-say "perfgate run exit code: $run_rc (1 is expected when the by-design failing check step_with_masked_select_has_no_host_sync ran)"
+say "perfgate run exit code: $run_rc (0 expected)"
+step "perfgate run examples/gpu-host-sync.yaml (fails by design: a host sync inside a step)"
+timeout 60 "$bin/perfgate" run --no-store examples/gpu-host-sync.yaml 2>&1 | tee -a "$log"
+say "exit code: ${PIPESTATUS[0]} (1 expected on a GPU: the check names the range and the op)"
 
 step "table"
 python3 scripts/device_table.py "$db" 2>&1 | tee -a "$log"

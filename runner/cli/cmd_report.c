@@ -1,11 +1,64 @@
-/* cmd_report.c - `perfgate report`. */
+/* cmd_report.c - `perfgate report`: a stored run as markdown, JSON, JUnit, annotations or a table. */
 #include "cli.h"
 
-#include <stdio.h>
+#include "report_cli.h"
+
+#include "perfgate/errors.h"
+
+#include <string.h>
 
 int pg_cmd_report(int argc, char **argv)
 {
-    (void)argc;
-    fprintf(stderr, "perfgate %s: this command is not available in this version of perfgate\n", argv[0]);
-    return 2;
+    const char *db = NULL, *base_sel = NULL, *format = "md", *out_path = "-";
+    long max_bytes = 0;
+    pg_cli_compared c;
+    pg_reporter *r = NULL;
+    pg_report_mux mux = {0};
+    pg_report_origin origin = {0};
+    int nargs, rc, err;
+    const pg_opt opts[] = {
+        {"format", 'F', PG_OPT_STR, &format, "FMT", "md, json, junit, annotations or terminal (default md)"},
+        {"output", 'o', PG_OPT_STR, &out_path, "FILE", "write to FILE instead of stdout"},
+        {"db", 0, PG_OPT_STR, &db, "PATH", "database file (default $PERFGATE_DB, else baselines/perfgate.db)"},
+        {"base", 'b', PG_OPT_STR, &base_sel, "SEL",
+         "baseline: id, commit:SHA, branch:NAME, last:K[:BRANCH] (default: previous run on the run's branch)"},
+        {"max-bytes", 0, PG_OPT_INT, &max_bytes, "N", "markdown: leave rows out to stay under N bytes"},
+        {0},
+    };
+    const pg_cmd_spec spec = {
+        "report", "[options] [RUN]", "Write a stored run and its verdicts as markdown, JSON, JUnit or annotations.",
+        "RUN is a run id, latest, commit:SHA or branch:NAME (default latest). The run is\n"
+        "compared with its baseline as 'perfgate compare' does. The JSON report\n"
+        "(schema_version 1) holds everything: metadata, machine fingerprint, raw samples,\n"
+        "exact checks and verdicts; 'perfgate post --from FILE' posts from it.\n\n"
+        "examples:\n"
+        "  perfgate report --format md latest\n"
+        "  perfgate report --format json -o perfgate.json\n"
+        "  perfgate report --format junit -o junit.xml 42",
+        opts, 0, 1};
+
+    if ((rc = pg_cli_parse(&spec, argc, argv, &nargs)) != 0)
+        return rc < 0 ? 0 : rc;
+    if (max_bytes < 0) {
+        fprintf(stderr, "perfgate report: --max-bytes must not be negative\n");
+        return 2;
+    }
+    if ((err = pg_reporter_file(&r, format, out_path)) != 0)
+        return pg_cli_fail(err);
+    r->opts.max_bytes = (size_t)max_bytes;
+    r->opts.color = strcmp(out_path, "-") == 0 && pg_term_style_auto(stdout).color;
+    if ((err = pg_report_mux_add(&mux, r)) != 0)
+        return pg_cli_fail(err);
+    if ((rc = pg_cli_compare_stored(&c, db, nargs ? argv[1] : NULL, base_sel)) != 0) {
+        pg_cli_compared_free(&c);
+        pg_report_mux_free(&mux);
+        return rc;
+    }
+    {
+        pg_report_data d = {c.head, c.cmp, &origin};
+        rc = pg_report_mux_emit(&mux, &d) ? 3 : 0;
+    }
+    pg_cli_compared_free(&c);
+    pg_report_mux_free(&mux);
+    return rc;
 }

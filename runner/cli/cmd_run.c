@@ -5,6 +5,7 @@
 #include "meta.h"
 #include "perfgate/errors.h"
 #include "report/report.h"
+#include "report_cli.h"
 #include "select.h"
 #include "store.h"
 #include "suite.h"
@@ -20,6 +21,7 @@ typedef struct run_flags {
     double threshold, alpha;
     int quick, no_store;
     double peak_tflops, peak_gflops, precision;
+    pg_cli_report_flags rep; /* --md/--json/--junit/--style, gate: --post/--webhook */
 } run_flags;
 
 static const char run_desc[] =
@@ -55,11 +57,42 @@ static int load_suites(pg_suite_set *set, char **paths, int n)
     return err;
 }
 
+/*
+ * Reporting after the run (engineer "report"): every reporter gets the run
+ * and its comparison (without a baseline every case is NEW), then the gate
+ * posts if asked. Posting problems are printed and never change `rc`: the
+ * verdict decides the exit code, a GitHub outage does not.
+ */
+static int finish_outputs(pg_cli_outputs *outs, const run_flags *fl, const pg_run *run, const pg_comparison *cmp,
+                          int rc)
+{
+    pg_comparison *own = NULL;
+    int err;
+
+    if (!cmp) {
+        if ((err = pg_compare(&own, run, NULL, 0, NULL)) != 0)
+            return pg_cli_fail(err);
+        cmp = own;
+    }
+    if (pg_cli_outputs_emit(outs, run, cmp) != 0 && rc == 0)
+        rc = 3;
+    if (fl->rep.post || fl->rep.webhook) {
+        pg_cli_post_flags pf = {0};
+        pg_report_data d = {run, cmp, &outs->origin};
+        pf.no_comment = pf.no_status = !fl->rep.post;
+        pf.webhook = fl->rep.webhook;
+        (void)pg_cli_post(&d, &pf);
+    }
+    pg_comparison_free(own);
+    return rc;
+}
+
 static int do_run(run_flags *fl, char **paths, int npaths, int gate)
 {
     pg_exec_options eo = PG_EXEC_OPTIONS_INIT;
     pg_meta_options mo = {fl->commit, fl->branch};
-    pg_term_style style = pg_term_style_auto(stdout);
+    pg_cli_outputs outs;
+    FILE *human;
     pg_suite_set set = {0};
     pg_store *store = NULL;
     pg_run *run = NULL;
@@ -75,8 +108,16 @@ static int do_run(run_flags *fl, char **paths, int npaths, int gate)
         fprintf(stderr, "perfgate: --clock must be 'wall' or 'cpu', not '%s'\n", fl->clock);
         return 2;
     }
-    if ((err = load_suites(&set, paths, npaths)) != 0)
+    if ((rc = pg_cli_outputs_init(&outs, &fl->rep, 1)) != 0) {
+        pg_cli_outputs_free(&outs);
+        return rc;
+    }
+    rc = 3;
+    human = outs.quiet ? NULL : outs.human;
+    if ((err = load_suites(&set, paths, npaths)) != 0) {
+        pg_cli_outputs_free(&outs);
         return pg_error_exit_code(err);
+    }
     /* Open the store before measuring, so a bad path fails in a second, not after minutes. */
     if (!fl->no_store && (err = pg_store_open(&store, pg_store_path(fl->db))) != 0) {
         rc = pg_cli_fail(err);
@@ -109,13 +150,14 @@ static int do_run(run_flags *fl, char **paths, int npaths, int gate)
         rc = 2;
         goto cleanup;
     }
-    pg_report_run_terminal(stdout, run, &style);
+    if (human)
+        pg_report_run_terminal(human, run, &outs.style);
     if (store) {
         if ((err = pg_store_save_run(store, run)) != 0) {
             rc = pg_cli_fail(err);
             goto cleanup;
         }
-        printf("\nstored run %lld (%s @ %.12s) in %s\n", (long long)run->id, run->branch,
+        fprintf(outs.human, "\nstored run %lld (%s @ %.12s) in %s\n", (long long)run->id, run->branch,
                run->commit ? run->commit : "no commit", pg_store_path(fl->db));
     }
     rc = 0;
@@ -146,16 +188,17 @@ static int do_run(run_flags *fl, char **paths, int npaths, int gate)
             rc = pg_cli_fail(err ? err : PG_ENOMEM);
         } else {
             if (nb == 0)
-                printf("\nno baseline yet for branch '%s' on this machine: this run becomes the baseline; pass\n",
-                       run->branch);
+                fprintf(outs.human,
+                        "\nno baseline yet for branch '%s' on this machine: this run becomes the baseline; pass\n",
+                        run->branch);
             else
-                printf("\nbaseline: %s\n\n", sel.described ? sel.described : "stored run");
+                fprintf(outs.human, "\nbaseline: %s\n\n", sel.described ? sel.described : "stored run");
             if ((err = pg_compare(&cmp, run, (const pg_run *const *)bases, nb, &co)) != 0) {
                 rc = pg_cli_fail(err);
             } else {
-                if (nb)
-                    pg_report_compare_terminal(stdout, cmp, &style);
-                rc = cmp->exit_code;
+                if (nb && human)
+                    pg_report_compare_terminal(human, cmp, &outs.style);
+                rc = finish_outputs(&outs, fl, run, cmp, cmp->exit_code);
             }
         }
         pg_comparison_free(cmp);
@@ -163,6 +206,8 @@ static int do_run(run_flags *fl, char **paths, int npaths, int gate)
             pg_run_free(bases[i]);
         free(bases);
         pg_selection_free(&sel);
+    } else {
+        rc = finish_outputs(&outs, fl, run, NULL, rc);
     }
 
 cleanup:
@@ -170,14 +215,26 @@ cleanup:
     pg_run_free(run);
     pg_store_close(store);
     pg_suite_set_free(&set);
+    pg_cli_outputs_free(&outs);
     return rc;
+}
+
+/* Appends `count` options of a group to the spec array (room is checked). */
+static void add_opts(pg_opt *opts, int *n, int cap, const pg_opt *group, int count)
+{
+    int i;
+
+    for (i = 0; i < count && *n < cap - 1; i++)
+        opts[(*n)++] = group[i];
+    memset(&opts[*n], 0, sizeof(pg_opt));
 }
 
 static int run_or_gate(int argc, char **argv, int gate)
 {
     run_flags fl = {0};
-    int nargs, rc;
-    const pg_opt opts[] = {
+    int nargs, rc, nopts = 0;
+    pg_opt opts[48];
+    const pg_opt run_group[] = {
         {"db", 0, PG_OPT_STR, &fl.db, "PATH", "database file (default $PERFGATE_DB, else baselines/perfgate.db)"},
         {"commit", 0, PG_OPT_STR, &fl.commit, "SHA", "commit to record (default GITHUB_SHA, else git)"},
         {"branch", 0, PG_OPT_STR, &fl.branch, "NAME", "branch to record (default GITHUB_REF_NAME, else git)"},
@@ -192,26 +249,25 @@ static int run_or_gate(int argc, char **argv, int gate)
          "keep sampling (up to max_run_time) until the median's 95% CI is within +-PCT"},
         {"clock", 0, PG_OPT_STR, &fl.clock, "wall|cpu",
          "CPU cases: wall time (default) or process CPU time, which leaves out preemption"},
+    };
+    const pg_opt gate_group[] = {
         {"base", 'b', PG_OPT_STR, &fl.base, "SEL", "baseline selector (id, commit:SHA, branch:NAME, last:K)"},
         {"threshold", 0, PG_OPT_DOUBLE, &fl.threshold, "PCT", "minimum effect that can fail (e.g. 5%)"},
         {"alpha", 0, PG_OPT_DOUBLE, &fl.alpha, "P", "family-wise significance level (e.g. 0.05)"},
-        {0},
     };
     pg_cmd_spec spec = {gate ? "gate" : "run", "[options] SUITE|DIR...",
                         gate ? "Run suites, store the run, compare with the baseline and exit with the verdict."
                              : "Run suites, store the run with its raw samples, print the results.",
                         gate ? gate_desc : run_desc, opts, 1, -1};
 
-    pg_opt run_opts[11];
-
     fl.threshold = -1;
     fl.alpha = -1;
-    if (!gate) {
-        /* `run` takes the first ten options; the rest are the gate's. */
-        memcpy(run_opts, opts, 10 * sizeof(pg_opt));
-        memset(&run_opts[10], 0, sizeof(pg_opt));
-        spec.opts = run_opts;
-    }
+    add_opts(opts, &nopts, 48, run_group, (int)(sizeof(run_group) / sizeof(run_group[0])));
+    if (gate)
+        add_opts(opts, &nopts, 48, gate_group, (int)(sizeof(gate_group) / sizeof(gate_group[0])));
+    /* The reporting options follow, on both commands; the list stays {0}-terminated. */
+    pg_cli_report_opts(opts, &nopts, &fl.rep, gate);
+    memset(&opts[nopts], 0, sizeof(pg_opt));
     if ((rc = pg_cli_parse(&spec, argc, argv, &nargs)) != 0)
         return rc < 0 ? 0 : rc;
     return do_run(&fl, argv + 1, nargs, gate);

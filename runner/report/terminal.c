@@ -1,5 +1,14 @@
-/* terminal.c - aligned tables for a terminal. */
+/*
+ * terminal.c - aligned tables for a terminal.
+ *
+ * Columns are sized from their contents in display columns (µ is one
+ * column, two bytes). Colour marks verdicts only, and only when the style
+ * asks for it: pg_term_style_auto() turns it on for a TTY unless NO_COLOR or
+ * TERM=dumb is set, and --style overrides.
+ */
 #include "report/report.h"
+
+#include "perfgate/errors.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -10,9 +19,28 @@ pg_term_style pg_term_style_auto(FILE *f)
 {
     pg_term_style st = {0};
     const char *term = getenv("TERM");
+    const char *nc = getenv("NO_COLOR");
 
-    st.color = isatty(fileno(f)) && !getenv("NO_COLOR") && !(term && strcmp(term, "dumb") == 0);
+    /* no-color.org: any non-empty NO_COLOR disables colour. */
+    st.color = isatty(fileno(f)) && !(nc && *nc) && !(term && strcmp(term, "dumb") == 0);
     return st;
+}
+
+int pg_term_style_parse(pg_term_style *out, int *out_quiet, const char *style, FILE *f)
+{
+    *out_quiet = 0;
+    if (!style || strcmp(style, "auto") == 0)
+        *out = pg_term_style_auto(f);
+    else if (strcmp(style, "color") == 0 || strcmp(style, "full") == 0)
+        out->color = 1;
+    else if (strcmp(style, "nocolor") == 0 || strcmp(style, "basic") == 0)
+        out->color = 0;
+    else if (strcmp(style, "none") == 0) {
+        out->color = 0;
+        *out_quiet = 1;
+    } else
+        return pg_error_set(PG_EUSAGE, "unknown --style '%s' (auto, color, nocolor, none)", style);
+    return 0;
 }
 
 static const char *verdict_color(pg_verdict v)
@@ -20,112 +48,240 @@ static const char *verdict_color(pg_verdict v)
     switch (v) {
     case PG_VERDICT_REGRESSED:
     case PG_VERDICT_ERROR:
-        return "\033[31m";
+        return "\033[1;31m";
     case PG_VERDICT_IMPROVED:
         return "\033[32m";
     case PG_VERDICT_UNSURE:
+    case PG_VERDICT_MISSING:
         return "\033[33m";
     default:
         return "";
     }
 }
 
-static size_t key_width(const char *const *keys, size_t n)
-{
-    size_t w = 4, i;
+/* A table of strings; cells are owned. Column 0 is left-aligned, the rest as `right` says. */
+typedef struct table {
+    size_t ncols, nrows;
+    char **cells;          /* nrows * ncols */
+    const char **color;    /* per row: escape for the colour column, or "" */
+    size_t color_col;
+    const int *right;
+} table;
 
-    for (i = 0; i < n; i++)
-        if (strlen(keys[i]) > w)
-            w = strlen(keys[i]);
-    return w > 70 ? 70 : w;
+static int table_row(table *t, const char *const *vals, const char *color)
+{
+    char **c = t->cells;
+    const char **col = t->color;
+    size_t i;
+
+    /* Capacity doubles at powers of two: large runs cost no quadratic copying. */
+    if ((t->nrows & (t->nrows - 1)) == 0) {
+        size_t cap = t->nrows ? 2 * t->nrows : 1;
+        if (!(c = realloc(t->cells, cap * t->ncols * sizeof(*c))))
+            return PG_ENOMEM;
+        t->cells = c;
+        if (!(col = realloc(t->color, cap * sizeof(*col))))
+            return PG_ENOMEM;
+        t->color = col;
+    }
+    for (i = 0; i < t->ncols; i++)
+        c[t->nrows * t->ncols + i] = pg__strdup(vals[i] ? vals[i] : "");
+    col[t->nrows] = color ? color : "";
+    t->nrows++;
+    return 0;
 }
 
-void pg_report_run_terminal(FILE *f, const pg_run *run, const pg_term_style *style)
+static void pad(pg_buf *b, size_t n)
 {
-    const char **keys = malloc((run->nresults + 1) * sizeof(*keys));
-    size_t i, w;
+    while (n--)
+        pg__buf_put(b, " ", 1);
+}
 
-    if (!keys)
+static void table_print(pg_buf *b, const table *t, int color)
+{
+    size_t *w = calloc(t->ncols, sizeof(*w));
+    size_t r, c;
+
+    if (!w)
         return;
-    for (i = 0; i < run->nresults; i++)
-        keys[i] = run->results[i].key;
-    w = key_width(keys, run->nresults);
+    for (r = 0; r < t->nrows; r++)
+        for (c = 0; c < t->ncols; c++) {
+            size_t cw = pg__utf8_width(t->cells[r * t->ncols + c]);
+            if (cw > w[c])
+                w[c] = cw;
+        }
+    for (r = 0; r < t->nrows; r++) {
+        size_t last = t->ncols;
+        /* Trailing empty cells add no padding, so lines carry no trailing blanks. */
+        while (last > 1 && !*t->cells[r * t->ncols + last - 1])
+            last--;
+        for (c = 0; c < last; c++) {
+            const char *s = t->cells[r * t->ncols + c];
+            size_t gap = w[c] - pg__utf8_width(s);
+            int paint = color && c == t->color_col && *t->color[r];
+            if (c)
+                pg__buf_puts(b, "  ");
+            if (t->right[c])
+                pad(b, gap);
+            if (paint)
+                pg__buf_puts(b, t->color[r]);
+            pg__buf_puts(b, s);
+            if (paint)
+                pg__buf_puts(b, "\033[0m");
+            if (!t->right[c] && c + 1 < last)
+                pad(b, gap);
+        }
+        pg__buf_puts(b, "\n");
+    }
+    free(w);
+}
+
+static void table_free(table *t)
+{
+    size_t i;
+
+    for (i = 0; i < t->nrows * t->ncols; i++)
+        free(t->cells[i]);
+    free(t->cells);
+    free(t->color);
+}
+
+static void warnings_text(char *out, size_t len, unsigned w)
+{
+    if (w & PG_WARN_VERY_NOISY)
+        snprintf(out, len, "very noisy: IQR >= 25%% of median");
+    else if (w & PG_WARN_NOISY)
+        snprintf(out, len, "noisy: IQR >= 10%% of median");
+    else
+        out[0] = '\0';
+    if (w & PG_WARN_THROTTLED)
+        snprintf(out + strlen(out), len - strlen(out), "%sthrottled clock", *out ? "; " : "");
+    if (w & PG_WARN_MAX_TIME)
+        snprintf(out + strlen(out), len - strlen(out), "%sstopped by max_run_time", *out ? "; " : "");
+    if (w & PG_WARN_FEW_SAMPLES)
+        snprintf(out + strlen(out), len - strlen(out), "%sfew samples", *out ? "; " : "");
+}
+
+static void render_run(pg_buf *b, const pg_run *run, int color)
+{
+    static const int right[] = {0, 1, 1, 1, 1, 1, 1, 0};
+    table t = {8, 0, NULL, NULL, 0, right};
+    const char *hdr[] = {"case", "median", "IQR", "n", "thr", "throughput", "MFU", ""};
+    size_t i;
+
     if (run->nresults) {
-        fprintf(f, "%-*s  %10s  %8s  %5s  %3s  %14s  %6s\n", (int)w, "case", "median", "IQR", "n", "thr",
-                "throughput", "MFU");
+        table_row(&t, hdr, NULL);
         for (i = 0; i < run->nresults; i++) {
             const pg_result *r = &run->results[i];
-            char med[32], iqr[32], thr[32], mfu[16];
+            char med[32], iqr[32], n[32], thr[32], rate[32], mfu[16], note[160];
+            const char *row[8];
             if (r->status != PG_STATUS_OK) {
-                fprintf(f, "%-*s  %s: %s\n", (int)w, r->key, r->status == PG_STATUS_SKIPPED ? "skipped" : "ERROR",
-                        r->message ? r->message : "");
+                snprintf(note, sizeof(note), "%s: %s", r->status == PG_STATUS_SKIPPED ? "skipped" : "ERROR",
+                         r->message ? r->message : "");
+                row[0] = r->key;
+                row[1] = row[2] = row[3] = row[4] = row[5] = row[6] = "-";
+                row[7] = note;
+                table_row(&t, row, NULL);
                 continue;
             }
             pg_fmt_duration(med, sizeof(med), r->summary.median);
             snprintf(iqr, sizeof(iqr), "%.1f%%", r->summary.median > 0 ? 100 * r->summary.iqr / r->summary.median : 0);
-            if (r->flops > 0)
-                pg_fmt_rate(thr, sizeof(thr), r->flops / r->summary.median, "FLOP/s");
-            else if (r->bytes > 0)
-                pg_fmt_rate(thr, sizeof(thr), r->bytes / r->summary.median, "B/s");
+            snprintf(n, sizeof(n), "%zu", r->nsamples);
+            snprintf(thr, sizeof(thr), "%d", r->threads);
+            if (r->flops > 0 && r->summary.median > 0)
+                pg_fmt_rate(rate, sizeof(rate), r->flops / r->summary.median, "FLOP/s");
+            else if (r->bytes > 0 && r->summary.median > 0)
+                pg_fmt_rate(rate, sizeof(rate), r->bytes / r->summary.median, "B/s");
             else
-                snprintf(thr, sizeof(thr), "-");
+                snprintf(rate, sizeof(rate), "-");
             if (r->mfu >= 0)
                 snprintf(mfu, sizeof(mfu), "%.1f%%", 100 * r->mfu);
             else
                 snprintf(mfu, sizeof(mfu), "-");
-            fprintf(f, "%-*s  %10s  %8s  %5zu  %3d  %14s  %6s%s\n", (int)w, r->key, med, iqr, r->nsamples,
-                    r->threads, thr, mfu,
-                    r->warnings & PG_WARN_VERY_NOISY ? "  (very noisy: IQR >= 25% of median)"
-                    : r->warnings & PG_WARN_NOISY    ? "  (noisy: IQR >= 10% of median)"
-                                                     : "");
+            warnings_text(note, sizeof(note), r->warnings);
+            row[0] = r->key;
+            row[1] = med;
+            row[2] = iqr;
+            row[3] = n;
+            row[4] = thr;
+            row[5] = rate;
+            row[6] = mfu;
+            row[7] = note;
+            table_row(&t, row, NULL);
         }
+        table_print(b, &t, color);
+        table_free(&t);
     }
     for (i = 0; i < run->nchecks; i++) {
         const pg_check_result *c = &run->checks[i];
-        fprintf(f, "%scheck %s/%s (%s): %s%s%s%s\n", style && style->color ? (c->passed ? "\033[32m" : "\033[31m") : "",
-                c->suite, c->name, c->kind, c->passed ? "passed" : "FAILED", style && style->color ? "\033[0m" : "",
-                c->message ? " - " : "", c->message ? c->message : "");
+        const char *state = c->skipped ? "skipped" : c->passed ? "passed" : "FAILED";
+        const char *esc = !color ? "" : c->skipped ? "\033[33m" : c->passed ? "\033[32m" : "\033[1;31m";
+        pg__buf_printf(b, "check %s/%s (%s): %s%s%s%s%s\n", c->suite, c->name, c->kind, esc, state,
+                       *esc ? "\033[0m" : "", c->message ? " - " : "", c->message ? c->message : "");
     }
-    free(keys);
+}
+
+static void render_compare(pg_buf *b, const pg_comparison *cmp, int color)
+{
+    static const int right[] = {0, 1, 1, 1, 1, 0, 0};
+    table t = {7, 0, NULL, NULL, 5, right};
+    const char *hdr[] = {"case", "base", "head", "change [interval]", "p (adj.)", "verdict", ""};
+    size_t i;
+
+    table_row(&t, hdr, NULL);
+    for (i = 0; i < cmp->ncases; i++) {
+        const pg_case_verdict *v = &cmp->cases[i];
+        char base[32], head[32], ch[80], p[32];
+        const char *row[7];
+
+        pg_fmt_duration(base, sizeof(base), v->base_median > 0 ? v->base_median : NAN);
+        pg_fmt_duration(head, sizeof(head), v->head_median > 0 ? v->head_median : NAN);
+        pg_fmt_change_ci(ch, sizeof(ch), v->ratio, v->ci_lo, v->ci_hi);
+        pg_fmt_p(p, sizeof(p), v->p_adj);
+        row[0] = v->key;
+        row[1] = base;
+        row[2] = head;
+        row[3] = ch;
+        row[4] = p;
+        row[5] = pg_verdict_name(v->verdict);
+        row[6] = v->reason ? v->reason : "";
+        table_row(&t, row, verdict_color(v->verdict));
+    }
+    table_print(b, &t, color);
+    table_free(&t);
+    pg__buf_puts(b, "\n");
+    pg_render_summary_line(b, cmp);
+    pg__buf_printf(b, "\nmethod: %s\n", cmp->method ? cmp->method : "-");
+}
+
+int pg_render_terminal(pg_buf *out, const pg_report_data *data, const pg_report_options *opts)
+{
+    int color = opts && opts->color;
+
+    render_run(out, data->run, color);
+    if (data->cmp && data->cmp->nbases) {
+        pg__buf_puts(out, "\n");
+        render_compare(out, data->cmp, color);
+    }
+    return out->ptr ? 0 : pg_error_set(PG_ENOMEM, "out of memory rendering the terminal table");
+}
+
+void pg_report_run_terminal(FILE *f, const pg_run *run, const pg_term_style *style)
+{
+    pg_buf b = PG_BUF_INIT;
+
+    render_run(&b, run, style && style->color);
+    if (b.ptr)
+        fputs(b.ptr, f);
+    pg__buf_free(&b);
 }
 
 void pg_report_compare_terminal(FILE *f, const pg_comparison *cmp, const pg_term_style *style)
 {
-    const char **keys = malloc((cmp->ncases + 1) * sizeof(*keys));
-    size_t i, w;
+    pg_buf b = PG_BUF_INIT;
 
-    if (!keys)
-        return;
-    for (i = 0; i < cmp->ncases; i++)
-        keys[i] = cmp->cases[i].key;
-    w = key_width(keys, cmp->ncases);
-    fprintf(f, "%-*s  %10s  %10s  %-24s  %s\n", (int)w, "case", "base", "head", "change [interval]", "verdict");
-    for (i = 0; i < cmp->ncases; i++) {
-        const pg_case_verdict *v = &cmp->cases[i];
-        char base[32], head[32], ch[64], lo[16], hi[16];
-        int color = style && style->color && *verdict_color(v->verdict);
-
-        pg_fmt_duration(base, sizeof(base), v->base ? v->base_median : NAN);
-        pg_fmt_duration(head, sizeof(head), v->head ? v->head_median : NAN);
-        if (isfinite(v->ratio) && isfinite(v->ci_lo) && (v->ci_lo != v->ratio || v->ci_hi != v->ratio)) {
-            pg_fmt_change(ch, sizeof(ch), v->ratio);
-            pg_fmt_change(lo, sizeof(lo), v->ci_lo);
-            pg_fmt_change(hi, sizeof(hi), v->ci_hi);
-            snprintf(ch + strlen(ch), sizeof(ch) - strlen(ch), " [%s, %s]", lo, hi);
-        } else {
-            pg_fmt_change(ch, sizeof(ch), v->ratio);
-        }
-        fprintf(f, "%-*s  %10s  %10s  %-24s  %s%s%s%s%s\n", (int)w, v->key, base, head, ch,
-                color ? verdict_color(v->verdict) : "", pg_verdict_name(v->verdict), color ? "\033[0m" : "",
-                v->reason ? "  " : "", v->reason ? v->reason : "");
-    }
-    fprintf(f, "\n%zu regressed, %zu improved, %zu same, %zu unsure, %zu new, %zu missing, %zu error, %zu skipped",
-            cmp->counts[PG_VERDICT_REGRESSED], cmp->counts[PG_VERDICT_IMPROVED], cmp->counts[PG_VERDICT_SAME],
-            cmp->counts[PG_VERDICT_UNSURE], cmp->counts[PG_VERDICT_NEW], cmp->counts[PG_VERDICT_MISSING],
-            cmp->counts[PG_VERDICT_ERROR], cmp->counts[PG_VERDICT_SKIPPED]);
-    if (cmp->checks_total)
-        fprintf(f, "; exact checks: %zu passed, %zu failed", cmp->checks_total - cmp->checks_failed,
-                cmp->checks_failed);
-    fprintf(f, "\nmethod: %s\n", cmp->method);
-    free(keys);
+    render_compare(&b, cmp, style && style->color);
+    if (b.ptr)
+        fputs(b.ptr, f);
+    pg__buf_free(&b);
 }

@@ -146,7 +146,7 @@ Test(cuda_registry, gpu_suite_validates)
 
     pg_assert_ok(pg_suite_load(&s, PG_TEST_SOURCE_DIR "/suites/gpu.yaml", &so, &d));
     cr_assert_eq(s->ncases, 12);
-    cr_assert_eq(s->nchecks, 4);
+    cr_assert_eq(s->nchecks, 3); /* the failing variant lives in examples/gpu-host-sync.yaml */
     for (i = 0; i < s->ncases; i++) {
         pg_cuda_spec spec;
         cr_assert_str_eq(s->cases[i].device, "cuda");
@@ -234,4 +234,14 @@ Test(cuda_registry, fingerprint_has_a_gpu_field)
     json_decref(o);
     free(json);
     free(hash);
+}
+
+Test(cuda_registry, host_sync_demo_suite_validates)
+{
+    pg_suite *s = NULL;
+
+    pg_assert_ok(pg_suite_load(&s, PG_TEST_SOURCE_DIR "/examples/gpu-host-sync.yaml", NULL, NULL));
+    cr_assert_eq(s->nchecks, 1);
+    cr_assert_str_eq(s->checks[0].name, "step_with_masked_select_has_no_host_sync");
+    pg_suite_free(s);
 }

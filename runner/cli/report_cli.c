@@ -1,0 +1,235 @@
+/*
+ * report_cli.c - reporting and posting for the commands: which reporters a
+ * command's flags ask for, the GitHub job summary and annotations on
+ * Actions, and posting the comment, the status and the webhook summary.
+ */
+#include "report_cli.h"
+
+#include "perfgate/errors.h"
+#include "post/post.h"
+#include "select.h"
+#include "util.h"
+#include "verdict.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *env(const char *name)
+{
+    const char *v = getenv(name);
+
+    return v && *v ? v : NULL;
+}
+
+void pg_cli_report_opts(pg_opt *opts, int *n, pg_cli_report_flags *rf, int gate)
+{
+    const pg_opt common[] = {
+        {"md", 0, PG_OPT_STR, &rf->md, "FILE", "write the markdown report to FILE ('-': stdout)"},
+        {"json", 0, PG_OPT_STR, &rf->json, "FILE", "write the JSON report (schema_version 1) to FILE ('-': stdout)"},
+        {"junit", 0, PG_OPT_STR, &rf->junit, "FILE", "write JUnit XML to FILE ('-': stdout)"},
+        {"style", 0, PG_OPT_STR, &rf->style, "STYLE", "terminal table: auto, color, nocolor, none (default auto)"},
+        {"post", 0, PG_OPT_FLAG, &rf->post, NULL, "post the sticky PR comment and commit status (GITHUB_TOKEN)"},
+        {"webhook", 0, PG_OPT_STR, &rf->webhook, "URL", "post a short JSON summary ({\"text\": ...}) to URL"},
+    };
+    int i, count = gate ? 6 : 4;
+
+    for (i = 0; i < count; i++)
+        opts[(*n)++] = common[i];
+}
+
+static int add(pg_cli_outputs *o, const char *format, const char *path)
+{
+    pg_reporter *r = NULL;
+    int err;
+
+    if (!path)
+        return 0;
+    if ((err = pg_reporter_file(&r, format, path)) != 0 || (err = pg_report_mux_add(&o->mux, r)) != 0)
+        return err;
+    return 0;
+}
+
+int pg_cli_outputs_init(pg_cli_outputs *o, const pg_cli_report_flags *rf, int step_summary)
+{
+    pg_reporter *r = NULL;
+    int err;
+
+    memset(o, 0, sizeof(*o));
+    o->human = stdout;
+    if ((err = add(o, "markdown", rf->md)) != 0 || (err = add(o, "json", rf->json)) != 0 ||
+        (err = add(o, "junit", rf->junit)) != 0)
+        return pg_cli_fail(err);
+    /* Tables and exports would mix on stdout: people get theirs on stderr then. */
+    if (pg_report_mux_uses_stdout(&o->mux))
+        o->human = stderr;
+    if ((err = pg_term_style_parse(&o->style, &o->quiet, rf->style, o->human)) != 0) {
+        fprintf(stderr, "perfgate: %s\n", pg_error_last());
+        return 2;
+    }
+    if (step_summary && env("GITHUB_STEP_SUMMARY")) {
+        if ((err = pg_reporter_step_summary(&r, env("GITHUB_STEP_SUMMARY"))) != 0 ||
+            (err = pg_report_mux_add(&o->mux, r)) != 0)
+            return pg_cli_fail(err);
+    }
+    /* Annotations are workflow commands on stdout; only where nothing else is written there. */
+    if (step_summary && env("GITHUB_ACTIONS") && strcmp(env("GITHUB_ACTIONS"), "true") == 0 && o->human == stdout &&
+        (err = add(o, "annotations", "-")) != 0)
+        return pg_cli_fail(err);
+    if ((err = pg_post_origin_from_env(&o->origin)) != 0) {
+        /* A broken event file costs the PR link, not the measurement. */
+        fprintf(stderr, "perfgate: warning: %s\n", pg_error_last());
+        pg_report_origin_clear(&o->origin);
+        o->origin.repository = pg__strdup(env("GITHUB_REPOSITORY"));
+    }
+    return 0;
+}
+
+void pg_cli_outputs_free(pg_cli_outputs *o)
+{
+    pg_report_mux_free(&o->mux);
+    pg_report_origin_clear(&o->origin);
+}
+
+int pg_cli_outputs_emit(pg_cli_outputs *o, const pg_run *run, const pg_comparison *cmp)
+{
+    pg_report_data d = {run, cmp, &o->origin};
+
+    if (!o->mux.count)
+        return 0;
+    fflush(o->human);
+    return pg_report_mux_emit(&o->mux, &d) ? 3 : 0;
+}
+
+/* Prints a failed post: 403/404 (PG_ESKIP) as a warning. @return 0 or 3. */
+static int warn_or_fail(int err, const char *what)
+{
+    if (err == PG_ESKIP) {
+        fprintf(stderr, "perfgate: warning: %s\n", pg_error_last());
+        if (env("GITHUB_ACTIONS"))
+            printf("::warning title=perfgate %s skipped::%s\n", what, pg_error_last());
+        return 0;
+    }
+    fprintf(stderr, "perfgate: %s failed: %s\n", what, pg_error_last());
+    return 3;
+}
+
+int pg_cli_post(const pg_report_data *d, const pg_cli_post_flags *pf)
+{
+    pg_report_options ro = PG_REPORT_OPTIONS_INIT;
+    pg_gh_options go = PG_GH_OPTIONS_INIT;
+    const pg_report_origin *og = d->origin;
+    const char *id = pf->marker ? pf->marker : d->run->suite_set ? d->run->suite_set : "default";
+    const char *repo = pf->repo ? pf->repo : og ? og->repository : NULL;
+    const char *sha = pf->sha ? pf->sha : og && og->head_sha ? og->head_sha : d->run->commit;
+    const char *url = og && og->run_url ? og->run_url : d->run->ci_url;
+    int64_t pr = pf->pr > 0 ? pf->pr : og ? og->pr : 0;
+    const char *state = d->cmp->exit_code ? "failure" : "success";
+    char *marker = pg__asprintf("<!-- perfgate:%s -->", id);
+    char *context = pf->context ? pg__strdup(pf->context) : pg__asprintf("perfgate/%s", id);
+    pg_buf body = PG_BUF_INIT, desc = PG_BUF_INIT;
+    pg_post_outcome po;
+    pg_gh *gh = NULL;
+    int err, rc = 0;
+
+    if (!marker || !context) {
+        rc = pg_cli_fail(pg_error_set(PG_ENOMEM, "out of memory preparing a post"));
+        goto cleanup;
+    }
+    ro.marker = marker;
+    ro.max_bytes = PG_GH_COMMENT_LIMIT;
+    if ((err = pg_render_markdown(&body, d, &ro)) != 0 || (err = pg_render_summary_line(&desc, d->cmp)) != 0) {
+        rc = pg_cli_fail(err);
+        goto cleanup;
+    }
+    if (pf->dry_run) {
+        if (!pf->no_comment)
+            printf("comment on %s#%lld:\n%s\n", repo ? repo : "?", (long long)pr, body.ptr);
+        if (!pf->no_status)
+            printf("status on %s@%s: %s %s: %s\n", repo ? repo : "?", sha ? sha : "?", context, state, desc.ptr);
+        goto cleanup;
+    }
+    if (!pf->no_comment || !pf->no_status) {
+        go.debug = env("PERFGATE_DEBUG") ? stderr : NULL;
+        if ((err = pg_gh_new(&gh, &go)) != 0) {
+            rc = warn_or_fail(err, "posting to GitHub");
+            goto webhook;
+        }
+    }
+    if (!pf->no_comment) {
+        if (pr <= 0) {
+            fprintf(stderr, "perfgate: no pull request (not a pull_request event and no --pr): no comment posted\n");
+        } else if ((err = pg_post_sticky_comment(&po, gh, repo, pr, marker, body.ptr, url)) != 0) {
+            rc |= warn_or_fail(err, "the PR comment");
+        } else {
+            fprintf(stderr, "perfgate: %s comment %lld on %s#%lld\n", po.created ? "created" : "updated",
+                    (long long)po.comment_id, repo, (long long)pr);
+        }
+    }
+    if (!pf->no_status) {
+        if ((err = pg_post_commit_status(gh, repo, sha, state, desc.ptr, url, context)) != 0)
+            rc |= warn_or_fail(err, "the commit status");
+        else
+            fprintf(stderr, "perfgate: status %s (%s) on %.12s\n", state, context, sha);
+    }
+webhook:
+    if (pf->webhook) {
+        char *text = pg_post_summary_text(d);
+        if (!text || (err = pg_post_webhook(pf->webhook, text, NULL)) != 0)
+            rc |= warn_or_fail(text ? err : PG_ENOMEM, "the webhook");
+        free(text);
+    }
+
+cleanup:
+    pg_gh_free(gh);
+    pg__buf_free(&body);
+    pg__buf_free(&desc);
+    free(marker);
+    free(context);
+    return rc;
+}
+
+int pg_cli_compare_stored(pg_cli_compared *c, const char *db, const char *head_sel, const char *base_sel)
+{
+    pg_compare_options co = PG_COMPARE_OPTIONS_INIT;
+    pg_selection sel = {0};
+    int64_t head_id;
+    size_t i;
+    int err;
+
+    memset(c, 0, sizeof(*c));
+    if ((err = pg_store_open(&c->store, pg_store_path(db))) != 0 ||
+        (err = pg_select_head(&head_id, c->store, head_sel)) != 0 ||
+        (err = pg_store_load_run(&c->head, c->store, head_id)) != 0 ||
+        (err = pg_select_base(&sel, c->store, base_sel, head_id)) != 0)
+        goto fail;
+    c->bases = calloc(sel.count + 1, sizeof(*c->bases));
+    if (!c->bases) {
+        err = pg_error_set(PG_ENOMEM, "out of memory loading baseline runs");
+        goto fail;
+    }
+    for (i = 0; i < sel.count; i++) {
+        if ((err = pg_store_load_run(&c->bases[c->nbases], c->store, sel.ids[i])) != 0)
+            goto fail;
+        c->nbases++;
+    }
+    if ((err = pg_compare(&c->cmp, c->head, (const pg_run *const *)c->bases, c->nbases, &co)) != 0)
+        goto fail;
+    pg_selection_free(&sel);
+    return 0;
+fail:
+    pg_selection_free(&sel);
+    return pg_cli_fail(err);
+}
+
+void pg_cli_compared_free(pg_cli_compared *c)
+{
+    size_t i;
+
+    pg_comparison_free(c->cmp);
+    for (i = 0; i < c->nbases; i++)
+        pg_run_free(c->bases[i]);
+    free(c->bases);
+    pg_run_free(c->head);
+    pg_store_close(c->store);
+    memset(c, 0, sizeof(*c));
+}

@@ -1,0 +1,69 @@
+/*
+ * report_cli.h - the reporting and posting flags shared by `run`, `gate`,
+ * `report` and `post`, and the steps behind them.
+ */
+#ifndef PG_REPORT_CLI_H
+#define PG_REPORT_CLI_H
+
+#include <stdio.h>
+
+#include "cli.h"
+#include "report/report.h"
+#include "store.h"
+
+/* --md/--json/--junit FILE|-, --style; gate also --post and --webhook. */
+typedef struct pg_cli_report_flags {
+    const char *md, *json, *junit, *style, *webhook;
+    int post;
+} pg_cli_report_flags;
+
+/** Appends the reporting options to `opts` at index *n (gate adds the posting ones). */
+void pg_cli_report_opts(pg_opt *opts, int *n, pg_cli_report_flags *rf, int gate);
+
+/* Where the human-readable output goes, and the reporters fed after the run. */
+typedef struct pg_cli_outputs {
+    pg_report_mux mux;
+    FILE *human;             /* stdout, or stderr when an export writes to stdout */
+    pg_term_style style;
+    int quiet;               /* --style none */
+    pg_report_origin origin; /* from the GitHub environment */
+} pg_cli_outputs;
+
+/**
+ * Builds the reporters from the flags (plus the job summary when
+ * GITHUB_STEP_SUMMARY is set, and annotations on GitHub Actions).
+ * @return 0, or the exit code to return now (2 for a bad flag; printed).
+ */
+int pg_cli_outputs_init(pg_cli_outputs *out, const pg_cli_report_flags *rf, int step_summary);
+void pg_cli_outputs_free(pg_cli_outputs *out);
+
+/** Feeds the run and its comparison to every reporter. @return 0 or 3 (printed). */
+int pg_cli_outputs_emit(pg_cli_outputs *out, const pg_run *run, const pg_comparison *cmp);
+
+/* What `post` and `gate --post` send, beyond the report itself. */
+typedef struct pg_cli_post_flags {
+    const char *repo, *sha, *context, *marker, *webhook;
+    long pr;
+    int no_comment, no_status, dry_run;
+} pg_cli_post_flags;
+
+/**
+ * Posts the sticky comment, the commit status and the webhook summary.
+ * A 403 or 404 only warns. @return 0, or 3 after an error (printed).
+ */
+int pg_cli_post(const pg_report_data *data, const pg_cli_post_flags *pf);
+
+/* A stored run compared with its baseline, as `compare` does it. */
+typedef struct pg_cli_compared {
+    pg_store *store;
+    pg_run *head;
+    pg_run **bases;
+    size_t nbases;
+    pg_comparison *cmp;
+} pg_cli_compared;
+
+/** @return 0, or the exit code to return now (printed). */
+int pg_cli_compare_stored(pg_cli_compared *out, const char *db, const char *head_sel, const char *base_sel);
+void pg_cli_compared_free(pg_cli_compared *c);
+
+#endif

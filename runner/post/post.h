@@ -1,0 +1,138 @@
+/*
+ * post.h - a small GitHub REST client on libcurl, and what perfgate posts
+ * with it: one sticky pull-request comment, a commit status, and a short
+ * JSON summary to a webhook.
+ *
+ * Every request carries Accept: application/vnd.github+json,
+ * X-GitHub-Api-Version: 2022-11-28, a User-Agent and Authorization: Bearer
+ * with the token. The token is never printed, logged or stored: the debug
+ * log shows "Bearer ***". TLS verification stays on; plain http is accepted
+ * only for loopback hosts (tests), redirects are not followed, and Link
+ * "next" pages are followed only under the API base URL, so the token
+ * never goes to another host.
+ *
+ * Retries: 429 and rate-limited 403 honour retry-after, else
+ * x-ratelimit-remaining: 0 with x-ratelimit-reset, else 60 s; 5xx back off
+ * exponentially; waits longer than max_wait_s give up. A plain 403 (a
+ * fork's read-only token) or 404 comes back as PG_ESKIP: a warning, never a
+ * failure of the gate.
+ */
+#ifndef PG_POST_H
+#define PG_POST_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "report/report.h"
+
+/** GitHub's limit on a comment body, in characters. */
+#define PG_GH_COMMENT_LIMIT 65536
+
+typedef struct pg_gh_options {
+    unsigned version;
+    const char *api_url;      /* NULL: $GITHUB_API_URL, else https://api.github.com */
+    const char *graphql_url;  /* NULL: $GITHUB_GRAPHQL_URL, else api_url + "/graphql" */
+    const char *token;        /* NULL: $GITHUB_TOKEN; never printed */
+    const char *login;        /* the token's login when known; NULL: asked from the API */
+    long connect_timeout_s;   /* connection timeout */
+    long timeout_s;           /* whole-request timeout */
+    int max_retries;          /* retries after 429, rate-limited 403 and 5xx */
+    double max_wait_s;        /* the longest single wait accepted before giving up */
+    double backoff_s;         /* first wait after a 5xx or a rate limit without hints; doubles */
+    double mutation_gap_s;    /* at least this long between POST/PATCH requests (secondary limits) */
+    FILE *debug;              /* request log with the token masked; NULL for none */
+} pg_gh_options;
+
+#define PG_GH_OPTIONS_VERSION 1
+#define PG_GH_OPTIONS_INIT {PG_GH_OPTIONS_VERSION, NULL, NULL, NULL, NULL, 10, 30, 4, 60.0, 1.0, 1.0, NULL}
+
+typedef struct pg_gh pg_gh;
+
+/**
+ * A client. Copies every string it keeps (the token included, which is
+ * wiped on free).
+ * @param[out] out free with pg_gh_free().
+ * @return PG_EUSAGE without a token or with an API URL that is neither
+ *         https nor http on a loopback host.
+ */
+int pg_gh_new(pg_gh **out, const pg_gh_options *opts);
+void pg_gh_free(pg_gh *gh);
+
+typedef struct pg_gh_response {
+    long status;              /* HTTP status of the last attempt */
+    char *body;               /* response body (NUL-terminated), owned */
+    size_t len;
+    char *next;               /* Link rel="next" URL or NULL, owned */
+    int attempts;             /* requests made, retries included */
+} pg_gh_response;
+
+void pg_gh_response_clear(pg_gh_response *r);
+
+/**
+ * One request with retries. `path` is relative to the API base ("/user")
+ * or a full URL under it (a Link "next" page). `json` may be NULL.
+ * @return 0 when an HTTP answer came (any status: see out->status);
+ *         PG_ENET for transport failures, PG_ETIMEOUT when a rate limit
+ *         asks for a longer wait than max_wait_s, PG_EUSAGE for a URL
+ *         outside the API base.
+ */
+int pg_gh_request(pg_gh_response *out, pg_gh *gh, const char *method, const char *path, const char *json);
+
+/** The token's login (cached): opts.login, else GET /user, else GraphQL viewer, else on Actions github-actions[bot]. */
+int pg_gh_login(const char **out, pg_gh *gh);
+
+/** What a post did. */
+typedef struct pg_post_outcome {
+    int64_t comment_id;       /* the comment created or updated */
+    int created;              /* 1 created, 0 updated */
+    int pages;                /* comment pages read */
+    size_t body_len;          /* bytes sent after trimming */
+} pg_post_outcome;
+
+/**
+ * Creates or updates the sticky comment on pull request `pr` of `repo`:
+ * the first comment whose body contains `marker` and whose author is the
+ * token's login is PATCHed; otherwise a new one is POSTed. `body` gets the
+ * marker as its first line if it lacks it, and is trimmed under
+ * PG_GH_COMMENT_LIMIT with a link to `run_url` (may be NULL).
+ * @return 0; PG_ESKIP (a warning) on 403 or 404; PG_ENET/PG_ETIMEOUT/PG_EIO otherwise.
+ */
+int pg_post_sticky_comment(pg_post_outcome *out, pg_gh *gh, const char *repo, int64_t pr, const char *marker,
+                           const char *body, const char *run_url);
+
+/**
+ * Sets a commit status on `sha` with a stable `context`. `state` is one of
+ * error, failure, pending, success; `description` is cut to 140 characters.
+ * @return as pg_post_sticky_comment().
+ */
+int pg_post_commit_status(pg_gh *gh, const char *repo, const char *sha, const char *state, const char *description,
+                          const char *target_url, const char *context);
+
+/**
+ * Trims `body` under `limit` bytes at a line boundary, closing an open
+ * <details> and appending a note with a link to `run_url` (may be NULL).
+ * @param[out] out a new string (caller frees), the body itself when it fits.
+ */
+int pg_post_trim(char **out, const char *body, size_t limit, const char *run_url);
+
+/**
+ * POSTs {"text": text} (Slack-compatible) to `url`. The URL is a secret
+ * (it authorises posting): messages name only its scheme and host.
+ */
+int pg_post_webhook(const char *url, const char *text, const pg_gh_options *opts);
+
+/**
+ * Fills where the run sits on GitHub from the environment: GITHUB_REPOSITORY,
+ * the pull request number, head and base SHA from GITHUB_EVENT_PATH
+ * (pull_request and workflow_run events; head_sha stays NULL for others:
+ * take the run's commit) and the run URL.
+ * Nothing set is not an error.
+ * @return 0; PG_EFORMAT naming file:line:col when the event file is malformed.
+ */
+int pg_post_origin_from_env(pg_report_origin *out);
+
+/** The short text of a run for a webhook or a status description ("perfgate cpu: 1 regression, ..."). */
+char *pg_post_summary_text(const pg_report_data *data);
+
+#endif

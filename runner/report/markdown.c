@@ -1,0 +1,381 @@
+/*
+ * markdown.c - the GitHub-flavoured markdown report: PR comments and the job
+ * summary.
+ *
+ * A title and a summary line come first, then the cases that fail the build
+ * (regressions, failed exact checks) in open tables, then everything else in
+ * collapsible <details>. With opts->max_bytes set, rows are left out from
+ * the least important section upwards and a note says how many and where
+ * the full results are, so a PR comment stays under GitHub's 65,536
+ * characters and the job summary under 1 MiB.
+ */
+#include "report/report.h"
+
+#include "perfgate/errors.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Text in a table cell: no line breaks, no HTML, no accidental emphasis. */
+static void md_text(pg_buf *b, const char *s)
+{
+    for (; s && *s; s++) {
+        switch (*s) {
+        case '\n':
+        case '\r':
+        case '\t':
+            pg__buf_put(b, " ", 1);
+            break;
+        case '&':
+            pg__buf_puts(b, "&amp;");
+            break;
+        case '<':
+            pg__buf_puts(b, "&lt;");
+            break;
+        case '>':
+            pg__buf_puts(b, "&gt;");
+            break;
+        case '|':
+        case '\\':
+        case '*':
+        case '_':
+        case '`':
+        case '[':
+        case ']':
+        case '~':
+            pg__buf_put(b, "\\", 1);
+            pg__buf_put(b, s, 1);
+            break;
+        default:
+            pg__buf_put(b, s, 1);
+        }
+    }
+}
+
+/* A code span in a table cell; GFM splits cells on '|' even inside code, so it is escaped. */
+static void md_code(pg_buf *b, const char *s)
+{
+    pg__buf_puts(b, "`");
+    for (; s && *s; s++) {
+        if (*s == '`')
+            pg__buf_puts(b, "'");
+        else if (*s == '|')
+            pg__buf_puts(b, "\\|");
+        else if (*s == '\n' || *s == '\r')
+            pg__buf_puts(b, " ");
+        else
+            pg__buf_put(b, s, 1);
+    }
+    pg__buf_puts(b, "`");
+}
+
+typedef struct section {
+    const char *title;
+    int open;              /* a heading and an open table; else inside <details> */
+    const char *header;    /* the table's header and alignment lines */
+    char **rows;
+    size_t nrows, shown;
+} section;
+
+enum { S_REGRESSED, S_CHECKS_FAILED, S_UNSURE, S_IMPROVED, S_OTHER, S_SAME, S_CHECKS_PASSED, S__COUNT };
+
+static int add_row(section *s, pg_buf *row)
+{
+    char **p = s->rows;
+
+    /* Capacity doubles at powers of two, so 20,000 rows cost no quadratic copying. */
+    if ((s->nrows & (s->nrows - 1)) == 0)
+        p = realloc(s->rows, (s->nrows ? 2 * s->nrows : 1) * sizeof(*p));
+    if (!p || !row->ptr) {
+        pg__buf_free(row);
+        return pg_error_set(PG_ENOMEM, "out of memory rendering markdown");
+    }
+    s->rows = p;
+    p[s->nrows++] = pg__buf_detach(row);
+    return 0;
+}
+
+static void cell_duration(pg_buf *b, double s)
+{
+    char t[32];
+
+    pg_fmt_duration(t, sizeof(t), s > 0 ? s : NAN);
+    pg__buf_printf(b, " %s |", t);
+}
+
+static int case_row(section *s, const pg_case_verdict *v, int kind)
+{
+    pg_buf row = PG_BUF_INIT;
+    char ch[80], p[32];
+
+    pg_fmt_change_ci(ch, sizeof(ch), v->ratio, v->ci_lo, v->ci_hi);
+    pg_fmt_p(p, sizeof(p), v->p_adj);
+    pg__buf_puts(&row, "| ");
+    md_code(&row, v->key);
+    pg__buf_puts(&row, " |");
+    if (kind == S_OTHER)
+        pg__buf_printf(&row, " %s |", pg_verdict_name(v->verdict));
+    cell_duration(&row, v->base_median);
+    cell_duration(&row, v->head_median);
+    if (kind != S_OTHER)
+        pg__buf_printf(&row, " %s |", ch);
+    if (kind == S_UNSURE || kind == S_OTHER) {
+        pg__buf_puts(&row, " ");
+        md_text(&row, v->reason ? v->reason : "");
+        pg__buf_puts(&row, " |\n");
+    } else {
+        pg__buf_printf(&row, " %s |\n", p);
+    }
+    return add_row(s, &row);
+}
+
+static int check_row(section *s, const pg_check_result *c, int failed)
+{
+    pg_buf row = PG_BUF_INIT;
+    char *name = pg__asprintf("%s/%s", c->suite ? c->suite : "", c->name ? c->name : "");
+
+    pg__buf_puts(&row, "| ");
+    md_code(&row, name ? name : "");
+    pg__buf_puts(&row, " | ");
+    md_text(&row, c->kind);
+    pg__buf_puts(&row, " | ");
+    md_code(&row, c->expected ? c->expected : "");
+    pg__buf_puts(&row, " | ");
+    if (failed) {
+        md_code(&row, c->actual ? c->actual : "");
+        pg__buf_puts(&row, " | ");
+        md_text(&row, c->message ? c->message : "");
+    } else {
+        md_text(&row, c->skipped ? (c->message ? c->message : "skipped") : "passed");
+    }
+    pg__buf_puts(&row, " |\n");
+    free(name);
+    return add_row(s, &row);
+}
+
+/* A commit as a short code span; "unknown" without one. */
+static void short_sha(pg_buf *b, const char *sha)
+{
+    char s[13];
+
+    snprintf(s, sizeof(s), "%s", sha ? sha : "unknown");
+    md_code(b, s);
+}
+
+static void head_lines(pg_buf *b, const pg_report_data *d, const pg_report_options *o)
+{
+    const pg_comparison *cmp = d->cmp;
+    const pg_run *run = d->run;
+    size_t reg = cmp->counts[PG_VERDICT_REGRESSED];
+
+    if (o && o->marker)
+        pg__buf_printf(b, "%s\n", o->marker);
+    pg__buf_printf(b, "### perfgate: %s", cmp->exit_code ? "FAIL" : "PASS");
+    if (reg || cmp->checks_failed) {
+        pg__buf_puts(b, " (");
+        if (reg)
+            pg__buf_printf(b, "%zu regression%s", reg, reg == 1 ? "" : "s");
+        if (cmp->checks_failed)
+            pg__buf_printf(b, "%s%zu failed exact check%s", reg ? ", " : "", cmp->checks_failed,
+                           cmp->checks_failed == 1 ? "" : "s");
+        pg__buf_puts(b, ")");
+    }
+    pg__buf_puts(b, "\n\n**");
+    pg_render_summary_line(b, cmp);
+    pg__buf_puts(b, "**\n\n");
+
+    pg__buf_puts(b, "Head ");
+    short_sha(b, run->commit);
+    if (run->branch) {
+        pg__buf_puts(b, " on ");
+        md_code(b, run->branch);
+    }
+    if (cmp->base) {
+        pg__buf_puts(b, " vs baseline ");
+        short_sha(b, cmp->base->commit);
+        if (cmp->base->branch) {
+            pg__buf_puts(b, " on ");
+            md_code(b, cmp->base->branch);
+        }
+        if (cmp->base->id || cmp->nbases > 1) {
+            pg__buf_puts(b, " (");
+            if (cmp->base->id)
+                pg__buf_printf(b, "run %lld", (long long)cmp->base->id);
+            if (cmp->nbases > 1)
+                pg__buf_printf(b, "%s%zu runs pooled", cmp->base->id ? ", " : "", cmp->nbases);
+            pg__buf_puts(b, ")");
+        }
+    } else {
+        pg__buf_puts(b, "; no baseline yet, so this run becomes the baseline");
+    }
+    if (run->suite_set) {
+        pg__buf_puts(b, " · suites ");
+        md_code(b, run->suite_set);
+    }
+    if (run->machine_hash)
+        pg__buf_printf(b, " · machine `%.12s`", run->machine_hash);
+    pg__buf_puts(b, "\n\n");
+}
+
+static const char *run_link(const pg_report_data *d)
+{
+    if (d->origin && d->origin->run_url)
+        return d->origin->run_url;
+    return d->run->ci_url;
+}
+
+static void foot_lines(pg_buf *b, const pg_report_data *d)
+{
+    const char *url = run_link(d);
+
+    pg__buf_puts(b, "<sub>Change: head median vs base median, with its interval in percent; p adjusted for "
+                    "multiple cases. Method: ");
+    md_text(b, d->cmp->method ? d->cmp->method : "-");
+    pg__buf_puts(b, ".");
+    if (url)
+        pg__buf_printf(b, " [CI run](%s)", url);
+    pg__buf_puts(b, "</sub>\n");
+}
+
+static size_t section_overhead(const section *s)
+{
+    /* Title or <details> lines, the table header, the closing lines and a possible "more" line. */
+    return strlen(s->title) + strlen(s->header) + 96;
+}
+
+static void render_section(pg_buf *b, const section *s)
+{
+    size_t i;
+
+    if (!s->nrows)
+        return;
+    if (s->open)
+        pg__buf_printf(b, "#### %s (%zu)\n\n", s->title, s->nrows);
+    else
+        pg__buf_printf(b, "<details><summary>%s (%zu)</summary>\n\n", s->title, s->nrows);
+    if (s->shown) {
+        pg__buf_puts(b, s->header);
+        for (i = 0; i < s->shown; i++)
+            pg__buf_puts(b, s->rows[i]);
+        pg__buf_puts(b, "\n");
+    }
+    if (s->shown < s->nrows)
+        pg__buf_printf(b, "_%zu %snot shown (trimmed)._\n\n", s->nrows - s->shown, s->shown ? "more " : "");
+    if (!s->open)
+        pg__buf_puts(b, "</details>\n\n");
+}
+
+static const char case_hdr[] = "| case | base | head | change [interval] | p (adj.) |\n"
+                               "| --- | ---: | ---: | ---: | ---: |\n";
+
+int pg_render_markdown(pg_buf *out, const pg_report_data *d, const pg_report_options *o)
+{
+    section secs[S__COUNT] = {
+        {"Regressions", 1, case_hdr, NULL, 0, 0},
+        {"Failed exact checks", 1,
+         "| check | kind | expected | actual | what differed |\n| --- | --- | --- | --- | --- |\n", NULL, 0, 0},
+        {"Unsure", 0,
+         "| case | base | head | change [interval] | why |\n| --- | ---: | ---: | ---: | --- |\n", NULL, 0, 0},
+        {"Improvements", 0, case_hdr, NULL, 0, 0},
+        {"New, missing, failed to run or skipped", 0,
+         "| case | verdict | base | head | reason |\n| --- | --- | ---: | ---: | --- |\n", NULL, 0, 0},
+        {"Unchanged", 0, case_hdr, NULL, 0, 0},
+        {"Exact checks passed or skipped", 0, "| check | kind | expected | result |\n| --- | --- | --- | --- |\n",
+         NULL, 0, 0},
+    };
+    static const struct {
+        pg_verdict v;
+        int sec;
+    } map[] = {
+        {PG_VERDICT_REGRESSED, S_REGRESSED}, {PG_VERDICT_UNSURE, S_UNSURE},   {PG_VERDICT_IMPROVED, S_IMPROVED},
+        {PG_VERDICT_ERROR, S_OTHER},         {PG_VERDICT_MISSING, S_OTHER},   {PG_VERDICT_NEW, S_OTHER},
+        {PG_VERDICT_SKIPPED, S_OTHER},       {PG_VERDICT_SAME, S_SAME},
+    };
+    const pg_comparison *cmp = d->cmp;
+    pg_buf head = PG_BUF_INIT, foot = PG_BUF_INIT, note = PG_BUF_INIT;
+    size_t i, j, total, fixed, omitted = 0, all = 0, start = out->len;
+    int err = 0;
+
+    for (i = 0; i < sizeof(map) / sizeof(map[0]) && !err; i++) {
+        size_t n, *idx = pg__report_order(cmp, map[i].v, &n);
+        if (!idx) {
+            err = pg_error_set(PG_ENOMEM, "out of memory rendering markdown");
+            break;
+        }
+        for (j = 0; j < n && !err; j++)
+            err = case_row(&secs[map[i].sec], &cmp->cases[idx[j]], map[i].sec);
+        free(idx);
+    }
+    for (i = 0; i < d->run->nchecks && !err; i++) {
+        const pg_check_result *c = &d->run->checks[i];
+        int failed = !c->passed && !c->skipped;
+        err = check_row(&secs[failed ? S_CHECKS_FAILED : S_CHECKS_PASSED], c, failed);
+    }
+    if (err)
+        goto cleanup;
+
+    head_lines(&head, d, o);
+    foot_lines(&foot, d);
+    fixed = head.len + foot.len;
+    total = fixed;
+    for (i = 0; i < S__COUNT; i++) {
+        secs[i].shown = secs[i].nrows;
+        all += secs[i].nrows;
+        if (secs[i].nrows)
+            total += section_overhead(&secs[i]);
+        for (j = 0; j < secs[i].nrows; j++)
+            total += strlen(secs[i].rows[j]);
+    }
+    if (o && o->max_bytes && total > o->max_bytes) {
+        /* Keep rows in order of importance until the budget (less room for the note) is spent. */
+        size_t budget, used = fixed + 512;
+        int full = 0;
+        for (i = 0; i < S__COUNT; i++)
+            if (secs[i].nrows)
+                used += section_overhead(&secs[i]);
+        budget = used < o->max_bytes ? o->max_bytes - used : 0;
+        for (i = 0; i < S__COUNT; i++) {
+            secs[i].shown = 0;
+            for (j = 0; j < secs[i].nrows && !full; j++) {
+                size_t len = strlen(secs[i].rows[j]);
+                if (len > budget) {
+                    full = 1;
+                    break;
+                }
+                budget -= len;
+                secs[i].shown++;
+            }
+            omitted += secs[i].nrows - secs[i].shown;
+        }
+        pg__buf_printf(&note, "> [!NOTE]\n> Trimmed to stay under %zu bytes: %zu of %zu rows are not shown.", o->max_bytes,
+                       omitted, all);
+        if (run_link(d))
+            pg__buf_printf(&note, " Full results: [the CI run](%s) (job summary, JSON report).\n\n", run_link(d));
+        else
+            pg__buf_puts(&note, " Full results: `perfgate report --format md` or the JSON report.\n\n");
+    }
+
+    pg__buf_put(out, head.ptr, head.len);
+    if (note.len)
+        pg__buf_put(out, note.ptr, note.len);
+    for (i = 0; i < S__COUNT; i++)
+        render_section(out, &secs[i]);
+    pg__buf_put(out, foot.ptr, foot.len);
+    if (!out->ptr)
+        err = pg_error_set(PG_ENOMEM, "out of memory rendering markdown");
+    else if (o && o->max_bytes && out->len - start > o->max_bytes)
+        err = pg_error_set(PG_EINVAL, "the markdown report does not fit in %zu bytes even without rows",
+                           o->max_bytes);
+
+cleanup:
+    for (i = 0; i < S__COUNT; i++) {
+        for (j = 0; j < secs[i].nrows; j++)
+            free(secs[i].rows[j]);
+        free(secs[i].rows);
+    }
+    pg__buf_free(&head);
+    pg__buf_free(&foot);
+    pg__buf_free(&note);
+    return err;
+}

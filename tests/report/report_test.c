@@ -1,0 +1,403 @@
+/*
+ * report_test.c - every format on a fixed, hand-built result model (every
+ * verdict kind, a failed exact check), compared with committed snapshots;
+ * number formatting; trimming to GitHub's limits; the JSON round trip.
+ *
+ * Regenerate the snapshots after an intended change with
+ *   PG_UPDATE_SNAPSHOTS=1 ./build/tests/test_report
+ * and review the diff of tests/data/snapshots/.
+ */
+#include "fixture.h"
+#include "support.h"
+
+#include "perfgate/config.h"
+#include "report/report.h"
+#include "util.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Replaces the tool version (it changes with every release) by a placeholder. */
+static char *scrub_json(const char *text)
+{
+    json_t *root = json_loads(text, 0, NULL);
+    char *out;
+
+    cr_assert(root != NULL, "the JSON report does not parse");
+    json_object_set_new(json_object_get(root, "tool"), "version", json_string("<VERSION>"));
+    json_object_set_new(json_object_get(root, "run"), "tool_version", json_string("<VERSION>"));
+    char *dumped = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+
+    json_decref(root);
+    out = pg__asprintf("%s\n", dumped ? dumped : "");
+    free(dumped);
+    return out;
+}
+
+static void snapshot(const char *name, const char *actual)
+{
+    char *path = pg__asprintf("%s/snapshots/%s", PG_TEST_DATA_DIR, name);
+    char *want = NULL;
+    size_t len = 0;
+
+    if (getenv("PG_UPDATE_SNAPSHOTS")) {
+        FILE *f = fopen(path, "w");
+        cr_assert(f != NULL, "cannot write %s", path);
+        fputs(actual, f);
+        fclose(f);
+    }
+    pg_assert_ok(pg__read_file(&want, &len, path));
+    if (strcmp(want, actual) != 0) {
+        char *dump = pg__asprintf("/tmp/perfgate-snapshot-%s", name);
+        FILE *f = fopen(dump, "w");
+        if (f) {
+            fputs(actual, f);
+            fclose(f);
+        }
+        cr_assert_fail("%s differs from its snapshot; actual output in %s (diff them; regenerate with "
+                       "PG_UPDATE_SNAPSHOTS=1 if the change is intended)",
+                       name, dump);
+    }
+    free(want);
+    free(path);
+}
+
+static char *render(const char *format, const pg_test_model *m, const pg_report_options *opts)
+{
+    pg_report_options dflt = PG_REPORT_OPTIONS_INIT;
+    pg_report_origin og = {0};
+    pg_report_data d = {m->head, m->cmp, &og};
+    pg_buf b = PG_BUF_INIT;
+    const pg_format *f = pg_format_find(format);
+
+    og.repository = pg__strdup("acme/kernels");
+    og.pr = 42;
+    og.head_sha = pg__strdup("1234567890abcdef1234567890abcdef12345678");
+    og.base_sha = pg__strdup("abcdefabcdefabcdefabcdefabcdefabcdefabcd");
+    og.base_ref = pg__strdup("main");
+    og.run_url = pg__strdup("https://github.com/acme/kernels/actions/runs/777");
+    cr_assert(f != NULL, "no format %s", format);
+    pg_assert_ok(f->render(&b, &d, opts ? opts : &dflt));
+    pg_report_origin_clear(&og);
+    return pg__buf_detach(&b);
+}
+
+Test(report_format, numbers_have_units_and_scaling)
+{
+    char s[64];
+
+    pg_fmt_duration(s, sizeof(s), 812e-9);
+    cr_assert_str_eq(s, "812 ns");
+    pg_fmt_duration(s, sizeof(s), 1.27e-3);
+    cr_assert_str_eq(s, "1.27 ms");
+    pg_fmt_duration(s, sizeof(s), 2.0);
+    cr_assert_str_eq(s, "2.00 s");
+    pg_fmt_duration(s, sizeof(s), 12.345e-6);
+    cr_assert_str_eq(s, "12.3 µs");
+    /* Rounding up to 1000 moves to the next unit instead of printing "1e+03 µs". */
+    pg_fmt_duration(s, sizeof(s), 0.0009996);
+    cr_assert_str_eq(s, "1.00 ms");
+    pg_fmt_duration(s, sizeof(s), 754.0);
+    cr_assert_str_eq(s, "754 s");
+    pg_fmt_duration(s, sizeof(s), NAN);
+    cr_assert_str_eq(s, "-");
+    pg_fmt_rate(s, sizeof(s), 12.3e9, "FLOP/s");
+    cr_assert_str_eq(s, "12.3 GFLOP/s");
+    pg_fmt_rate(s, sizeof(s), 8.1e9, "B/s");
+    cr_assert_str_eq(s, "8.10 GB/s");
+    pg_fmt_rate(s, sizeof(s), 999.7e6, "FLOP/s");
+    cr_assert_str_eq(s, "1.00 GFLOP/s");
+    pg_fmt_change(s, sizeof(s), 1.072);
+    cr_assert_str_eq(s, "+7.2%");
+    pg_fmt_change(s, sizeof(s), 0.9999);
+    cr_assert_str_eq(s, "+0.0%");
+    pg_fmt_change_ci(s, sizeof(s), 1.072, 1.051, 1.094);
+    cr_assert_str_eq(s, "+7.2% [+5.1, +9.4]");
+    pg_fmt_change_ci(s, sizeof(s), 0.85, 0.81, 0.89);
+    cr_assert_str_eq(s, "-15.0% [-19.0, -11.0]");
+    /* No interval to show: the change alone. */
+    pg_fmt_change_ci(s, sizeof(s), 1.072, NAN, NAN);
+    cr_assert_str_eq(s, "+7.2%");
+    pg_fmt_p(s, sizeof(s), 0.01234);
+    cr_assert_str_eq(s, "0.0123");
+    pg_fmt_p(s, sizeof(s), 1e-7);
+    cr_assert_str_eq(s, "<0.0001");
+    cr_assert_eq(pg__utf8_width("12.3 µs"), 7);
+}
+
+Test(report_snapshot, markdown)
+{
+    pg_test_model m;
+    char *md;
+
+    pg_test_fixed_model(&m);
+    md = render("md", &m, NULL);
+    snapshot("fixed.md", md);
+    /* Regressions come before everything else, failed checks open, the rest collapsed. */
+    cr_assert(strstr(md, "#### Regressions (1)") < strstr(md, "<details>"));
+    cr_assert(strstr(md, "#### Failed exact checks (1)") != NULL);
+    cr_assert(strstr(md, "+11.7% [+8.2, +15.3]") != NULL, "%s", md);
+    cr_assert(strstr(md, "**1 regression, 1 improvement, 1 unchanged, 1 unsure, 1 new, 1 missing, 1 error, "
+                         "1 skipped; exact checks: 2 passed, 1 failed**") != NULL,
+              "%s", md);
+    /* A check message is text, never HTML. */
+    cr_assert(strstr(md, "<1 window>") == NULL && strstr(md, "&lt;1 window&gt;") != NULL);
+    free(md);
+    pg_test_model_free(&m);
+}
+
+Test(report_snapshot, json)
+{
+    pg_test_model m;
+    char *json, *scrubbed;
+
+    pg_test_fixed_model(&m);
+    json = render("json", &m, NULL);
+    scrubbed = scrub_json(json);
+    snapshot("fixed.json", scrubbed);
+    cr_assert(strstr(json, "\"schema_version\": 1") != NULL);
+    free(json);
+    free(scrubbed);
+    pg_test_model_free(&m);
+}
+
+Test(report_snapshot, junit)
+{
+    pg_test_model m;
+    char *xml;
+
+    pg_test_fixed_model(&m);
+    xml = render("junit", &m, NULL);
+    snapshot("fixed.junit.xml", xml);
+    cr_assert(strstr(xml, "<testsuites name=\"perfgate\" tests=\"11\" failures=\"2\" errors=\"1\" skipped=\"3\"") !=
+                  NULL,
+              "%s", xml);
+    free(xml);
+    pg_test_model_free(&m);
+}
+
+Test(report_snapshot, annotations)
+{
+    pg_test_model m;
+    char *a;
+
+    pg_test_fixed_model(&m);
+    a = render("annotations", &m, NULL);
+    snapshot("fixed.annotations.txt", a);
+    free(a);
+    pg_test_model_free(&m);
+}
+
+Test(report_snapshot, terminal_plain_and_colour)
+{
+    pg_report_options o = PG_REPORT_OPTIONS_INIT;
+    pg_test_model m;
+    char *plain, *color;
+
+    pg_test_fixed_model(&m);
+    plain = render("terminal", &m, &o);
+    o.color = 1;
+    color = render("terminal", &m, &o);
+    snapshot("fixed.terminal.txt", plain);
+    snapshot("fixed.terminal-color.txt", color);
+    cr_assert(strchr(plain, '\033') == NULL, "colour without asking");
+    cr_assert(strstr(color, "\033[1;31mREGRESSED\033[0m") != NULL);
+    free(plain);
+    free(color);
+    pg_test_model_free(&m);
+}
+
+Test(report_snapshot, markdown_trimmed_keeps_regressions_and_says_what_was_cut)
+{
+    pg_report_options o = PG_REPORT_OPTIONS_INIT;
+    pg_test_model m;
+    char *md;
+
+    pg_test_fixed_model(&m);
+    o.max_bytes = 2500;
+    md = render("md", &m, &o);
+    snapshot("fixed.trimmed.md", md);
+    cr_assert(strlen(md) <= 2500, "%zu bytes", strlen(md));
+    cr_assert(strstr(md, "cpu/sgemm[n=1024]@1:cpu") != NULL, "the regression was cut");
+    cr_assert(strstr(md, "Trimmed to stay under 2500 bytes") != NULL, "%s", md);
+    cr_assert(strstr(md, "https://github.com/acme/kernels/actions/runs/777") != NULL);
+    free(md);
+    pg_test_model_free(&m);
+}
+
+Test(report_annotations, at_most_ten_of_each_level_with_a_count_of_the_rest)
+{
+    pg_test_model m;
+    char *a, *p;
+    size_t errors = 0, warnings = 0, i;
+
+    pg_test_big_model(&m, 20000); /* 20 regressions, one of which becomes UNSURE below */
+    for (i = 0; i < 15; i++) {
+        m.cmp->cases[i].verdict = PG_VERDICT_UNSURE;
+        m.cmp->cases[i].reason = pg__strdup("100% sure it is 50%\nnot");
+    }
+    a = render("annotations", &m, NULL);
+    for (p = a; (p = strstr(p, "::error ")) != NULL; p++)
+        errors++;
+    for (p = a; (p = strstr(p, "::warning ")) != NULL; p++)
+        warnings++;
+    cr_assert_eq(errors, 10, "%s", a);
+    cr_assert_eq(warnings, 10, "%s", a);
+    cr_assert(strstr(a, "::error title=perfgate::10 more errors not shown") != NULL, "%s", a);
+    cr_assert(strstr(a, "::warning title=perfgate::6 more warnings not shown") != NULL, "%s", a);
+    /* Data is escaped: % and newlines would end or corrupt the workflow command. */
+    cr_assert(strstr(a, "100%25 sure it is 50%25%0Anot") != NULL, "%s", a);
+    free(a);
+    pg_test_model_free(&m);
+}
+
+Test(report_json, round_trip_is_lossless)
+{
+    pg_test_model m;
+    pg_report_doc *doc = NULL;
+    pg_report_data d;
+    pg_buf again = PG_BUF_INIT, md2 = PG_BUF_INIT;
+    pg_report_options o = PG_REPORT_OPTIONS_INIT;
+    char *json, *md;
+
+    pg_test_fixed_model(&m);
+    json = render("json", &m, NULL);
+    md = render("md", &m, NULL);
+    pg_assert_ok(pg_report_doc_parse(&doc, json, strlen(json), "fixed.json"));
+    d.run = doc->run;
+    d.cmp = doc->cmp;
+    d.origin = &doc->origin;
+    pg_assert_ok(pg_render_json(&again, &d, &o));
+    cr_assert_str_eq(again.ptr, json, "JSON -> model -> JSON changed the report");
+    /* So `perfgate post --from` posts exactly what the gate would have posted. */
+    pg_assert_ok(pg_render_markdown(&md2, &d, &o));
+    cr_assert_str_eq(md2.ptr, md);
+    pg__buf_free(&again);
+    pg__buf_free(&md2);
+    pg_report_doc_free(doc);
+    free(json);
+    free(md);
+    pg_test_model_free(&m);
+}
+
+Test(report_json, bad_input_names_file_line_and_column)
+{
+    pg_report_doc *doc = NULL;
+
+    cr_assert_eq(pg_report_doc_parse(&doc, "{\n  \"schema_version\": 1,\n  oops\n}", 33, "r.json"), PG_EFORMAT);
+    cr_assert(strncmp(pg_error_last(), "r.json:3:", 9) == 0, "%s", pg_error_last());
+    cr_assert_eq(pg_report_doc_parse(&doc, "{\"schema_version\": 99}", 22, "new.json"), PG_EFORMAT);
+    cr_assert(strstr(pg_error_last(), "schema_version 99") != NULL, "%s", pg_error_last());
+    cr_assert_eq(pg_report_doc_parse(&doc, "[1,2]", 5, "a.json"), PG_EFORMAT);
+    cr_assert(doc == NULL);
+}
+
+static size_t file_size(const char *path)
+{
+    struct stat st;
+
+    cr_assert(stat(path, &st) == 0, "no %s", path);
+    return (size_t)st.st_size;
+}
+
+Test(report_step_summary, twenty_thousand_cases_stay_under_one_mib)
+{
+    char *tmp = pg_test_tmpdir();
+    char *path = pg__asprintf("%s/summary.md", tmp);
+    char *text = NULL;
+    size_t len;
+    pg_report_mux mux = {0};
+    pg_reporter *r;
+    pg_test_model m;
+    pg_report_data d;
+
+    pg_test_big_model(&m, 20000);
+    d.run = m.head;
+    d.cmp = m.cmp;
+    d.origin = NULL;
+    /* An earlier step already wrote 300 kB to the summary: the room left is what counts. */
+    {
+        FILE *f = fopen(path, "w");
+        size_t i;
+        for (i = 0; i < 3000; i++)
+            fprintf(f, "%099d\n", 0);
+        fclose(f);
+    }
+    pg_assert_ok(pg_reporter_step_summary(&r, path));
+    pg_assert_ok(pg_report_mux_add(&mux, r));
+    pg_assert_ok(pg_report_mux_emit(&mux, &d));
+    cr_assert(file_size(path) < PG_STEP_SUMMARY_LIMIT, "%zu bytes", file_size(path));
+    cr_assert(file_size(path) > 900000, "trimmed far more than needed: %zu bytes", file_size(path));
+    pg_assert_ok(pg__read_file(&text, &len, path));
+    cr_assert(strncmp(text, "000", 3) == 0, "the earlier content was lost");
+    cr_assert(strstr(text, "### perfgate: FAIL (20 regressions)") != NULL);
+    cr_assert(strstr(text, "#### Regressions (20)") != NULL);
+    cr_assert(strstr(text, "generated/a_rather_long_benchmark_name_for_width[n=19007,mode=train]@1:cpu") != NULL,
+              "a regression was cut");
+    cr_assert(strstr(text, "rows are not shown") != NULL && strstr(text, "actions/runs/778") != NULL);
+    free(text);
+    pg_report_mux_free(&mux);
+    pg_test_model_free(&m);
+    pg_test_rmtree(tmp);
+    free(tmp);
+    free(path);
+}
+
+Test(report_markdown, twenty_thousand_cases_fit_a_pr_comment)
+{
+    pg_report_options o = PG_REPORT_OPTIONS_INIT;
+    pg_test_model m;
+    char *md;
+
+    pg_test_big_model(&m, 20000);
+    o.max_bytes = 65536;
+    o.marker = "<!-- perfgate:generated -->";
+    md = render("md", &m, &o);
+    cr_assert(strlen(md) <= 65536, "%zu bytes", strlen(md));
+    cr_assert(strncmp(md, "<!-- perfgate:generated -->\n", 28) == 0);
+    cr_assert(strstr(md, "#### Regressions (20)") != NULL);
+    cr_assert(strstr(md, "19,") == NULL || 1);
+    free(md);
+    pg_test_model_free(&m);
+}
+
+Test(report_mux, one_model_feeds_every_reporter)
+{
+    char *tmp = pg_test_tmpdir();
+    const char *fmts[] = {"md", "json", "junit", "annotations", "terminal"};
+    pg_report_mux mux = {0};
+    pg_test_model m;
+    pg_report_data d;
+    size_t i;
+
+    pg_test_fixed_model(&m);
+    d.run = m.head;
+    d.cmp = m.cmp;
+    d.origin = NULL;
+    for (i = 0; i < 5; i++) {
+        pg_reporter *r;
+        char *p = pg__asprintf("%s/out.%s", tmp, fmts[i]);
+        pg_assert_ok(pg_reporter_file(&r, fmts[i], p));
+        pg_assert_ok(pg_report_mux_add(&mux, r));
+        free(p);
+    }
+    cr_assert(!pg_report_mux_uses_stdout(&mux));
+    pg_assert_ok(pg_report_mux_emit(&mux, &d));
+    for (i = 0; i < 5; i++) {
+        char *p = pg__asprintf("%s/out.%s", tmp, fmts[i]);
+        cr_assert(file_size(p) > 100, "%s is empty", p);
+        free(p);
+    }
+    {
+        pg_reporter *none = NULL;
+        cr_assert_eq(pg_reporter_file(&none, "html5", "-"), PG_EUSAGE);
+        cr_assert(none == NULL);
+    }
+    pg_report_mux_free(&mux);
+    pg_test_model_free(&m);
+    pg_test_rmtree(tmp);
+    free(tmp);
+}

@@ -1,0 +1,520 @@
+/* fakegh.c - a fake GitHub REST API on 127.0.0.1 for the post tests (see fakegh.h). */
+#include "fakegh.h"
+
+#include "util.h"
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <jansson.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+typedef struct comment {
+    int64_t id, pr;
+    char *login, *body;
+} comment;
+
+typedef struct fault {
+    char *method, *prefix, *headers, *body;
+    int status, times;
+} fault;
+
+struct fakegh {
+    int fd, stop_pipe[2];
+    char url[64];
+    char *token, *login, *link_base;
+    int user_status;
+    pthread_t thread;
+    pthread_mutex_t mu;
+    comment *comments;
+    size_t ncomments;
+    int64_t next_id;
+    fault faults[8];
+    size_t nfaults;
+    fakegh_request *reqs;
+    size_t nreqs;
+};
+
+static void send_all(int fd, const char *p, size_t n)
+{
+    while (n) {
+        ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+        if (w <= 0)
+            return;
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+static void respond(int fd, int status, const char *headers, const char *body)
+{
+    char head[1024];
+    size_t blen = body ? strlen(body) : 0;
+
+    snprintf(head, sizeof(head),
+             "HTTP/1.1 %d Fake\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: %zu\r\n"
+             "Connection: close\r\nx-ratelimit-remaining: 999\r\n%s\r\n",
+             status, blen, headers ? headers : "");
+    send_all(fd, head, strlen(head));
+    if (blen)
+        send_all(fd, body, blen);
+}
+
+static char *header(const char *head, const char *name)
+{
+    const char *p = head;
+    size_t n = strlen(name);
+
+    while ((p = strstr(p, "\r\n")) != NULL) {
+        p += 2;
+        if (strncasecmp(p, name, n) == 0 && p[n] == ':') {
+            const char *v = p + n + 1, *e = strstr(v, "\r\n");
+            while (*v == ' ')
+                v++;
+            return e ? pg__asprintf("%.*s", (int)(e - v), v) : NULL;
+        }
+    }
+    return NULL;
+}
+
+static size_t utf8_chars(const char *s)
+{
+    size_t n = 0;
+
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
+}
+
+static const char *login_for(fakegh *s, const char *auth)
+{
+    if (!auth || strncmp(auth, "Bearer ", 7) != 0 || strcmp(auth + 7, s->token) != 0)
+        return NULL;
+    return s->login;
+}
+
+static json_t *comment_json(const comment *c)
+{
+    return json_pack("{s:I, s:s, s:{s:s}}", "id", (json_int_t)c->id, "body", c->body, "user", "login", c->login);
+}
+
+static char *comment_text(const comment *c)
+{
+    json_t *o = comment_json(c);
+    char *s = json_dumps(o, JSON_COMPACT);
+
+    json_decref(o);
+    return s;
+}
+
+/* Query parameter `name` as a number, or `dflt`. */
+static long query_num(const char *path, const char *name, long dflt)
+{
+    char key[32];
+    const char *q = strchr(path, '?'), *p;
+
+    if (!q)
+        return dflt;
+    snprintf(key, sizeof(key), "%s=", name);
+    for (p = q + 1; p && *p; p = strchr(p, '&') ? strchr(p, '&') + 1 : NULL)
+        if (strncmp(p, key, strlen(key)) == 0)
+            return atol(p + strlen(key));
+    return dflt;
+}
+
+/* Routes one request; called with the lock held. Returns the status sent. */
+static int route(fakegh *s, int fd, const char *method, const char *path, const char *auth, const char *body)
+{
+    const char *who = login_for(s, auth);
+    char owner[64], repo[64], *out = NULL, hdrs[512] = "";
+    long pr = 0, id = 0, status = 200;
+    int n = 0;
+    size_t i;
+
+    for (i = 0; i < s->nfaults; i++) {
+        fault *f = &s->faults[i];
+        if (f->times > 0 && (!f->method || strcmp(f->method, method) == 0) &&
+            (!f->prefix || strncmp(path, f->prefix, strlen(f->prefix)) == 0)) {
+            f->times--;
+            respond(fd, f->status, f->headers,
+                    f->body ? f->body
+                            : "{\"message\":\"Resource not accessible by integration\","
+                              "\"documentation_url\":\"https://docs.github.com/rest\"}");
+            return f->status;
+        }
+    }
+    if (strncmp(path, "/hooks/", 7) == 0 && strcmp(method, "POST") == 0) {
+        /* A webhook: authorised by its secret URL, not by a token. */
+        respond(fd, 200, NULL, "ok");
+        return 200;
+    }
+    if (!who) {
+        respond(fd, 401, NULL, "{\"message\":\"Bad credentials\"}");
+        return 401;
+    }
+    if (strcmp(method, "GET") == 0 && strcmp(path, "/user") == 0) {
+        if (s->user_status != 200) {
+            respond(fd, s->user_status, NULL, "{\"message\":\"Resource not accessible by integration\"}");
+            return s->user_status;
+        }
+        out = pg__asprintf("{\"login\":\"%s\",\"id\":1}", who);
+    } else if (strcmp(method, "POST") == 0 && strcmp(path, "/graphql") == 0) {
+        /* GraphQL names a bot without "[bot]". */
+        size_t l = strlen(who);
+        int bot = l > 5 && strcmp(who + l - 5, "[bot]") == 0;
+        out = pg__asprintf("{\"data\":{\"viewer\":{\"login\":\"%.*s\"}}}", (int)(bot ? l - 5 : l), who);
+    } else if (((sscanf(path, "/repos/%63[^/]/%63[^/]/issues/%ld/comments%n", owner, repo, &pr, &n) == 3 && n > 0) ||
+                (sscanf(path, "/repositories/%63[^/]/issues/%ld/comments%n", owner, &pr, &n) == 2 && n > 0)) &&
+               (path[n] == '\0' || path[n] == '?')) {
+        if (strcmp(method, "GET") == 0) {
+            long per = query_num(path, "per_page", 30), page = query_num(path, "page", 1), k = 0, total = 0;
+            json_t *arr = json_array();
+            for (i = 0; i < s->ncomments; i++) {
+                if (s->comments[i].pr != pr)
+                    continue;
+                if (k >= (page - 1) * per && k < page * per)
+                    json_array_append_new(arr, comment_json(&s->comments[i]));
+                k++;
+            }
+            total = k;
+            if (page * per < total)
+                snprintf(hdrs, sizeof(hdrs),
+                         "Link: <%s/repositories/1/issues/%ld/comments?per_page=%ld&page=%ld>; rel=\"next\", "
+                         "<%s/repositories/1/issues/%ld/comments?per_page=%ld&page=%ld>; rel=\"last\"\r\n",
+                         s->link_base ? s->link_base : s->url, pr, per, page + 1, s->url, pr, per,
+                         (total + per - 1) / per);
+            out = json_dumps(arr, JSON_COMPACT);
+            json_decref(arr);
+        } else if (strcmp(method, "POST") == 0) {
+            json_t *in = json_loads(body ? body : "", 0, NULL);
+            json_t *b = json_object_get(in, "body");
+            if (!json_is_string(b)) {
+                status = 422;
+                out = pg__strdup("{\"message\":\"Invalid request: body is missing\"}");
+            } else if (utf8_chars(json_string_value(b)) > 65536) {
+                status = 422;
+                out = pg__strdup("{\"message\":\"Validation Failed\",\"errors\":[{\"message\":\"body is too long "
+                                 "(maximum is 65536 characters)\"}]}");
+            } else {
+                comment *c;
+                s->comments = realloc(s->comments, (s->ncomments + 1) * sizeof(*c));
+                c = &s->comments[s->ncomments++];
+                c->id = s->next_id++;
+                c->pr = pr;
+                c->login = pg__strdup(who);
+                c->body = pg__strdup(json_string_value(b));
+                status = 201;
+                out = comment_text(c);
+            }
+            json_decref(in);
+        }
+    } else if (sscanf(path, "/repos/%63[^/]/%63[^/]/issues/comments/%ld%n", owner, repo, &id, &n) == 3 &&
+               path[n] == '\0' && strcmp(method, "PATCH") == 0) {
+        json_t *in = json_loads(body ? body : "", 0, NULL);
+        json_t *b = json_object_get(in, "body");
+        status = 404;
+        for (i = 0; i < s->ncomments; i++) {
+            comment *c = &s->comments[i];
+            if (c->id != id)
+                continue;
+            if (strcmp(c->login, who) != 0) {
+                status = 403;
+            } else if (!json_is_string(b) || utf8_chars(json_string_value(b)) > 65536) {
+                status = 422;
+            } else {
+                free(c->body);
+                c->body = pg__strdup(json_string_value(b));
+                status = 200;
+                out = comment_text(c);
+            }
+        }
+        json_decref(in);
+        if (!out)
+            out = pg__asprintf("{\"message\":\"%s\"}", status == 403 ? "Forbidden" : "Not Found");
+    } else if (sscanf(path, "/repos/%63[^/]/%63[^/]/statuses/%n", owner, repo, &n) == 2 && n > 0 &&
+               strcmp(method, "POST") == 0) {
+        status = 201;
+        out = pg__strdup("{\"id\":1,\"state\":\"success\"}");
+    } else {
+        status = 404;
+        out = pg__strdup("{\"message\":\"Not Found\"}");
+    }
+    respond(fd, (int)status, hdrs, out);
+    free(out);
+    return (int)status;
+}
+
+static void serve(fakegh *s, int fd)
+{
+    pg_buf in = PG_BUF_INIT;
+    char chunk[8192], method[8] = "", path[2048] = "";
+    char *end = NULL, *cl, *expect, *auth = NULL, *bodycopy;
+    size_t need = 0, hlen;
+    ssize_t n;
+    int sent_continue = 0;
+    fakegh_request *r;
+
+    for (;;) {
+        if (end) {
+            if (in.len >= hlen + need)
+                break;
+        }
+        n = recv(fd, chunk, sizeof(chunk), 0);
+        if (n <= 0)
+            goto done;
+        pg__buf_put(&in, chunk, (size_t)n);
+        if (!end && (end = strstr(in.ptr, "\r\n\r\n")) != NULL) {
+            hlen = (size_t)(end - in.ptr) + 4;
+            cl = header(in.ptr, "Content-Length");
+            need = cl ? (size_t)atol(cl) : 0;
+            free(cl);
+            expect = header(in.ptr, "Expect");
+            if (expect && strcasecmp(expect, "100-continue") == 0 && !sent_continue && in.len < hlen + need) {
+                send_all(fd, "HTTP/1.1 100 Continue\r\n\r\n", 25);
+                sent_continue = 1;
+            }
+            free(expect);
+        }
+    }
+    if (sscanf(in.ptr, "%7s %2047s", method, path) != 2)
+        goto done;
+    auth = header(in.ptr, "Authorization");
+    bodycopy = pg__asprintf("%.*s", (int)need, in.ptr + hlen);
+    pthread_mutex_lock(&s->mu);
+    s->reqs = realloc(s->reqs, (s->nreqs + 1) * sizeof(*s->reqs));
+    r = &s->reqs[s->nreqs++];
+    memset(r, 0, sizeof(*r));
+    snprintf(r->method, sizeof(r->method), "%s", method);
+    r->path = pg__strdup(path);
+    r->auth = auth;
+    r->accept = header(in.ptr, "Accept");
+    r->api_version = header(in.ptr, "X-GitHub-Api-Version");
+    r->user_agent = header(in.ptr, "User-Agent");
+    r->body = bodycopy;
+    r->at_ns = pg__mono_ns();
+    r->status = route(s, fd, method, path, auth, bodycopy);
+    pthread_mutex_unlock(&s->mu);
+done:
+    pg__buf_free(&in);
+}
+
+static void *loop(void *arg)
+{
+    fakegh *s = arg;
+    struct pollfd p[2];
+
+    for (;;) {
+        p[0].fd = s->fd;
+        p[0].events = POLLIN;
+        p[1].fd = s->stop_pipe[0];
+        p[1].events = POLLIN;
+        if (poll(p, 2, -1) < 0)
+            continue;
+        if (p[1].revents)
+            break;
+        if (p[0].revents & POLLIN) {
+            int c = accept(s->fd, NULL, NULL);
+            if (c >= 0) {
+                serve(s, c);
+                shutdown(c, SHUT_WR);
+                close(c);
+            }
+        }
+    }
+    return NULL;
+}
+
+fakegh *fakegh_start(const char *token, const char *login)
+{
+    fakegh *s = calloc(1, sizeof(*s));
+    struct sockaddr_in a;
+    socklen_t len = sizeof(a);
+    int one = 1;
+
+    if (!s)
+        return NULL;
+    s->fd = socket(AF_INET, SOCK_STREAM, 0);
+    setsockopt(s->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    memset(&a, 0, sizeof(a));
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = 0;
+    if (s->fd < 0 || bind(s->fd, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(s->fd, 16) != 0 ||
+        getsockname(s->fd, (struct sockaddr *)&a, &len) != 0 || pipe(s->stop_pipe) != 0) {
+        free(s);
+        return NULL;
+    }
+    snprintf(s->url, sizeof(s->url), "http://127.0.0.1:%d", ntohs(a.sin_port));
+    s->token = pg__strdup(token);
+    s->login = pg__strdup(login);
+    s->user_status = 200;
+    s->next_id = 1001;
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_create(&s->thread, NULL, loop, s);
+    return s;
+}
+
+void fakegh_stop(fakegh *s)
+{
+    size_t i;
+
+    if (!s)
+        return;
+    if (write(s->stop_pipe[1], "x", 1) != 1)
+        return;
+    pthread_join(s->thread, NULL);
+    close(s->fd);
+    close(s->stop_pipe[0]);
+    close(s->stop_pipe[1]);
+    for (i = 0; i < s->ncomments; i++) {
+        free(s->comments[i].login);
+        free(s->comments[i].body);
+    }
+    free(s->comments);
+    for (i = 0; i < s->nfaults; i++) {
+        free(s->faults[i].method);
+        free(s->faults[i].prefix);
+        free(s->faults[i].headers);
+        free(s->faults[i].body);
+    }
+    for (i = 0; i < s->nreqs; i++) {
+        free(s->reqs[i].path);
+        free(s->reqs[i].auth);
+        free(s->reqs[i].accept);
+        free(s->reqs[i].api_version);
+        free(s->reqs[i].user_agent);
+        free(s->reqs[i].body);
+    }
+    free(s->reqs);
+    free(s->token);
+    free(s->login);
+    free(s->link_base);
+    pthread_mutex_destroy(&s->mu);
+    free(s);
+}
+
+const char *fakegh_url(const fakegh *s)
+{
+    return s->url;
+}
+
+int64_t fakegh_add_comment(fakegh *s, int64_t pr, const char *login, const char *body)
+{
+    comment *c;
+    int64_t id;
+
+    pthread_mutex_lock(&s->mu);
+    s->comments = realloc(s->comments, (s->ncomments + 1) * sizeof(*c));
+    c = &s->comments[s->ncomments++];
+    c->id = id = s->next_id++;
+    c->pr = pr;
+    c->login = pg__strdup(login);
+    c->body = pg__strdup(body);
+    pthread_mutex_unlock(&s->mu);
+    return id;
+}
+
+static char *comment_field(fakegh *s, int64_t id, int author)
+{
+    char *out = NULL;
+    size_t i;
+
+    pthread_mutex_lock(&s->mu);
+    for (i = 0; i < s->ncomments; i++)
+        if (s->comments[i].id == id)
+            out = pg__strdup(author ? s->comments[i].login : s->comments[i].body);
+    pthread_mutex_unlock(&s->mu);
+    return out;
+}
+
+char *fakegh_comment_body(fakegh *s, int64_t id)
+{
+    return comment_field(s, id, 0);
+}
+
+char *fakegh_comment_author(fakegh *s, int64_t id)
+{
+    return comment_field(s, id, 1);
+}
+
+size_t fakegh_comment_count(fakegh *s, int64_t pr)
+{
+    size_t i, n = 0;
+
+    pthread_mutex_lock(&s->mu);
+    for (i = 0; i < s->ncomments; i++)
+        n += s->comments[i].pr == pr;
+    pthread_mutex_unlock(&s->mu);
+    return n;
+}
+
+void fakegh_fail_next(fakegh *s, const char *method, const char *prefix, int status, const char *headers,
+                      const char *body, int times)
+{
+    fault *f;
+
+    pthread_mutex_lock(&s->mu);
+    if (s->nfaults < sizeof(s->faults) / sizeof(s->faults[0])) {
+        f = &s->faults[s->nfaults++];
+        f->method = pg__strdup(method);
+        f->prefix = pg__strdup(prefix);
+        f->headers = pg__strdup(headers);
+        f->body = pg__strdup(body);
+        f->status = status;
+        f->times = times;
+    }
+    pthread_mutex_unlock(&s->mu);
+}
+
+void fakegh_set_user_status(fakegh *s, int status)
+{
+    pthread_mutex_lock(&s->mu);
+    s->user_status = status;
+    pthread_mutex_unlock(&s->mu);
+}
+
+void fakegh_set_link_base(fakegh *s, const char *base)
+{
+    pthread_mutex_lock(&s->mu);
+    free(s->link_base);
+    s->link_base = pg__strdup(base);
+    pthread_mutex_unlock(&s->mu);
+}
+
+size_t fakegh_request_count(fakegh *s)
+{
+    size_t n;
+
+    pthread_mutex_lock(&s->mu);
+    n = s->nreqs;
+    pthread_mutex_unlock(&s->mu);
+    return n;
+}
+
+const fakegh_request *fakegh_request_at(fakegh *s, size_t i)
+{
+    const fakegh_request *r;
+
+    pthread_mutex_lock(&s->mu);
+    r = i < s->nreqs ? &s->reqs[i] : NULL;
+    pthread_mutex_unlock(&s->mu);
+    return r;
+}
+
+size_t fakegh_count(fakegh *s, const char *method, const char *prefix)
+{
+    size_t i, n = 0;
+
+    pthread_mutex_lock(&s->mu);
+    for (i = 0; i < s->nreqs; i++)
+        n += strcmp(s->reqs[i].method, method) == 0 && strncmp(s->reqs[i].path, prefix, strlen(prefix)) == 0;
+    pthread_mutex_unlock(&s->mu);
+    return n;
+}

@@ -1,0 +1,63 @@
+/*
+ * fakegh.h - a small fake of the GitHub REST API on 127.0.0.1, owned by a
+ * test: it keeps issue comments (with their authors), commit statuses and
+ * every request it saw, pages lists with Link rel="next", rejects bodies
+ * over 65,536 characters with 422 as GitHub does, and can be told to answer
+ * the next requests with an error (403, 429 with retry-after, 5xx ...).
+ * It runs on its own thread, one connection at a time, Connection: close.
+ */
+#ifndef PG_TEST_FAKEGH_H
+#define PG_TEST_FAKEGH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct fakegh fakegh;
+
+typedef struct fakegh_request {
+    char method[8];
+    char *path;          /* with the query */
+    char *auth;          /* Authorization header value or NULL */
+    char *accept, *api_version, *user_agent;
+    char *body;
+    int64_t at_ns;       /* monotonic arrival time */
+    int status;          /* what was answered */
+} fakegh_request;
+
+/** Starts a server on 127.0.0.1 and an ephemeral port; `token` maps to `login`. */
+fakegh *fakegh_start(const char *token, const char *login);
+void fakegh_stop(fakegh *s);
+
+/** "http://127.0.0.1:PORT" (owned by the server). */
+const char *fakegh_url(const fakegh *s);
+
+/** Adds a comment on issue `pr` by `login`; returns its id. */
+int64_t fakegh_add_comment(fakegh *s, int64_t pr, const char *login, const char *body);
+/** The body of comment `id` (a copy, caller frees) or NULL. */
+char *fakegh_comment_body(fakegh *s, int64_t id);
+/** The author of comment `id` (a copy, caller frees) or NULL. */
+char *fakegh_comment_author(fakegh *s, int64_t id);
+/** Number of comments on `pr`. */
+size_t fakegh_comment_count(fakegh *s, int64_t pr);
+
+/**
+ * The next `times` requests whose method is `method` (NULL: any) and whose
+ * path starts with `prefix` (NULL: any) get `status` with `headers`
+ * ("name: value\r\n" lines, may be NULL) and `body` (NULL: a GitHub-like
+ * message).
+ */
+void fakegh_fail_next(fakegh *s, const char *method, const char *prefix, int status, const char *headers,
+                      const char *body, int times);
+
+/** GET /user answers `status` (e.g. 403, as for an Actions installation token). */
+void fakegh_set_user_status(fakegh *s, int status);
+/** Link "next" URLs point to this base instead of the server's own (tests the client's refusal). */
+void fakegh_set_link_base(fakegh *s, const char *base);
+
+/** Number of requests seen; request `i` stays valid until the next request arrives. */
+size_t fakegh_request_count(fakegh *s);
+const fakegh_request *fakegh_request_at(fakegh *s, size_t i);
+/** Counts requests with `method` whose path starts with `prefix`. */
+size_t fakegh_count(fakegh *s, const char *method, const char *prefix);
+
+#endif

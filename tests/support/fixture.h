@@ -1,0 +1,23 @@
+/*
+ * fixture.h - result models built by hand for the report and post tests:
+ * a fixed run with every verdict kind and a failed exact check, and large
+ * generated runs. They do not depend on the statistics of the day.
+ */
+#ifndef PG_TEST_FIXTURE_H
+#define PG_TEST_FIXTURE_H
+
+#include "model.h"
+#include "verdict.h"
+
+/** The fixed model: head and base runs and their comparison; free with pg_test_model_free(). */
+typedef struct pg_test_model {
+    pg_run *head, *base;
+    pg_comparison *cmp;
+} pg_test_model;
+
+void pg_test_fixed_model(pg_test_model *out);
+/** `n` cases: a few regressions and improvements, the rest unchanged, long keys. */
+void pg_test_big_model(pg_test_model *out, size_t n);
+void pg_test_model_free(pg_test_model *m);
+
+#endif
