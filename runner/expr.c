@@ -1,4 +1,10 @@
-/* expr.c - checked 64-bit integer expressions (recursive descent). */
+/*
+ * expr.c - checked 64-bit integer expressions (recursive descent).
+ *
+ * Every operation goes through the compiler's overflow builtins, so a wrong
+ * expected value is reported, never silently wrapped; recursion depth is
+ * bounded so hostile input cannot exhaust the stack.
+ */
 #include "expr.h"
 
 #include "perfgate/errors.h"
@@ -98,8 +104,12 @@ static int parse_unary(parser *ps, int64_t *out)
     if (*ps->p == '-') {
         const char *at = ps->p++;
         int64_t v;
+        /* Each '-' recurses: bound it like parentheses so no input can exhaust the stack. */
+        if (++ps->depth > 64)
+            return fail(ps, at, "%s", "expression nested too deeply");
         if (parse_unary(ps, &v) != 0)
             return -1;
+        ps->depth--;
         if (__builtin_sub_overflow((int64_t)0, v, out))
             return fail(ps, at, "%s", "overflow in negation");
         return 0;

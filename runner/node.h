@@ -4,6 +4,8 @@
  * The suite loader and the exact checks read suites through this tree, so
  * every value keeps the file, line and column it came from. Anchors and
  * aliases resolve to shared subtrees; merge keys (`<<: *x`) are applied.
+ * The tree has no cycles (a recursive alias is a load error), so walking it
+ * always ends.
  */
 #ifndef PG_NODE_H
 #define PG_NODE_H
@@ -44,6 +46,13 @@ int pg_doc_load(pg_doc **out, const char *file, const char *data, size_t len);
 void pg_doc_free(pg_doc *doc);
 pg_node *pg_doc_root(pg_doc *doc);
 const char *pg_doc_file(pg_doc *doc);
+
+/**
+ * Every node of the document, each once (shared alias targets included
+ * once), in creation order: for whole-file checks such as duplicate keys.
+ * @param[out] count the number of nodes. The array belongs to the document.
+ */
+pg_node *const *pg_doc_nodes(pg_doc *doc, size_t *count);
 
 /** Map lookup; NULL when absent or when `map` is not a map. */
 pg_node *pg_node_get(const pg_node *map, const char *key);

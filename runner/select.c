@@ -1,10 +1,12 @@
-/* select.c - choosing the runs to compare. */
+/* select.c - choosing the runs to compare, and named baseline sets. */
 #include "select.h"
 
 #include "perfgate/errors.h"
 #include "util.h"
 
 #include <errno.h>
+#include <jansson.h>
+#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,93 +64,388 @@ int pg_select_head(int64_t *out_id, pg_store *store, const char *selector)
     return 0;
 }
 
-int pg_select_base(pg_selection *out, pg_store *store, const char *selector, int64_t head_id)
+/* The listing entry of run `id` (a one-item list the caller frees). */
+static int run_info(pg_run_list *out, pg_store *store, int64_t id)
 {
-    pg_run_list head = {0}, list = {0};
-    pg_run_filter hf = {0}, f = {0};
-    char *branch_copy = NULL;
-    size_t i, want = 1;
-    int64_t id = 0;
+    pg_run_filter f = {0};
     int err;
 
-    memset(out, 0, sizeof(*out));
-    /* The head's own branch and machine anchor the default selection. */
-    hf.before_id = head_id + 1;
-    hf.limit = 1;
-    if ((err = pg_store_list_runs(&head, store, &hf)) != 0)
+    f.before_id = id + 1;
+    f.limit = 1;
+    if ((err = pg_store_list_runs(out, store, &f)) != 0)
         return err;
-    if (head.count == 0 || head.items[0].id != head_id) {
-        pg_run_list_free(&head);
-        return pg_error_set(PG_ENOTFOUND, "no stored run with id %lld", (long long)head_id);
+    if (out->count == 0 || out->items[0].id != id) {
+        pg_run_list_free(out);
+        return pg_error_set(PG_ENOTFOUND, "no stored run with id %lld", (long long)id);
     }
-    f.before_id = head_id;
-    if (!selector) {
-        f.branch = head.items[0].branch;
-        f.machine_hash = head.items[0].machine_hash;
-    } else if (parse_id(&id, selector) == 0) {
-        f.before_id = id + 1;
-        if ((err = pg_store_list_runs(&list, store, &f)) != 0)
-            goto cleanup;
-        if (list.count == 0 || list.items[0].id != id) {
-            err = pg_error_set(PG_ENOTFOUND, "no stored run with id %lld", (long long)id);
-            goto cleanup;
-        }
-        pg_run_list_free(&list);
-    } else if (strncmp(selector, "commit:", 7) == 0) {
-        f.commit = selector + 7;
-        f.before_id = 0;
-    } else if (strncmp(selector, "branch:", 7) == 0) {
-        f.branch = selector + 7;
-    } else if (strncmp(selector, "last:", 5) == 0) {
-        char *end;
-        long k = strtol(selector + 5, &end, 10);
-        if (end == selector + 5 || k < 1 || k > 1000 || (*end && *end != ':')) {
-            err = pg_error_set(PG_EUSAGE, "bad selector '%s': use last:K or last:K:BRANCH with 1 <= K <= 1000",
-                               selector);
-            goto cleanup;
-        }
-        want = (size_t)k;
-        if (*end == ':')
-            f.branch = branch_copy = pg__strdup(end + 1);
-        else
-            f.branch = head.items[0].branch;
-        f.machine_hash = head.items[0].machine_hash;
-    } else {
-        err = pg_error_set(PG_EUSAGE,
-                           "unknown baseline selector '%s' (use an id, commit:SHA, branch:NAME or last:K)",
-                           selector);
-        goto cleanup;
-    }
+    return 0;
+}
+
+static int same_machine(const pg_run_info *a, const pg_run_info *b)
+{
+    /* Imported runs may carry no fingerprint: nothing to hold against them. */
+    return !a->machine_hash || !b->machine_hash || strcmp(a->machine_hash, b->machine_hash) == 0;
+}
+
+static int refuse_machine(const pg_run_info *head, const pg_run_info *base, const char *what)
+{
+    return pg_error_set(PG_EMACHINE,
+                        "%s (run %lld) was measured on another machine (fingerprint %.12s, this run %.12s): timings "
+                        "do not compare across machines; pass --allow-other-machine to compare anyway",
+                        what, (long long)base->id, base->machine_hash, head->machine_hash);
+}
+
+static char *describe(const pg_run_info *b, const char *prefix, size_t more)
+{
+    int64_t age = pg__now_unix() - b->started_at;
+
+    return pg__asprintf("%srun %lld (%s @ %.12s, %lld min old)%s", prefix ? prefix : "", (long long)b->id,
+                        b->branch ? b->branch : "?", b->commit ? b->commit : "no commit", (long long)(age / 60),
+                        more ? " and earlier runs" : "");
+}
+
+static int add_id(pg_selection *out, int64_t id)
+{
+    int64_t *p = realloc(out->ids, (out->count + 1) * sizeof(*p));
+
+    if (!p)
+        return pg_error_set(PG_ENOMEM, "out of memory selecting runs");
+    out->ids = p;
+    out->ids[out->count++] = id;
+    return 0;
+}
+
+/*
+ * Takes up to `want` runs matching `f` (the head excluded), on the head's
+ * machine unless `allow`. When none is on this machine but some are on
+ * another, `refuse` turns that into PG_EMACHINE; otherwise the selection
+ * stays empty.
+ */
+static int pick(pg_selection *out, pg_store *store, pg_run_filter f, const pg_run_info *head, size_t want, int allow,
+                int refuse, const char *what, const char *prefix)
+{
+    pg_run_list list = {0};
+    size_t i;
+    int err;
+
+    f.machine_hash = allow ? NULL : head->machine_hash;
     f.limit = want + 1;
     if ((err = pg_store_list_runs(&list, store, &f)) != 0)
-        goto cleanup;
-    out->ids = calloc(want, sizeof(*out->ids));
-    if (!out->ids) {
-        err = pg_error_set(PG_ENOMEM, "out of memory selecting runs");
-        goto cleanup;
-    }
-    for (i = 0; i < list.count && out->count < want; i++)
-        if (list.items[i].id != head_id)
-            out->ids[out->count++] = list.items[i].id;
-    if (out->count) {
-        const pg_run_info *b = NULL;
-        for (i = 0; i < list.count; i++)
-            if (list.items[i].id == out->ids[0])
-                b = &list.items[i];
-        if (b) {
-            int64_t age = pg__now_unix() - b->started_at;
-            out->described = pg__asprintf("run %lld (%s @ %.12s, %lld min old)%s", (long long)b->id,
-                                          b->branch ? b->branch : "?", b->commit ? b->commit : "no commit",
-                                          (long long)(age / 60), out->count > 1 ? " and earlier runs" : "");
+        return err;
+    for (i = 0; i < list.count && out->count < want; i++) {
+        if (list.items[i].id == head->id)
+            continue;
+        if ((err = add_id(out, list.items[i].id)) != 0)
+            goto cleanup;
+        if (out->count == 1 && !(out->described = describe(&list.items[i], prefix, 0))) {
+            err = pg_error_set(PG_ENOMEM, "out of memory selecting runs");
+            goto cleanup;
         }
+    }
+    if (out->count > 1) {
+        char *d = pg__asprintf("%s and %zu earlier runs", out->described, out->count - 1);
+        free(out->described);
+        out->described = d;
+    }
+    if (out->count == 0 && refuse && f.machine_hash) {
+        pg_run_list_free(&list);
+        f.machine_hash = NULL;
+        f.limit = 2;
+        if ((err = pg_store_list_runs(&list, store, &f)) != 0)
+            return err;
+        for (i = 0; i < list.count; i++)
+            if (list.items[i].id != head->id) {
+                err = refuse_machine(head, &list.items[i], what);
+                goto cleanup;
+            }
     }
     err = 0;
 
 cleanup:
-    pg_run_list_free(&head);
     pg_run_list_free(&list);
+    return err;
+}
+
+/* The pull request's base commit and the repository's default branch from a GitHub event file. */
+static void read_event(char **out_base_sha, char **out_default_branch, const char *path)
+{
+    json_error_t jerr;
+    json_t *ev = path && *path ? json_load_file(path, 0, &jerr) : NULL;
+    const char *s;
+
+    *out_base_sha = *out_default_branch = NULL;
+    if (!ev)
+        return;
+    s = json_string_value(json_object_get(json_object_get(json_object_get(ev, "pull_request"), "base"), "sha"));
+    *out_base_sha = pg__strdup(s);
+    s = json_string_value(json_object_get(json_object_get(ev, "repository"), "default_branch"));
+    *out_default_branch = pg__strdup(s);
+    json_decref(ev);
+}
+
+static int select_default(pg_selection *out, pg_store *store, const pg_run_info *head, const pg_select_options *o)
+{
+    const char *event_path = o->event_path ? o->event_path : getenv("GITHUB_EVENT_PATH");
+    const char *base_ref = getenv("GITHUB_BASE_REF"), *branch;
+    char *base_sha = NULL, *event_branch = NULL, *prefix = NULL;
+    int ci = event_path && *event_path, err = 0;
+    pg_run_filter f = {0};
+
+    read_event(&base_sha, &event_branch, event_path);
+    if (base_sha) {
+        /* A pull request: its base commit is what the change is measured against. */
+        f.commit = base_sha;
+        prefix = pg__asprintf("the pull request's base commit %.12s: ", base_sha);
+        if ((err = pick(out, store, f, head, 1, o->allow_other_machine, 0, "the base commit", prefix)) != 0 ||
+            out->count)
+            goto cleanup;
+        f.commit = NULL;
+    }
+    if (!ci) {
+        f.branch = head->branch;
+        f.before_id = head->id;
+        if ((err = pick(out, store, f, head, 1, o->allow_other_machine, 0, "the previous run", NULL)) != 0 ||
+            out->count)
+            goto cleanup;
+    }
+    branch = o->default_branch           ? o->default_branch
+             : base_ref && *base_ref     ? base_ref
+             : event_branch              ? event_branch
+                                         : "main";
+    f.branch = branch;
+    f.before_id = head->id;
+    free(prefix);
+    prefix = pg__asprintf("the default branch %s: ", branch);
+    err = pick(out, store, f, head, 1, o->allow_other_machine, 0, "the default branch", prefix);
+
+cleanup:
+    free(base_sha);
+    free(event_branch);
+    free(prefix);
+    return err;
+}
+
+static int select_pin(pg_selection *out, pg_store *store, const char *name, const pg_run_info *head, int allow)
+{
+    pg_baseline_list pins = {0};
+    pg_run_list info = {0};
+    size_t i;
+    int err;
+
+    if ((err = pg_baseline_list_get(&pins, store, name)) != 0)
+        return err;
+    if (pins.count == 0) {
+        err = pg_error_set(PG_ENOTFOUND, "no baseline pinned as '%s' (see perfgate baseline list)", name);
+        goto cleanup;
+    }
+    for (i = 0; i < pins.count; i++) {
+        if (pins.items[i].run_id == head->id)
+            continue;
+        if ((err = run_info(&info, store, pins.items[i].run_id)) != 0)
+            goto cleanup;
+        if (!allow && !same_machine(head, &info.items[0])) {
+            char *what = pg__asprintf("pinned baseline '%s'", name);
+            err = refuse_machine(head, &info.items[0], what ? what : "a pinned baseline");
+            free(what);
+            goto cleanup;
+        }
+        if (out->count == 0)
+            out->described = describe(&info.items[0], NULL, 0);
+        pg_run_list_free(&info);
+        if ((err = add_id(out, pins.items[i].run_id)) != 0)
+            goto cleanup;
+    }
+    if (out->described) {
+        char *d = pg__asprintf("pin '%s': %s%s", name, out->described,
+                               out->count > 1 ? " and the other pinned runs" : "");
+        free(out->described);
+        out->described = d;
+    }
+    err = 0;
+
+cleanup:
+    pg_run_list_free(&info);
+    pg_baseline_list_free(&pins);
+    return err;
+}
+
+int pg_select_base(pg_selection *out, pg_store *store, const char *selector, int64_t head_id)
+{
+    return pg_select_base_ext(out, store, selector, head_id, NULL);
+}
+
+int pg_select_base_ext(pg_selection *out, pg_store *store, const char *selector, int64_t head_id,
+                       const pg_select_options *opts)
+{
+    pg_select_options dflt = PG_SELECT_OPTIONS_INIT;
+    pg_run_list head = {0}, info = {0};
+    pg_run_filter f = {0};
+    const pg_run_info *h;
+    char *branch_copy = NULL;
+    int64_t id = 0;
+    int err;
+
+    memset(out, 0, sizeof(*out));
+    if (!opts)
+        opts = &dflt;
+    if ((err = run_info(&head, store, head_id)) != 0)
+        return err;
+    h = &head.items[0];
+    f.before_id = head_id;
+    if (!selector) {
+        err = select_default(out, store, h, opts);
+    } else if (parse_id(&id, selector) == 0) {
+        if ((err = run_info(&info, store, id)) != 0)
+            goto cleanup;
+        if (id == head_id) {
+            err = pg_error_set(PG_EUSAGE, "the baseline run %lld is the head run itself", (long long)id);
+            goto cleanup;
+        }
+        if (!opts->allow_other_machine && !same_machine(h, &info.items[0])) {
+            err = refuse_machine(h, &info.items[0], "the baseline");
+            goto cleanup;
+        }
+        if ((err = add_id(out, id)) == 0 && !(out->described = describe(&info.items[0], NULL, 0)))
+            err = pg_error_set(PG_ENOMEM, "out of memory selecting runs");
+    } else if (strncmp(selector, "commit:", 7) == 0 && selector[7]) {
+        f.commit = selector + 7;
+        f.before_id = 0;
+        err = pick(out, store, f, h, 1, opts->allow_other_machine, 1, selector, NULL);
+    } else if (strncmp(selector, "branch:", 7) == 0 && selector[7]) {
+        f.branch = selector + 7;
+        err = pick(out, store, f, h, 1, opts->allow_other_machine, 1, selector, NULL);
+    } else if (strncmp(selector, "last:", 5) == 0) {
+        char *end;
+        long k = strtol(selector + 5, &end, 10);
+        if (end == selector + 5 || k < 1 || k > 1000 || (*end && (*end != ':' || !end[1]))) {
+            err = pg_error_set(PG_EUSAGE, "bad selector '%s': use last:K or last:K:BRANCH with 1 <= K <= 1000",
+                               selector);
+            goto cleanup;
+        }
+        f.branch = *end == ':' ? (branch_copy = pg__strdup(end + 1)) : h->branch;
+        err = pick(out, store, f, h, (size_t)k, opts->allow_other_machine, 1, selector, NULL);
+    } else if (strncmp(selector, "pin:", 4) == 0 && selector[4]) {
+        err = select_pin(out, store, selector + 4, h, opts->allow_other_machine);
+    } else {
+        err = pg_error_set(PG_EUSAGE,
+                           "unknown baseline selector '%s' (use an id, commit:SHA, branch:NAME, last:K or pin:NAME)",
+                           selector);
+    }
+
+cleanup:
+    pg_run_list_free(&head);
+    pg_run_list_free(&info);
     free(branch_copy);
     if (err)
         pg_selection_free(out);
     return err;
+}
+
+/* ---- named baseline sets ----------------------------------------------- */
+
+static int db_fail(pg_store *store, const char *what)
+{
+    return pg_error_set(PG_ESTORE, "%s: %s", what, sqlite3_errmsg(pg__store_db(store)));
+}
+
+int pg_baseline_pin(pg_store *store, const char *name, int64_t run_id)
+{
+    sqlite3_stmt *st = NULL;
+    pg_run_list info = {0};
+    int err;
+
+    if (!name || !*name)
+        return pg_error_set(PG_EUSAGE, "a baseline needs a name");
+    if ((err = run_info(&info, store, run_id)) != 0)
+        return err;
+    pg_run_list_free(&info);
+    if (sqlite3_prepare_v2(pg__store_db(store),
+                           "INSERT OR IGNORE INTO baselines(name, run_id, pinned_at) VALUES(?, ?, ?)", -1, &st,
+                           NULL) != SQLITE_OK)
+        return db_fail(store, "pinning a baseline");
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 2, run_id);
+    sqlite3_bind_int64(st, 3, pg__now_unix());
+    err = sqlite3_step(st) == SQLITE_DONE ? 0 : db_fail(store, "pinning a baseline");
+    sqlite3_finalize(st);
+    return err;
+}
+
+int pg_baseline_unpin(size_t *out_removed, pg_store *store, const char *name, int64_t run_id)
+{
+    sqlite3_stmt *st = NULL;
+    int err;
+
+    if (out_removed)
+        *out_removed = 0;
+    if (sqlite3_prepare_v2(pg__store_db(store),
+                           run_id ? "DELETE FROM baselines WHERE name = ? AND run_id = ?"
+                                  : "DELETE FROM baselines WHERE name = ?",
+                           -1, &st, NULL) != SQLITE_OK)
+        return db_fail(store, "unpinning a baseline");
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+    if (run_id)
+        sqlite3_bind_int64(st, 2, run_id);
+    err = sqlite3_step(st) == SQLITE_DONE ? 0 : db_fail(store, "unpinning a baseline");
+    if (!err && out_removed)
+        *out_removed = (size_t)sqlite3_changes(pg__store_db(store));
+    sqlite3_finalize(st);
+    return err;
+}
+
+static char *col(sqlite3_stmt *st, int i)
+{
+    return pg__strdup((const char *)sqlite3_column_text(st, i));
+}
+
+int pg_baseline_list_get(pg_baseline_list *out, pg_store *store, const char *name)
+{
+    sqlite3_stmt *st = NULL;
+    int rc, err = 0;
+
+    memset(out, 0, sizeof(*out));
+    if (sqlite3_prepare_v2(pg__store_db(store),
+                           "SELECT b.name, b.run_id, b.pinned_at, r.commit_sha, r.branch FROM baselines b"
+                           " JOIN runs r ON r.id = b.run_id WHERE (?1 IS NULL OR b.name = ?1)"
+                           " ORDER BY b.name, b.run_id DESC",
+                           -1, &st, NULL) != SQLITE_OK)
+        return db_fail(store, "listing baselines");
+    if (name)
+        sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        pg_baseline_entry *p = realloc(out->items, (out->count + 1) * sizeof(*p));
+        if (!p) {
+            err = pg_error_set(PG_ENOMEM, "out of memory listing baselines");
+            break;
+        }
+        out->items = p;
+        p += out->count++;
+        p->name = col(st, 0);
+        p->run_id = sqlite3_column_int64(st, 1);
+        p->pinned_at = sqlite3_column_int64(st, 2);
+        p->commit = col(st, 3);
+        p->branch = col(st, 4);
+    }
+    if (!err && rc != SQLITE_DONE)
+        err = db_fail(store, "listing baselines");
+    sqlite3_finalize(st);
+    if (err)
+        pg_baseline_list_free(out);
+    return err;
+}
+
+void pg_baseline_list_free(pg_baseline_list *list)
+{
+    size_t i;
+
+    if (!list)
+        return;
+    for (i = 0; i < list->count; i++) {
+        free(list->items[i].name);
+        free(list->items[i].commit);
+        free(list->items[i].branch);
+    }
+    free(list->items);
+    list->items = NULL;
+    list->count = 0;
 }

@@ -1,10 +1,14 @@
 /*
- * select.h - choosing the runs to compare: the head and its baseline.
+ * select.h - choosing the runs to compare: the head and its baseline, and
+ * named baseline sets (`perfgate baseline pin`).
  *
  * Selectors: a run id ("42"), "latest" (newest run), "commit:SHA" (newest
  * run of that commit), "branch:NAME" (newest run on that branch),
  * "last:K" (pool the newest K runs of the head's branch, or
- * "last:K:BRANCH").
+ * "last:K:BRANCH"), "pin:NAME" (every run pinned under NAME).
+ * Timings only compare on one machine: a baseline run with another machine
+ * fingerprint is refused (PG_EMACHINE) unless allow_other_machine is set;
+ * pools and default selections only take runs of the head's machine.
  */
 #ifndef PG_SELECT_H
 #define PG_SELECT_H
@@ -22,15 +26,59 @@ typedef struct pg_selection {
 
 void pg_selection_free(pg_selection *sel);
 
+typedef struct pg_select_options {
+    unsigned version;
+    int allow_other_machine;    /* take runs measured on another machine */
+    const char *event_path;     /* GitHub event JSON; NULL: $GITHUB_EVENT_PATH */
+    const char *default_branch; /* NULL: $GITHUB_BASE_REF, the event's default_branch, else "main" */
+} pg_select_options;
+
+#define PG_SELECT_OPTIONS_VERSION 1
+#define PG_SELECT_OPTIONS_INIT {PG_SELECT_OPTIONS_VERSION, 0, NULL, NULL}
+
 /** Resolves the head selector (NULL or "latest": the newest run). */
 int pg_select_head(int64_t *out_id, pg_store *store, const char *selector);
 
 /**
- * Resolves a baseline selector relative to the head run `head_id`.
- * NULL means: the newest earlier run on the head's branch and machine.
+ * Resolves a baseline selector relative to the head run `head_id` with
+ * default options (other machines refused).
+ * NULL means the default baseline: in CI (a GitHub event file), the newest
+ * run of the pull request's base commit, else the newest run on the default
+ * branch; outside CI, the newest earlier run on the head's branch, else on
+ * the default branch. Always on the head's machine.
  * Runs never include the head itself. An empty selection is not an error
  * (a first run has no baseline).
  */
 int pg_select_base(pg_selection *out, pg_store *store, const char *selector, int64_t head_id);
+
+/** pg_select_base() with options (NULL: PG_SELECT_OPTIONS_INIT). */
+int pg_select_base_ext(pg_selection *out, pg_store *store, const char *selector, int64_t head_id,
+                       const pg_select_options *opts);
+
+/** Adds run `run_id` to the named baseline set `name` (idempotent). */
+int pg_baseline_pin(pg_store *store, const char *name, int64_t run_id);
+
+/**
+ * Removes run `run_id` from set `name`, or the whole set when run_id is 0.
+ * @param[out] out_removed number of pins removed (may be NULL).
+ */
+int pg_baseline_unpin(size_t *out_removed, pg_store *store, const char *name, int64_t run_id);
+
+typedef struct pg_baseline_entry {
+    char *name;
+    int64_t run_id;
+    int64_t pinned_at;
+    char *commit;
+    char *branch;
+} pg_baseline_entry;
+
+typedef struct pg_baseline_list {
+    pg_baseline_entry *items;
+    size_t count;
+} pg_baseline_list;
+
+/** Lists pins (of `name`, or all when NULL) by name, newest run first. */
+int pg_baseline_list_get(pg_baseline_list *out, pg_store *store, const char *name);
+void pg_baseline_list_free(pg_baseline_list *list);
 
 #endif

@@ -1,12 +1,20 @@
 /*
- * stats.h - descriptive statistics on sample arrays.
+ * stats.h - statistics on sample arrays: descriptive summaries, the
+ * Mann-Whitney U test, Hodges-Lehmann shift with Moses' interval, a seeded
+ * bootstrap of the ratio of medians, Holm and Benjamini-Hochberg.
  *
- * Pure functions: no global state; allocation only where documented.
+ * Pure functions: no global state. Functions that return a double and take
+ * unsorted input copy it into a temporary array (and return NAN when that
+ * allocation fails); the int-returning functions return PG_ENOMEM instead.
+ * Nothing else allocates. Conventions follow numpy/scipy so that the
+ * reference tables in tests/data/stats/ (made by
+ * tools/gen_stats_reference.py) can check every function.
  */
 #ifndef PG_STATS_H
 #define PG_STATS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "model.h"
 
@@ -22,7 +30,124 @@ double pg_stats_quantile_sorted(const double *sorted, size_t n, double q);
 /** Median of `x` (n > 0). */
 double pg_stats_median(const double *x, size_t n);
 
+/** Interquartile range q(0.75) - q(0.25), numpy's linear interpolation. */
+double pg_stats_iqr(const double *x, size_t n);
+
+/** Median absolute deviation from the median, unscaled (scipy's scale=1). */
+double pg_stats_mad(const double *x, size_t n);
+
+/** Arithmetic mean (NAN for n == 0). */
+double pg_stats_mean(const double *x, size_t n);
+
+/** Sample standard deviation with n-1 in the denominator (0 for n < 2). */
+double pg_stats_stddev(const double *x, size_t n);
+
 /** Fills n, median, quartiles, IQR, mean, sample stddev, min and max. */
 int pg_stats_summarize(pg_summary *out, const double *x, size_t n);
+
+/* ---- distributions ---------------------------------------------------- */
+
+/** Standard normal survival function P(Z > z), accurate in both tails. */
+double pg_stats_norm_sf(double z);
+
+/** Standard normal quantile: z with P(Z <= z) = p, for 0 < p < 1. */
+double pg_stats_norm_ppf(double p);
+
+/** Student t quantile with `df` > 0 degrees of freedom, for 0 < p < 1. */
+double pg_stats_t_ppf(double p, double df);
+
+/* ---- Mann-Whitney U --------------------------------------------------- */
+
+typedef enum pg_alternative {
+    PG_ALT_TWO_SIDED = 0,
+    PG_ALT_GREATER,   /* x tends to be larger than y */
+    PG_ALT_LESS       /* x tends to be smaller than y */
+} pg_alternative;
+
+typedef enum pg_mwu_method {
+    PG_MWU_AUTO = 0,  /* scipy's rule: exact when min(nx, ny) <= 8 and no ties */
+    PG_MWU_EXACT,     /* exact null distribution (ties are ignored, as in scipy) */
+    PG_MWU_ASYMPTOTIC /* normal approximation, tie and continuity corrected */
+} pg_mwu_method;
+
+typedef struct pg_mwu {
+    double u1;        /* U of x: sum of x's ranks minus nx(nx+1)/2 */
+    double p;         /* p-value for the requested alternative */
+    int exact;        /* 1 when p came from the exact distribution */
+    int ties;         /* 1 when the pooled sample has ties */
+} pg_mwu;
+
+/**
+ * Mann-Whitney U test of x against y, matching scipy.stats.mannwhitneyu
+ * (use_continuity=True). Allocates O(nx+ny) temporaries, plus
+ * O(min^2 (nx+ny)) for the exact distribution.
+ * @param[out] out the statistic and p-value.
+ * @return 0; PG_EINVAL when a side is empty or an exact distribution would
+ *         be too large to compute (min(nx,ny) > 60); PG_ENOMEM.
+ */
+int pg_stats_mwu(pg_mwu *out, const double *x, size_t nx, const double *y, size_t ny, pg_alternative alt,
+                 pg_mwu_method method);
+
+/**
+ * Exact null distribution of U for sample sizes nx, ny (no ties): fills
+ * out[u] = P(U = u) for u = 0..nx*ny (the caller allocates nx*ny+1 doubles).
+ * @return 0, PG_EINVAL when min(nx,ny) > 60, PG_ENOMEM.
+ */
+int pg_stats_mwu_pmf(double *out, size_t nx, size_t ny);
+
+/* ---- Hodges-Lehmann shift and Moses' interval ------------------------- */
+
+typedef struct pg_shift {
+    double estimate;  /* median of all nx*ny differences x_i - y_j */
+    double lo, hi;    /* distribution-free interval; -inf/+inf when n is too small */
+    double level;     /* the coverage asked for */
+    size_t k;         /* 1-based rank of the lower bound among the sorted differences */
+    int exact;        /* 1 when k came from the exact U distribution */
+} pg_shift;
+
+/**
+ * Hodges-Lehmann estimate of the shift x - y and Moses' distribution-free
+ * interval at `level` (e.g. 0.95): [D(k), D(nx*ny+1-k)] of the sorted
+ * differences, where k is the largest integer with P(U <= k-1) <= (1-level)/2
+ * under the exact null distribution of U when min(nx,ny) <= 8, else
+ * k = floor(nx*ny/2 - z * sqrt(nx*ny*(nx+ny+1)/12)) with z the normal
+ * (1+level)/2 quantile. Allocates nx*ny doubles.
+ * @return 0, PG_EINVAL (empty side, bad level), PG_ENOMEM.
+ */
+int pg_stats_hodges_lehmann(pg_shift *out, const double *x, size_t nx, const double *y, size_t ny, double level);
+
+/* ---- bootstrap -------------------------------------------------------- */
+
+/** A small, seeded generator (splitmix64) so that bootstraps are reproducible. */
+typedef struct pg_rng {
+    uint64_t state;
+} pg_rng;
+
+void pg_stats_rng_seed(pg_rng *rng, uint64_t seed);
+uint64_t pg_stats_rng_next(pg_rng *rng);
+/** Uniform index in [0, n): floor(u * n) with u the top 53 bits as a fraction. */
+size_t pg_stats_rng_index(pg_rng *rng, size_t n);
+
+/**
+ * Percentile bootstrap interval of median(head)/median(base) at `level`:
+ * `reps` resamples, each drawing nhead head indices then nbase base indices
+ * from one generator seeded with `seed`; the bounds are numpy-linear
+ * quantiles (1-level)/2 and (1+level)/2 of the resampled ratios. All values
+ * must be positive. Allocates reps + nhead + nbase doubles.
+ * @param[out] out_lo,out_hi the interval of the ratio.
+ */
+int pg_stats_bootstrap_ratio(double *out_lo, double *out_hi, const double *head, size_t nhead, const double *base,
+                             size_t nbase, double level, size_t reps, uint64_t seed);
+
+/* ---- multiple comparisons --------------------------------------------- */
+
+/**
+ * Holm's step-down adjustment: out[i] is the adjusted p of p[i] (NAN
+ * entries are skipped and stay NAN; m counts the others). `out` may be `p`.
+ */
+int pg_stats_holm(double *out, const double *p, size_t n);
+
+/** Benjamini-Hochberg adjustment (false discovery rate), same conventions. */
+int pg_stats_bh(double *out, const double *p, size_t n);
 
 #endif

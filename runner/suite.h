@@ -2,9 +2,13 @@
  * suite.h - suites: YAML files declaring exact checks and timed benchmarks.
  *
  * A suite loads into a model whose benchmarks are expanded into cases: each
- * list-valued parameter (and `threads`) multiplies the cases. Every case has
- * a stable key built from suite, name, canonically ordered params, threads
- * and device, under which its history accumulates.
+ * list-valued parameter (and `threads`) multiplies the cases, and `zip`
+ * pairs lists instead. Every case has a stable key built from suite, name,
+ * canonically ordered params, threads and device, under which its history
+ * accumulates: `SUITE/NAME[p1=v1,p2=v2]@THREADS:DEVICE`, params sorted by
+ * name and numbers in canonical form, so reordering keys in the file or
+ * writing 64KiB for 65536 never changes a key. The schema is documented in
+ * docs/suites.md.
  */
 #ifndef PG_SUITE_H
 #define PG_SUITE_H
@@ -71,7 +75,9 @@ typedef struct pg_check {
     const pg_node *trace;     /* may be NULL */
     const pg_node *schedule;  /* may be NULL */
     const pg_node *expect;
-    int64_t steps;
+    int64_t steps;            /* 0 when not given */
+    /* kind schedule: the parsed `schedule` (torch.profiler.schedule semantics) */
+    int64_t skip_first, wait, warmup, active, repeat;
 } pg_check;
 
 typedef struct pg_suite {
@@ -133,17 +139,30 @@ int pg_case_from_workload(pg_case *out, const pg_node *workload, const char *sui
 /** Frees what a case owns and zeroes it. */
 void pg_case_clear(pg_case *c);
 
-/** Typed parameter access for kernels. Returns `dflt` when absent. */
+/**
+ * Typed parameter access for kernels. Returns `dflt` when absent, when not
+ * a number (int, double), or for int when the number does not fit 64 bits.
+ */
 const pg_param *pg_case_param(const pg_case *c, const char *name);
 int64_t pg_case_param_int(const pg_case *c, const char *name, int64_t dflt);
 double pg_case_param_double(const pg_case *c, const char *name, double dflt);
 const char *pg_case_param_str(const pg_case *c, const char *name, const char *dflt);
 
+/**
+ * Evaluates an integer expression (a scalar node such as an `expect` value,
+ * e.g. `6*B*in*out`) over the case's integer parameters, in checked 64-bit
+ * arithmetic.
+ * @param[out] out the value
+ * @return 0, or PG_ESUITE with "FILE:LINE:COL: message" set, the column
+ *         pointing at the offending character (unknown name, overflow...).
+ */
+int pg_case_eval(int64_t *out, const pg_case *c, const pg_node *expr);
+
 /** Parses "250ms", "0.5s", "2m", "1h" or a bare number of seconds. */
 int pg_parse_duration(double *out, const char *text);
 /** Parses "5%" (-> 0.05) or a bare fraction. */
 int pg_parse_percent(double *out, const char *text);
-/** Parses "64KiB", "1GiB", "10MB" or a bare number of bytes. */
+/** Parses "64KiB", "1GiB", "10MB", "1TiB" or a bare number of bytes. */
 int pg_parse_size(double *out, const char *text);
 
 #endif

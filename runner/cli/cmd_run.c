@@ -21,6 +21,7 @@ typedef struct run_flags {
     double threshold, alpha;
     int quick, no_store;
     double peak_tflops, peak_gflops, precision;
+    int allow_other_machine;
     pg_cli_report_flags rep; /* --md/--json/--junit/--style, gate: --post/--webhook */
 } run_flags;
 
@@ -174,7 +175,10 @@ static int do_run(run_flags *fl, char **paths, int npaths, int gate)
 
         co.threshold = fl->threshold;
         co.alpha = fl->alpha;
-        if ((err = pg_select_base(&sel, store, fl->base, run->id)) != 0) {
+        pg_select_options so = PG_SELECT_OPTIONS_INIT;
+
+        so.allow_other_machine = fl->allow_other_machine;
+        if ((err = pg_select_base_ext(&sel, store, fl->base, run->id, &so)) != 0) {
             rc = pg_cli_fail(err);
             goto cleanup;
         }
@@ -251,9 +255,10 @@ static int run_or_gate(int argc, char **argv, int gate)
          "CPU cases: wall time (default) or process CPU time, which leaves out preemption"},
     };
     const pg_opt gate_group[] = {
-        {"base", 'b', PG_OPT_STR, &fl.base, "SEL", "baseline selector (id, commit:SHA, branch:NAME, last:K)"},
+        {"base", 'b', PG_OPT_STR, &fl.base, "SEL", "baseline selector (id, commit:SHA, branch:NAME, last:K, pin:NAME)"},
         {"threshold", 0, PG_OPT_DOUBLE, &fl.threshold, "PCT", "minimum effect that can fail (e.g. 5%)"},
         {"alpha", 0, PG_OPT_DOUBLE, &fl.alpha, "P", "family-wise significance level (e.g. 0.05)"},
+        {"allow-other-machine", 0, PG_OPT_FLAG, &fl.allow_other_machine, NULL, "compare with a baseline from another machine"},
     };
     pg_cmd_spec spec = {gate ? "gate" : "run", "[options] SUITE|DIR...",
                         gate ? "Run suites, store the run, compare with the baseline and exit with the verdict."

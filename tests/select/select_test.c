@@ -1,0 +1,259 @@
+/*
+ * select_test.c - baseline selectors on a real SQLite file: ids, commit:,
+ * branch:, last:K, pin:NAME, machine refusal, and the CI default (the pull
+ * request's base commit from a GitHub event file, else the default branch).
+ */
+#include "support.h"
+
+#include "select.h"
+#include "store.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static char *tmp, *dbpath;
+static pg_store *store;
+
+static void setup(void)
+{
+    /* The tests decide what CI looks like; a real CI job must not leak in. */
+    unsetenv("GITHUB_EVENT_PATH");
+    unsetenv("GITHUB_BASE_REF");
+    tmp = pg_test_tmpdir();
+    dbpath = pg__asprintf("%s/sel.db", tmp);
+    pg_assert_ok(pg_store_open(&store, dbpath));
+}
+
+static void teardown(void)
+{
+    pg_store_close(store);
+    pg_test_rmtree(tmp);
+    free(tmp);
+    free(dbpath);
+}
+
+TestSuite(select, .init = setup, .fini = teardown);
+
+static int64_t save(const char *branch, const char *commit, const char *machine)
+{
+    pg_run *run;
+    pg_result *r;
+    int64_t id;
+
+    pg_assert_ok(pg_run_new(&run));
+    run->branch = pg__strdup(branch);
+    run->commit = pg__strdup(commit);
+    run->suite_set = pg__strdup("t");
+    run->machine_hash = pg__strdup(machine);
+    run->machine_json = pg__asprintf("{\"name\":\"%s\"}", machine);
+    run->started_at = run->finished_at = pg__now_unix();
+    pg_assert_ok(pg_run_add_result(&r, run));
+    r->key = pg__strdup("t/a@1:cpu");
+    r->suite = pg__strdup("t");
+    r->name = pg__strdup("a");
+    r->params_json = pg__strdup("{}");
+    r->device = pg__strdup("cpu");
+    r->metric = pg__strdup("time");
+    r->unit = pg__strdup("s");
+    r->threads = 1;
+    r->samples = malloc(sizeof(double));
+    r->samples[0] = 1e-3;
+    r->nsamples = 1;
+    r->summary.n = 1;
+    r->summary.median = 1e-3;
+    pg_assert_ok(pg_store_save_run(store, run));
+    id = run->id;
+    pg_run_free(run);
+    return id;
+}
+
+static pg_selection sel_of(const char *selector, int64_t head, const pg_select_options *o)
+{
+    pg_selection s;
+
+    pg_assert_ok(pg_select_base_ext(&s, store, selector, head, o));
+    return s;
+}
+
+Test(select, run_id_commit_and_branch)
+{
+    int64_t m1 = save("main", "aaaa1111", "M"), m2 = save("main", "bbbb2222", "M");
+    int64_t f1 = save("feat", "cccc3333", "M"), head = save("feat", "dddd4444", "M");
+    pg_selection s;
+
+    s = sel_of("1", head, NULL);
+    cr_assert_eq(s.count, 1);
+    cr_assert_eq(s.ids[0], m1);
+    cr_assert(strstr(s.described, "run 1 (main @ aaaa1111") != NULL, "%s", s.described);
+    pg_selection_free(&s);
+    s = sel_of("commit:bbbb", head, NULL);
+    cr_assert_eq(s.count, 1);
+    cr_assert_eq(s.ids[0], m2);
+    pg_selection_free(&s);
+    s = sel_of("branch:main", head, NULL);
+    cr_assert_eq(s.ids[0], m2);
+    pg_selection_free(&s);
+    s = sel_of("branch:feat", head, NULL);
+    cr_assert_eq(s.ids[0], f1, "never the head itself");
+    pg_selection_free(&s);
+    cr_assert_eq(pg_select_base(&s, store, "99", head), PG_ENOTFOUND);
+    cr_assert_eq(pg_select_base(&s, store, "4", head), PG_EUSAGE, "the head is not its own baseline");
+    cr_assert_eq(pg_select_base(&s, store, "tag:v1", head), PG_EUSAGE);
+    cr_assert(strstr(pg_error_last(), "pin:NAME") != NULL, "%s", pg_error_last());
+    s = sel_of("commit:ffff", head, NULL);
+    cr_assert_eq(s.count, 0, "an unknown commit gives no baseline, not an error");
+    pg_selection_free(&s);
+}
+
+Test(select, last_k_pools_newest_runs_of_one_machine)
+{
+    int64_t ids[6], head;
+    pg_selection s;
+    int i;
+
+    for (i = 0; i < 6; i++)
+        ids[i] = save("main", "aaaa", i == 4 ? "OTHER" : "M");
+    head = save("main", "bbbb", "M");
+    s = sel_of("last:3", head, NULL);
+    cr_assert_eq(s.count, 3);
+    cr_assert_eq(s.ids[0], ids[5]);
+    cr_assert_eq(s.ids[1], ids[3], "run %lld from another machine is skipped", (long long)ids[4]);
+    cr_assert_eq(s.ids[2], ids[2]);
+    cr_assert(strstr(s.described, "and 2 earlier runs") != NULL, "%s", s.described);
+    pg_selection_free(&s);
+    s = sel_of("last:100", head, NULL);
+    cr_assert_eq(s.count, 5);
+    pg_selection_free(&s);
+    s = sel_of("last:2:feat", head, NULL);
+    cr_assert_eq(s.count, 0);
+    pg_selection_free(&s);
+    cr_assert_eq(pg_select_base(&s, store, "last:0", head), PG_EUSAGE);
+    cr_assert_eq(pg_select_base(&s, store, "last:x", head), PG_EUSAGE);
+}
+
+Test(select, other_machine_is_refused_unless_allowed)
+{
+    int64_t other = save("main", "aaaa", "OTHER"), head = save("feat", "bbbb", "M");
+    pg_select_options o = PG_SELECT_OPTIONS_INIT;
+    pg_selection s;
+
+    cr_assert_eq(pg_select_base(&s, store, "1", head), PG_EMACHINE);
+    cr_assert(strstr(pg_error_last(), "--allow-other-machine") != NULL, "%s", pg_error_last());
+    cr_assert_eq(pg_select_base(&s, store, "branch:main", head), PG_EMACHINE);
+    cr_assert_eq(pg_select_base(&s, store, "commit:aaaa", head), PG_EMACHINE);
+    cr_assert_eq(pg_error_exit_code(PG_EMACHINE), 2);
+    o.allow_other_machine = 1;
+    s = sel_of("1", head, &o);
+    cr_assert_eq(s.ids[0], other);
+    pg_selection_free(&s);
+    s = sel_of("branch:main", head, &o);
+    cr_assert_eq(s.ids[0], other);
+    pg_selection_free(&s);
+    /* The default selection quietly stays on this machine: no baseline rather than a wrong one. */
+    s = sel_of(NULL, head, NULL);
+    cr_assert_eq(s.count, 0);
+    pg_selection_free(&s);
+}
+
+Test(select, pinned_sets)
+{
+    int64_t a = save("main", "aaaa", "M"), b = save("main", "bbbb", "M"), c = save("main", "cccc", "M");
+    int64_t head = save("feat", "dddd", "M");
+    pg_baseline_list list;
+    pg_selection s;
+    size_t removed;
+
+    pg_assert_ok(pg_baseline_pin(store, "release", a));
+    pg_assert_ok(pg_baseline_pin(store, "release", c));
+    pg_assert_ok(pg_baseline_pin(store, "release", c));
+    pg_assert_ok(pg_baseline_pin(store, "nightly", b));
+    cr_assert_eq(pg_baseline_pin(store, "release", 99), PG_ENOTFOUND);
+    s = sel_of("pin:release", head, NULL);
+    cr_assert_eq(s.count, 2);
+    cr_assert_eq(s.ids[0], c);
+    cr_assert_eq(s.ids[1], a);
+    cr_assert(strstr(s.described, "pin 'release'") != NULL, "%s", s.described);
+    pg_selection_free(&s);
+    pg_assert_ok(pg_baseline_list_get(&list, store, NULL));
+    cr_assert_eq(list.count, 3);
+    cr_assert_str_eq(list.items[0].name, "nightly");
+    pg_baseline_list_free(&list);
+    pg_assert_ok(pg_baseline_unpin(&removed, store, "release", c));
+    cr_assert_eq(removed, 1);
+    s = sel_of("pin:release", head, NULL);
+    cr_assert_eq(s.count, 1);
+    pg_selection_free(&s);
+    pg_assert_ok(pg_baseline_unpin(&removed, store, "release", 0));
+    cr_assert_eq(removed, 1);
+    cr_assert_eq(pg_select_base(&s, store, "pin:release", head), PG_ENOTFOUND);
+    pg_assert_ok(pg_baseline_pin(store, "foreign", save("main", "eeee", "OTHER")));
+    cr_assert_eq(pg_select_base(&s, store, "pin:foreign", head), PG_EMACHINE);
+}
+
+Test(select, default_outside_ci_is_the_previous_run_else_the_default_branch)
+{
+    int64_t m1 = save("main", "aaaa", "M"), f1 = save("feat", "bbbb", "M"), f2 = save("feat", "cccc", "M");
+    int64_t g1 = save("other", "dddd", "M");
+    pg_selection s;
+
+    s = sel_of(NULL, f2, NULL);
+    cr_assert_eq(s.ids[0], f1);
+    pg_selection_free(&s);
+    /* A branch's first run falls back to the default branch. */
+    s = sel_of(NULL, g1, NULL);
+    cr_assert_eq(s.count, 1);
+    cr_assert_eq(s.ids[0], m1);
+    cr_assert(strstr(s.described, "default branch main") != NULL, "%s", s.described);
+    pg_selection_free(&s);
+}
+
+Test(select, default_in_ci_is_the_pull_request_base_commit)
+{
+    int64_t m1 = save("main", "1111aaaa", "M"), m2 = save("main", "2222bbbb", "M");
+    int64_t f1 = save("feat", "3333cccc", "M"), head = save("feat", "4444dddd", "M");
+    pg_select_options o = PG_SELECT_OPTIONS_INIT;
+    char *ev;
+    pg_selection s;
+
+    (void)m2;
+    (void)f1;
+    ev = pg_test_write(tmp, "event.json",
+                       "{\"pull_request\": {\"number\": 7, \"base\": {\"sha\": \"1111aaaa\", \"ref\": \"main\"}},"
+                       " \"repository\": {\"default_branch\": \"main\"}}");
+    o.event_path = ev;
+    s = sel_of(NULL, head, &o);
+    cr_assert_eq(s.count, 1);
+    cr_assert_eq(s.ids[0], m1, "the base commit, not the newest main run or the previous feat run");
+    cr_assert(strstr(s.described, "base commit 1111aaaa") != NULL, "%s", s.described);
+    pg_selection_free(&s);
+    free(ev);
+}
+
+Test(select, default_in_ci_without_the_base_commit_is_the_default_branch)
+{
+    int64_t t1 = save("trunk", "1111aaaa", "M"), t2 = save("trunk", "2222bbbb", "M");
+    int64_t f1 = save("feat", "3333cccc", "M"), head = save("feat", "4444dddd", "M");
+    pg_select_options o = PG_SELECT_OPTIONS_INIT;
+    char *ev;
+    pg_selection s;
+
+    (void)t1;
+    (void)f1;
+    /* The base commit was never measured; the repository's default branch is "trunk". */
+    ev = pg_test_write(tmp, "event.json",
+                       "{\"pull_request\": {\"base\": {\"sha\": \"9999ffff\"}},"
+                       " \"repository\": {\"default_branch\": \"trunk\"}}");
+    o.event_path = ev;
+    s = sel_of(NULL, head, &o);
+    cr_assert_eq(s.count, 1);
+    cr_assert_eq(s.ids[0], t2);
+    pg_selection_free(&s);
+    /* GITHUB_BASE_REF names the branch the pull request targets: it wins over the event's default branch. */
+    setenv("GITHUB_BASE_REF", "feat", 1);
+    s = sel_of(NULL, head, &o);
+    cr_assert_eq(s.ids[0], f1);
+    pg_selection_free(&s);
+    unsetenv("GITHUB_BASE_REF");
+    free(ev);
+}

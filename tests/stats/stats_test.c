@@ -1,0 +1,319 @@
+/*
+ * stats_test.c - runner/stats.c against reference values computed by scipy
+ * and numpy (tests/data/stats/reference.txt, made by
+ * tools/gen_stats_reference.py), plus properties no table can show.
+ */
+#include "support.h"
+
+#include "stats.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define REL_VALUE 1e-9
+#define REL_P 1e-6
+
+static int close_rel(double a, double b, double rel)
+{
+    if (isinf(a) || isinf(b))
+        return a == b;
+    if (isnan(a) || isnan(b))
+        return isnan(a) && isnan(b);
+    return fabs(a - b) <= rel * fmax(fabs(a), fabs(b)) || fabs(a - b) < 1e-300;
+}
+
+#define assert_close(got, want, rel, what, id)                                                         \
+    cr_expect(close_rel((got), (want), (rel)), "case %d: %s = %.17g, scipy says %.17g", (id), (what), \
+              (double)(got), (double)(want))
+
+/* A cursor over the reference file's whitespace-separated tokens, line by line. */
+typedef struct reader {
+    char *text;
+    char *line;   /* current line, NUL-terminated */
+    char *next;   /* start of the next line */
+    char *tok;    /* strtok_r state */
+} reader;
+
+static int next_line(reader *r)
+{
+    char *nl;
+
+    do {
+        if (!r->next || !*r->next)
+            return 0;
+        r->line = r->next;
+        nl = strchr(r->line, '\n');
+        if (nl) {
+            *nl = '\0';
+            r->next = nl + 1;
+        } else {
+            r->next = NULL;
+        }
+    } while (r->line[0] == '#' || r->line[0] == '\0');
+    return 1;
+}
+
+static char *word(reader *r, int first)
+{
+    return strtok_r(first ? r->line : NULL, " ", &r->tok);
+}
+
+static double num(reader *r)
+{
+    char *w = word(r, 0);
+
+    cr_assert(w != NULL, "reference line ended early");
+    if (strcmp(w, "inf") == 0)
+        return INFINITY;
+    if (strcmp(w, "-inf") == 0)
+        return -INFINITY;
+    return strtod(w, NULL);
+}
+
+static double *nums(reader *r, size_t *out_n)
+{
+    size_t n = (size_t)num(r), i;
+    double *v = calloc(n ? n : 1, sizeof(*v));
+
+    for (i = 0; i < n; i++)
+        v[i] = num(r);
+    *out_n = n;
+    return v;
+}
+
+static void open_reference(reader *r)
+{
+    char *path = pg_test_data("stats/reference.txt");
+    size_t len;
+
+    memset(r, 0, sizeof(*r));
+    pg_assert_ok(pg__read_file(&r->text, &len, path));
+    r->next = r->text;
+    free(path);
+}
+
+static const double quantile_levels[] = {0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 0.99, 1.0};
+
+typedef struct counts {
+    int cases, ties, exact, asym, bootstraps, adjust, ppf, small, large;
+} counts;
+
+static void check_case(reader *r, int id, counts *c)
+{
+    double *x = NULL, *y = NULL;
+    size_t nx = 0, ny = 0, i;
+    const pg_alternative alts[] = {PG_ALT_GREATER, PG_ALT_LESS, PG_ALT_TWO_SIDED};
+    const char *alt_names[] = {"p(greater)", "p(less)", "p(two-sided)"};
+
+    while (next_line(r)) {
+        char *kind = word(r, 1);
+        pg_mwu m;
+        if (strcmp(kind, "end") == 0)
+            break;
+        if (strcmp(kind, "x") == 0) {
+            x = nums(r, &nx);
+        } else if (strcmp(kind, "y") == 0) {
+            y = nums(r, &ny);
+        } else if (strcmp(kind, "mwu") == 0) {
+            double u1 = num(r), exact = num(r);
+            for (i = 0; i < 3; i++) {
+                double want = num(r);
+                pg_assert_ok(pg_stats_mwu(&m, x, nx, y, ny, alts[i], PG_MWU_AUTO));
+                assert_close(m.u1, u1, REL_VALUE, "U1", id);
+                assert_close(m.p, want, REL_P, alt_names[i], id);
+                cr_expect_eq(m.exact, (int)exact, "case %d: auto chose %s", id, m.exact ? "exact" : "asymptotic");
+            }
+            c->ties += m.ties;
+        } else if (strcmp(kind, "mwu_asymptotic") == 0 || strcmp(kind, "mwu_exact") == 0) {
+            int exact = strcmp(kind, "mwu_exact") == 0;
+            for (i = 0; i < 3; i++) {
+                double want = num(r);
+                pg_assert_ok(pg_stats_mwu(&m, x, nx, y, ny, alts[i], exact ? PG_MWU_EXACT : PG_MWU_ASYMPTOTIC));
+                assert_close(m.p, want, REL_P, exact ? "exact p" : "asymptotic p", id);
+            }
+            if (exact)
+                c->exact++;
+            else
+                c->asym++;
+        } else if (strcmp(kind, "hl") == 0) {
+            pg_shift s95, s90;
+            double est = num(r), lo95 = num(r), hi95 = num(r), k95 = num(r);
+            double lo90 = num(r), hi90 = num(r), k90 = num(r);
+            pg_assert_ok(pg_stats_hodges_lehmann(&s95, x, nx, y, ny, 0.95));
+            pg_assert_ok(pg_stats_hodges_lehmann(&s90, x, nx, y, ny, 0.90));
+            assert_close(s95.estimate, est, REL_VALUE, "Hodges-Lehmann", id);
+            cr_expect_eq((double)s95.k, k95, "case %d: Moses k(95%%) = %zu, want %g", id, s95.k, k95);
+            cr_expect_eq((double)s90.k, k90, "case %d: Moses k(90%%) = %zu, want %g", id, s90.k, k90);
+            assert_close(s95.lo, lo95, REL_VALUE, "Moses lo 95%", id);
+            assert_close(s95.hi, hi95, REL_VALUE, "Moses hi 95%", id);
+            assert_close(s90.lo, lo90, REL_VALUE, "Moses lo 90%", id);
+            assert_close(s90.hi, hi90, REL_VALUE, "Moses hi 90%", id);
+        } else if (strcmp(kind, "quantiles") == 0) {
+            for (i = 0; i < sizeof(quantile_levels) / sizeof(quantile_levels[0]); i++)
+                assert_close(pg_stats_quantile(x, nx, quantile_levels[i]), num(r), REL_VALUE, "quantile", id);
+        } else if (strcmp(kind, "desc") == 0) {
+            pg_summary s;
+            double med = num(r), iqr = num(r), mad = num(r), mean = num(r), sd = num(r);
+            assert_close(pg_stats_median(x, nx), med, REL_VALUE, "median", id);
+            assert_close(pg_stats_iqr(x, nx), iqr, REL_VALUE, "IQR", id);
+            assert_close(pg_stats_mad(x, nx), mad, REL_VALUE, "MAD", id);
+            assert_close(pg_stats_mean(x, nx), mean, REL_VALUE, "mean", id);
+            assert_close(pg_stats_stddev(x, nx), sd, REL_VALUE, "stddev", id);
+            pg_assert_ok(pg_stats_summarize(&s, x, nx));
+            assert_close(s.median, med, REL_VALUE, "summary median", id);
+            assert_close(s.iqr, iqr, REL_VALUE, "summary IQR", id);
+            assert_close(s.stddev, sd, REL_VALUE, "summary stddev", id);
+        } else if (strcmp(kind, "boot") == 0) {
+            double level = num(r), reps = num(r), seed = num(r), lo = num(r), hi = num(r), glo, ghi;
+            pg_assert_ok(pg_stats_bootstrap_ratio(&glo, &ghi, x, nx, y, ny, level, (size_t)reps, (uint64_t)seed));
+            assert_close(glo, lo, REL_VALUE, "bootstrap lo", id);
+            assert_close(ghi, hi, REL_VALUE, "bootstrap hi", id);
+            c->bootstraps++;
+        } else {
+            cr_assert_fail("unknown reference line '%s'", kind);
+        }
+    }
+    if (nx <= 8 || ny <= 8)
+        c->small++;
+    if (nx >= 100 && ny >= 100)
+        c->large++;
+    free(x);
+    free(y);
+}
+
+static void check_adjust(reader *r, counts *c)
+{
+    size_t n, i;
+    double *p = nums(r, &n), *holm = calloc(n, sizeof(*holm)), *bh = calloc(n, sizeof(*bh));
+
+    pg_assert_ok(pg_stats_holm(holm, p, n));
+    pg_assert_ok(pg_stats_bh(bh, p, n));
+    cr_assert(next_line(r) && strcmp(word(r, 1), "holm") == 0);
+    for (i = 0; i < n; i++)
+        assert_close(holm[i], num(r), 1e-12, "Holm", (int)i);
+    cr_assert(next_line(r) && strcmp(word(r, 1), "bh") == 0);
+    for (i = 0; i < n; i++)
+        assert_close(bh[i], num(r), 1e-12, "BH", (int)i);
+    c->adjust++;
+    free(p);
+    free(holm);
+    free(bh);
+}
+
+Test(stats_reference, every_case_matches_scipy)
+{
+    reader r;
+    counts c = {0};
+
+    open_reference(&r);
+    while (next_line(&r)) {
+        char *kind = word(&r, 1);
+        if (strcmp(kind, "case") == 0) {
+            check_case(&r, (int)num(&r), &c);
+            c.cases++;
+        } else if (strcmp(kind, "adjust") == 0) {
+            check_adjust(&r, &c);
+        } else if (strcmp(kind, "norm_ppf") == 0) {
+            double p = num(&r), want = num(&r);
+            assert_close(pg_stats_norm_ppf(p), want, 1e-12, "norm.ppf", (int)(p * 1e4));
+            c.ppf++;
+        } else if (strcmp(kind, "t_ppf") == 0) {
+            double p = num(&r), df = num(&r), want = num(&r);
+            assert_close(pg_stats_t_ppf(p, df), want, 1e-9, "t.ppf", (int)df);
+            c.ppf++;
+        } else if (strcmp(kind, "norm_sf") == 0) {
+            double z = num(&r), want = num(&r);
+            assert_close(pg_stats_norm_sf(z), want, 1e-12, "norm.sf", (int)z);
+        } else {
+            cr_assert_fail("unknown reference line '%s'", kind);
+        }
+    }
+    /* The issue asks for at least 60 generated cases of sizes 3..200, with and without ties. */
+    cr_assert_geq(c.cases, 60, "only %d reference cases", c.cases);
+    cr_assert_gt(c.ties, 20);
+    cr_assert_gt(c.exact, 20);
+    cr_assert_gt(c.small, 10);
+    cr_assert_gt(c.large, 10);
+    cr_assert_gt(c.bootstraps, 5);
+    cr_assert_gt(c.adjust, 5);
+    cr_assert_gt(c.ppf, 50);
+    free(r.text);
+}
+
+Test(stats_mwu, exact_minimum_p_is_one_over_binomial)
+{
+    /* Complete separation: the one-sided exact p is 1/C(n+m, n), as anchors.md says (7.8e-5 at 8 vs 8). */
+    double x[8], y[8];
+    pg_mwu m;
+    size_t i;
+
+    for (i = 0; i < 8; i++) {
+        x[i] = 10 + (double)i;
+        y[i] = (double)i;
+    }
+    pg_assert_ok(pg_stats_mwu(&m, x, 8, y, 8, PG_ALT_GREATER, PG_MWU_AUTO));
+    cr_assert(m.exact);
+    cr_assert(close_rel(m.p, 1.0 / 12870.0, 1e-12), "p = %g", m.p);
+}
+
+Test(stats_mwu, pmf_sums_to_one_and_is_symmetric)
+{
+    double pmf[8 * 40 + 1], sum = 0;
+    size_t u;
+
+    pg_assert_ok(pg_stats_mwu_pmf(pmf, 8, 40));
+    for (u = 0; u <= 320; u++) {
+        sum += pmf[u];
+        cr_assert(close_rel(pmf[u], pmf[320 - u], 1e-12), "pmf[%zu] %g vs %g", u, pmf[u], pmf[320 - u]);
+    }
+    cr_assert(close_rel(sum, 1.0, 1e-12));
+}
+
+Test(stats_mwu, empty_side_and_all_ties)
+{
+    double x[] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, y[] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+    pg_mwu m;
+
+    cr_assert_eq(pg_stats_mwu(&m, x, 0, y, 10, PG_ALT_GREATER, PG_MWU_AUTO), PG_EINVAL);
+    pg_assert_ok(pg_stats_mwu(&m, x, 10, y, 10, PG_ALT_GREATER, PG_MWU_AUTO));
+    cr_assert_eq(m.p, 1.0);
+    cr_assert(m.ties);
+    cr_assert_eq(pg_stats_mwu(&m, x, 10, y, 10, PG_ALT_GREATER, PG_MWU_EXACT), 0);
+}
+
+Test(stats_bootstrap, same_seed_same_interval_and_covers_the_point)
+{
+    double h[30], b[30], lo1, hi1, lo2, hi2, lo3, hi3;
+    pg_rng g;
+    size_t i;
+
+    pg_stats_rng_seed(&g, 7);
+    for (i = 0; i < 30; i++) {
+        b[i] = 1.0 + 0.01 * (double)(pg_stats_rng_next(&g) % 100);
+        h[i] = 1.1 * (1.0 + 0.01 * (double)(pg_stats_rng_next(&g) % 100));
+    }
+    pg_assert_ok(pg_stats_bootstrap_ratio(&lo1, &hi1, h, 30, b, 30, 0.95, 1000, 42));
+    pg_assert_ok(pg_stats_bootstrap_ratio(&lo2, &hi2, h, 30, b, 30, 0.95, 1000, 42));
+    pg_assert_ok(pg_stats_bootstrap_ratio(&lo3, &hi3, h, 30, b, 30, 0.95, 1000, 43));
+    cr_assert_eq(lo1, lo2);
+    cr_assert_eq(hi1, hi2);
+    cr_assert(lo1 != lo3 || hi1 != hi3, "a different seed should give a different resampling");
+    cr_assert(lo1 < pg_stats_median(h, 30) / pg_stats_median(b, 30));
+    cr_assert(hi1 > pg_stats_median(h, 30) / pg_stats_median(b, 30));
+}
+
+Test(stats_adjust, nan_entries_are_skipped)
+{
+    double p[] = {0.01, NAN, 0.04, 0.03}, holm[4], bh[4];
+
+    pg_assert_ok(pg_stats_holm(holm, p, 4));
+    pg_assert_ok(pg_stats_bh(bh, p, 4));
+    cr_assert(isnan(holm[1]) && isnan(bh[1]));
+    cr_assert(close_rel(holm[0], 0.03, 1e-12));
+    cr_assert(close_rel(holm[3], 0.06, 1e-12));
+    cr_assert(close_rel(holm[2], 0.06, 1e-12));
+    cr_assert(close_rel(bh[0], 0.03, 1e-12));
+    cr_assert(close_rel(bh[2], 0.04, 1e-12));
+}

@@ -1,0 +1,487 @@
+/*
+ * verdict_test.c - every verdict path of pg_compare() on synthetic runs with
+ * seeded log-normal samples: REGRESSED, IMPROVED, SAME, each kind of UNSURE,
+ * NEW, MISSING, ERROR, SKIPPED, failed exact checks, Holm and drift.
+ */
+#include "support.h"
+
+#include "stats.h"
+#include "util.h"
+#include "verdict.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double gauss(pg_rng *g)
+{
+    double u1 = ((double)(pg_stats_rng_next(g) >> 11) + 0.5) * 0x1.0p-53;
+    double u2 = ((double)(pg_stats_rng_next(g) >> 11) + 0.5) * 0x1.0p-53;
+
+    return sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
+}
+
+/* Adds case `name` with n samples around `median` (log-normal, sd `noise`). */
+static pg_result *add_case(pg_run *run, const char *name, size_t n, double median, double noise, pg_rng *g)
+{
+    pg_result *r;
+    size_t i;
+
+    pg_assert_ok(pg_run_add_result(&r, run));
+    r->key = pg__asprintf("t/%s@1:cpu", name);
+    r->suite = pg__strdup("t");
+    r->name = pg__strdup(name);
+    r->status = PG_STATUS_OK;
+    r->samples = calloc(n ? n : 1, sizeof(double));
+    r->nsamples = n;
+    for (i = 0; i < n; i++)
+        r->samples[i] = median * exp(noise * gauss(g));
+    if (n)
+        pg_assert_ok(pg_stats_summarize(&r->summary, r->samples, n));
+    return r;
+}
+
+typedef struct fixture {
+    pg_run *head;
+    pg_run *bases[16];
+    size_t nbases;
+    pg_comparison *cmp;
+} fixture;
+
+static fixture fx;
+
+static void setup(void)
+{
+    memset(&fx, 0, sizeof(fx));
+    pg_assert_ok(pg_run_new(&fx.head));
+}
+
+static void teardown(void)
+{
+    size_t i;
+
+    pg_comparison_free(fx.cmp);
+    pg_run_free(fx.head);
+    for (i = 0; i < fx.nbases; i++)
+        pg_run_free(fx.bases[i]);
+}
+
+TestSuite(verdict, .init = setup, .fini = teardown);
+
+/* K baseline runs of one case whose run medians wander by `drift` (sd of log medians). */
+static void bases_of(const char *name, size_t k, size_t n, double noise, double drift, uint64_t seed)
+{
+    pg_rng g;
+    size_t i;
+
+    pg_stats_rng_seed(&g, seed);
+    for (i = 0; i < k; i++) {
+        if (fx.nbases <= i) {
+            pg_assert_ok(pg_run_new(&fx.bases[i]));
+            fx.nbases = i + 1;
+        }
+        add_case(fx.bases[i], name, n, 1e-3 * exp(drift * gauss(&g)), noise, &g);
+    }
+}
+
+static void compare(const pg_compare_options *o)
+{
+    pg_comparison_free(fx.cmp);
+    fx.cmp = NULL;
+    pg_assert_ok(pg_compare(&fx.cmp, fx.head, (const pg_run *const *)fx.bases, fx.nbases, o));
+}
+
+static const pg_case_verdict *verdict_of(const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < fx.cmp->ncases; i++)
+        if (strcmp(fx.cmp->cases[i].name, name) == 0)
+            return &fx.cmp->cases[i];
+    cr_assert_fail("no verdict for %s", name);
+    return NULL;
+}
+
+Test(verdict, regressed_when_significant_and_beyond_threshold)
+{
+    pg_rng g;
+    const pg_case_verdict *v;
+
+    pg_stats_rng_seed(&g, 1);
+    bases_of("a", 5, 40, 0.01, 0.002, 11);
+    add_case(fx.head, "a", 40, 1.2e-3, 0.01, &g);
+    compare(NULL);
+    v = verdict_of("a");
+    cr_assert_eq(v->verdict, PG_VERDICT_REGRESSED, "%s: %s", pg_verdict_name(v->verdict), v->reason);
+    cr_assert_eq(fx.cmp->exit_code, 1);
+    cr_assert(v->p_adj < 0.05 && v->ci_lo > 1.05 && v->ci_hi > v->ratio && v->ci_lo < v->ratio,
+              "p_adj %g [%g, %g] ratio %g", v->p_adj, v->ci_lo, v->ci_hi, v->ratio);
+    cr_assert(fabs(v->ratio - 1.2) < 0.02, "ratio %g", v->ratio);
+    cr_assert_eq(v->base_runs, 5);
+    cr_assert_eq(v->base_n, 200);
+    cr_assert_eq(v->head_n, 40);
+    cr_assert(v->drift_measured);
+    cr_assert(v->resolution > 0.05 && v->resolution < 0.2, "resolution %g", v->resolution);
+    cr_assert(strstr(v->reason, "Holm") != NULL, "%s", v->reason);
+    cr_assert(strstr(fx.cmp->method, "Mann-Whitney") != NULL, "%s", fx.cmp->method);
+}
+
+Test(verdict, improved_is_symmetric_and_passes)
+{
+    pg_rng g;
+    const pg_case_verdict *v;
+
+    pg_stats_rng_seed(&g, 2);
+    bases_of("a", 5, 40, 0.01, 0.002, 12);
+    add_case(fx.head, "a", 40, 0.8e-3, 0.01, &g);
+    compare(NULL);
+    v = verdict_of("a");
+    cr_assert_eq(v->verdict, PG_VERDICT_IMPROVED, "%s: %s", pg_verdict_name(v->verdict), v->reason);
+    cr_assert(v->ci_hi < 1 / 1.05);
+    cr_assert_eq(fx.cmp->exit_code, 0);
+}
+
+Test(verdict, same_when_the_interval_lies_within_the_threshold)
+{
+    pg_compare_options o = PG_COMPARE_OPTIONS_INIT;
+    pg_rng g;
+    const pg_case_verdict *v;
+
+    /* A quiet machine: a small prior and baseline runs that agree. */
+    o.drift = 0.005;
+    pg_stats_rng_seed(&g, 3);
+    bases_of("a", 8, 40, 0.01, 0.002, 13);
+    add_case(fx.head, "a", 40, 1.01e-3, 0.01, &g);
+    compare(&o);
+    v = verdict_of("a");
+    cr_assert_eq(v->verdict, PG_VERDICT_SAME, "%s: %s [%g, %g]", pg_verdict_name(v->verdict), v->reason, v->ci_lo,
+                 v->ci_hi);
+    cr_assert(v->ci_lo >= 1 / 1.05 && v->ci_hi <= 1.05);
+    cr_assert_eq(fx.cmp->exit_code, 0);
+}
+
+Test(verdict, unsure_when_the_interval_straddles_the_threshold)
+{
+    pg_compare_options o = PG_COMPARE_OPTIONS_INIT;
+    pg_rng g;
+    const pg_case_verdict *v;
+
+    o.drift = 0.005;
+    pg_stats_rng_seed(&g, 4);
+    bases_of("a", 8, 30, 0.05, 0.002, 14);
+    add_case(fx.head, "a", 30, 1.06e-3, 0.05, &g);
+    compare(&o);
+    v = verdict_of("a");
+    cr_assert_eq(v->verdict, PG_VERDICT_UNSURE, "%s [%g, %g]", pg_verdict_name(v->verdict), v->ci_lo, v->ci_hi);
+    cr_assert(v->ci_lo < 1.05 && v->ci_hi > 1.05);
+    cr_assert(v->reason && strstr(v->reason, "straddles") && strstr(v->reason, "more samples"), "%s", v->reason);
+    cr_assert_eq(fx.cmp->exit_code, 0, "UNSURE never fails the build");
+}
+
+Test(verdict, one_baseline_run_leans_on_the_drift_prior)
+{
+    pg_rng g;
+    const pg_case_verdict *v;
+
+    /* +8% with tight samples would fail a test that trusts one process; one run cannot tell drift from change. */
+    pg_stats_rng_seed(&g, 5);
+    bases_of("a", 1, 60, 0.005, 0, 15);
+    add_case(fx.head, "a", 60, 1.08e-3, 0.005, &g);
+    compare(NULL);
+    v = verdict_of("a");
+    cr_assert_lt(v->p_adj, 1e-6, "the samples alone are clear: p %g", v->p_adj);
+    cr_assert_lt(v->shift_lo, v->ratio);
+    cr_assert_gt(v->shift_lo, 1.05, "the samples-only interval clears the threshold: %g", v->shift_lo);
+    cr_assert_eq(v->verdict, PG_VERDICT_UNSURE, "%s: %s", pg_verdict_name(v->verdict), v->reason);
+    cr_assert(!v->drift_measured);
+    cr_assert(fabs(v->drift - PG_DRIFT_PRIOR) < 1e-12);
+    cr_assert(strstr(v->reason, "last:5") != NULL, "%s", v->reason);
+}
+
+Test(verdict, wandering_machine_does_not_fail_at_the_threshold)
+{
+    pg_compare_options o = PG_COMPARE_OPTIONS_INIT;
+    pg_rng g;
+    const pg_case_verdict *v;
+    double wide;
+
+    /* Baseline runs whose medians wander 3% between processes; the head lands 7% above their centre. */
+    pg_stats_rng_seed(&g, 6);
+    bases_of("a", 6, 40, 0.01, 0.03, 16);
+    add_case(fx.head, "a", 40, 1.07e-3, 0.01, &g);
+    compare(&o);
+    v = verdict_of("a");
+    cr_assert(v->drift_measured);
+    cr_assert_gt(v->drift, 0.02, "measured drift %g", v->drift);
+    cr_assert_neq(v->verdict, PG_VERDICT_REGRESSED, "[%g, %g]", v->ci_lo, v->ci_hi);
+    wide = log(v->ci_hi / v->ci_lo);
+
+    /* The same head against calm baseline runs: a narrower interval. */
+    teardown();
+    setup();
+    pg_stats_rng_seed(&g, 6);
+    bases_of("a", 6, 40, 0.01, 0.001, 16);
+    add_case(fx.head, "a", 40, 1.07e-3, 0.01, &g);
+    o.drift = 0.005;
+    compare(&o);
+    v = verdict_of("a");
+    cr_assert_lt(log(v->ci_hi / v->ci_lo), wide);
+}
+
+Test(verdict, too_few_samples_is_unsure)
+{
+    pg_rng g;
+    const pg_case_verdict *v;
+
+    pg_stats_rng_seed(&g, 7);
+    bases_of("a", 1, 3, 0.01, 0, 17);
+    add_case(fx.head, "a", 3, 2e-3, 0.01, &g);
+    compare(NULL);
+    v = verdict_of("a");
+    cr_assert_eq(v->verdict, PG_VERDICT_UNSURE);
+    cr_assert(strstr(v->reason, "too few samples") != NULL, "%s", v->reason);
+    cr_assert_eq(fx.cmp->exit_code, 0);
+}
+
+Test(verdict, holm_turns_a_lone_significant_case_unsure_among_many)
+{
+    pg_compare_options o = PG_COMPARE_OPTIONS_INIT;
+    pg_rng g;
+    char name[16];
+    const pg_case_verdict *v;
+    int i;
+
+    /* 5 vs 5 fully separated: exact one-sided p = 1/252 = 0.004; Holm over 20 cases makes it 0.08. */
+    o.drift = 0.001;
+    pg_stats_rng_seed(&g, 8);
+    bases_of("hot", 1, 5, 0.01, 0, 18);
+    add_case(fx.head, "hot", 5, 1.5e-3, 0.01, &g);
+    compare(&o);
+    v = verdict_of("hot");
+    cr_assert_eq(v->verdict, PG_VERDICT_REGRESSED, "alone: %s %s", pg_verdict_name(v->verdict), v->reason);
+    cr_assert(fabs(v->p - 1.0 / 252) < 1e-12, "p %g", v->p);
+
+    for (i = 0; i < 19; i++) {
+        snprintf(name, sizeof(name), "c%02d", i);
+        add_case(fx.bases[0], name, 5, 1e-3, 0.01, &g);
+        add_case(fx.head, name, 5, 1e-3, 0.01, &g);
+    }
+    compare(&o);
+    v = verdict_of("hot");
+    cr_assert(fabs(v->p_adj - 20.0 / 252) < 1e-12, "p_adj %g", v->p_adj);
+    cr_assert_eq(v->verdict, PG_VERDICT_UNSURE, "%s", pg_verdict_name(v->verdict));
+    cr_assert(strstr(v->reason, "not significant after Holm") != NULL, "%s", v->reason);
+    cr_assert_eq(fx.cmp->counts[PG_VERDICT_REGRESSED], 0);
+    cr_assert_eq(fx.cmp->exit_code, 0);
+}
+
+Test(verdict, new_and_missing_are_reported_not_failed_unless_asked)
+{
+    pg_compare_options o = PG_COMPARE_OPTIONS_INIT;
+    pg_rng g;
+
+    pg_stats_rng_seed(&g, 9);
+    bases_of("old", 1, 20, 0.01, 0, 19);
+    add_case(fx.head, "fresh", 20, 1e-3, 0.01, &g);
+    compare(&o);
+    cr_assert_eq(verdict_of("fresh")->verdict, PG_VERDICT_NEW);
+    cr_assert_eq(verdict_of("old")->verdict, PG_VERDICT_MISSING);
+    cr_assert_eq(fx.cmp->counts[PG_VERDICT_NEW], 1);
+    cr_assert_eq(fx.cmp->counts[PG_VERDICT_MISSING], 1);
+    cr_assert_eq(fx.cmp->exit_code, 0);
+    o.fail_on_missing = 1;
+    compare(&o);
+    cr_assert_eq(fx.cmp->exit_code, 1);
+    o.fail_on_missing = 0;
+    o.fail_on_new = 1;
+    compare(&o);
+    cr_assert_eq(fx.cmp->exit_code, 1);
+}
+
+Test(verdict, first_run_without_baseline_passes)
+{
+    pg_rng g;
+
+    pg_stats_rng_seed(&g, 10);
+    add_case(fx.head, "a", 20, 1e-3, 0.01, &g);
+    compare(NULL);
+    cr_assert_eq(verdict_of("a")->verdict, PG_VERDICT_NEW);
+    cr_assert_str_eq(verdict_of("a")->reason, "no baseline yet");
+    cr_assert_eq(fx.cmp->exit_code, 0);
+}
+
+Test(verdict, errors_and_skips_never_regress)
+{
+    pg_rng g;
+    pg_result *r;
+
+    pg_stats_rng_seed(&g, 11);
+    bases_of("broken", 1, 20, 0.01, 0, 20);
+    bases_of("gpu", 1, 20, 0.01, 0, 21);
+    r = add_case(fx.head, "broken", 0, 1e-3, 0.01, &g);
+    r->status = PG_STATUS_ERROR;
+    r->message = pg__strdup("kernel crashed");
+    r = add_case(fx.head, "gpu", 0, 1e-3, 0.01, &g);
+    r->status = PG_STATUS_SKIPPED;
+    r->message = pg__strdup("no CUDA device");
+    compare(NULL);
+    cr_assert_eq(verdict_of("broken")->verdict, PG_VERDICT_ERROR);
+    cr_assert_str_eq(verdict_of("broken")->reason, "kernel crashed");
+    cr_assert_eq(verdict_of("gpu")->verdict, PG_VERDICT_SKIPPED);
+    cr_assert_eq(fx.cmp->exit_code, 0);
+}
+
+Test(verdict, a_failed_exact_check_exits_1)
+{
+    pg_rng g;
+    pg_check_result *c;
+
+    pg_stats_rng_seed(&g, 12);
+    bases_of("a", 1, 20, 0.01, 0, 22);
+    add_case(fx.head, "a", 20, 1e-3, 0.01, &g);
+    pg_assert_ok(pg_run_add_check(&c, fx.head));
+    c->suite = pg__strdup("t");
+    c->name = pg__strdup("flops");
+    c->kind = pg__strdup("flops");
+    c->passed = 0;
+    compare(NULL);
+    cr_assert_eq(fx.cmp->checks_failed, 1);
+    cr_assert_eq(fx.cmp->counts[PG_VERDICT_REGRESSED], 0);
+    cr_assert_eq(fx.cmp->exit_code, 1);
+}
+
+Test(verdict, suite_threshold_and_command_line_override)
+{
+    pg_compare_options o = PG_COMPARE_OPTIONS_INIT;
+    pg_rng g;
+    pg_result *r;
+
+    pg_stats_rng_seed(&g, 13);
+    bases_of("a", 5, 40, 0.01, 0.002, 23);
+    r = add_case(fx.head, "a", 40, 1.2e-3, 0.01, &g);
+    r->threshold = 0.5; /* the suite tolerates +50% */
+    compare(&o);
+    cr_assert_eq(verdict_of("a")->threshold, 0.5);
+    cr_assert_neq(verdict_of("a")->verdict, PG_VERDICT_REGRESSED);
+    o.threshold = 0.05;
+    compare(&o);
+    cr_assert_eq(verdict_of("a")->verdict, PG_VERDICT_REGRESSED);
+    o.alpha = 1e-300; /* nothing can be that significant */
+    compare(&o);
+    cr_assert_eq(verdict_of("a")->verdict, PG_VERDICT_UNSURE);
+}
+
+Test(verdict, bootstrap_interval_is_reproducible)
+{
+    pg_compare_options o = PG_COMPARE_OPTIONS_INIT;
+    pg_rng g;
+    double lo, hi;
+
+    o.interval = PG_INTERVAL_BOOTSTRAP;
+    pg_stats_rng_seed(&g, 14);
+    bases_of("a", 3, 30, 0.02, 0.002, 24);
+    add_case(fx.head, "a", 30, 1.3e-3, 0.02, &g);
+    compare(&o);
+    lo = verdict_of("a")->shift_lo;
+    hi = verdict_of("a")->shift_hi;
+    cr_assert(lo < verdict_of("a")->ratio && hi > verdict_of("a")->ratio);
+    compare(&o);
+    cr_assert_eq(verdict_of("a")->shift_lo, lo);
+    cr_assert_eq(verdict_of("a")->shift_hi, hi);
+    cr_assert(strstr(fx.cmp->method, "bootstrap") != NULL);
+}
+
+Test(verdict, a_case_can_be_estimated_again_with_more_head_runs)
+{
+    pg_rng g;
+    pg_case_verdict *v;
+    pg_run *extra;
+    pg_result *r2;
+    pg_sample_set heads[2], bases[5];
+    size_t i;
+
+    /* Confirmation re-runs (issue 11) call the per-case estimate again with every head run. */
+    pg_stats_rng_seed(&g, 15);
+    bases_of("a", 5, 40, 0.01, 0.002, 25);
+    add_case(fx.head, "a", 40, 1.2e-3, 0.01, &g);
+    compare(NULL);
+    v = &fx.cmp->cases[0];
+    cr_assert_eq(v->head_runs, 1);
+    pg_assert_ok(pg_run_new(&extra));
+    r2 = add_case(extra, "a", 40, 1.2e-3, 0.01, &g);
+    heads[0] = (pg_sample_set){fx.head->results[0].samples, fx.head->results[0].nsamples};
+    heads[1] = (pg_sample_set){r2->samples, r2->nsamples};
+    for (i = 0; i < 5; i++)
+        bases[i] = (pg_sample_set){fx.bases[i]->results[0].samples, fx.bases[i]->results[0].nsamples};
+    pg_assert_ok(pg_verdict_estimate(v, heads, 2, bases, 5, NULL));
+    pg_assert_ok(pg_comparison_adjust(fx.cmp, NULL));
+    cr_assert_eq(v->head_runs, 2);
+    cr_assert_eq(v->head_n, 80);
+    cr_assert_eq(v->verdict, PG_VERDICT_REGRESSED);
+    cr_assert_eq(fx.cmp->exit_code, 1);
+    pg_run_free(extra);
+}
+
+Test(verdict, a_suite_wide_shift_is_a_machine_phase_not_a_regression)
+{
+    pg_rng g;
+    char name[16];
+    const pg_case_verdict *v;
+    int i;
+
+    /* Every case of the head run 40% slower, as in a machine phase: no case can claim it. */
+    pg_stats_rng_seed(&g, 16);
+    for (i = 0; i < 10; i++) {
+        snprintf(name, sizeof(name), "c%02d", i);
+        bases_of(name, 5, 40, 0.01, 0.002, 100 + (uint64_t)i);
+        add_case(fx.head, name, 40, 1.4e-3, 0.01, &g);
+    }
+    compare(NULL);
+    cr_assert(fabs(fx.cmp->suite_shift - 1.4) < 0.03, "suite shift %g", fx.cmp->suite_shift);
+    cr_assert_eq(fx.cmp->counts[PG_VERDICT_REGRESSED], 0);
+    v = verdict_of("c03");
+    cr_assert_eq(v->verdict, PG_VERDICT_UNSURE);
+    cr_assert(strstr(v->reason, "whole suite moved +") != NULL, "%s", v->reason);
+    cr_assert_eq(fx.cmp->exit_code, 0);
+}
+
+Test(verdict, one_case_regressing_among_steady_ones_still_fails)
+{
+    pg_rng g;
+    char name[16];
+    int i;
+
+    pg_stats_rng_seed(&g, 17);
+    for (i = 0; i < 10; i++) {
+        snprintf(name, sizeof(name), "c%02d", i);
+        bases_of(name, 5, 40, 0.01, 0.002, 200 + (uint64_t)i);
+        add_case(fx.head, name, 40, i == 3 ? 1.4e-3 : 1e-3, 0.01, &g);
+    }
+    compare(NULL);
+    cr_assert(fabs(fx.cmp->suite_shift - 1.0) < 0.02, "suite shift %g", fx.cmp->suite_shift);
+    cr_assert_lt(fx.cmp->suite_spread, 0.02);
+    cr_assert_eq(verdict_of("c03")->verdict, PG_VERDICT_REGRESSED, "%s", verdict_of("c03")->reason);
+    cr_assert_eq(fx.cmp->counts[PG_VERDICT_REGRESSED], 1);
+    cr_assert_eq(fx.cmp->exit_code, 1);
+}
+
+Test(verdict, the_interval_always_contains_the_ratio_of_medians)
+{
+    pg_compare_options o = PG_COMPARE_OPTIONS_INIT;
+    pg_result *r;
+    pg_rng g;
+    const pg_case_verdict *v;
+    size_t i;
+
+    /* Bimodal head samples (a phase change inside the run): medians and the Hodges-Lehmann shift disagree. */
+    o.drift = 0.001;
+    pg_stats_rng_seed(&g, 18);
+    bases_of("a", 1, 21, 0.001, 0, 30);
+    r = add_case(fx.head, "a", 21, 1e-3, 0.001, &g);
+    for (i = 0; i < 11; i++)
+        r->samples[i] *= 2;
+    pg_assert_ok(pg_stats_summarize(&r->summary, r->samples, r->nsamples));
+    compare(&o);
+    v = verdict_of("a");
+    cr_assert(v->ci_lo <= v->ratio && v->ratio <= v->ci_hi, "%g not in [%g, %g]", v->ratio, v->ci_lo, v->ci_hi);
+}
