@@ -2,10 +2,60 @@
 #include "cli.h"
 
 #include "report_cli.h"
+#include "util.h"
 
+#include "history.h"
 #include "perfgate/errors.h"
+#include "report/html.h"
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+
+/*
+ * HTML: the run's verdict table plus, per case of the run, its trend over
+ * the newest 100 commits of the run's branch with change points.
+ */
+static int write_html(const pg_cli_compared *c, const char *out_path)
+{
+    pg_history_options ho = PG_HISTORY_OPTIONS_INIT;
+    pg_history *hs = NULL, *keep = NULL;
+    size_t nh = 0, nkeep = 0, i;
+    FILE *f = NULL;
+    char *title = NULL;
+    int err;
+
+    if ((err = pg_history_load(&hs, &nh, c->store, NULL, c->head->branch, 100, &ho)) != 0)
+        return pg_cli_fail(err);
+    /* Only the cases of this run, in the run's order. */
+    keep = calloc(c->head->nresults + 1, sizeof(*keep));
+    if (!keep) {
+        pg_history_free_all(hs, nh);
+        return pg_cli_fail(pg_error_set(PG_ENOMEM, "out of memory writing HTML"));
+    }
+    for (i = 0; i < c->head->nresults; i++) {
+        size_t k;
+        for (k = 0; k < nh; k++)
+            if (hs[k].key && strcmp(hs[k].key, c->head->results[i].key) == 0) {
+                keep[nkeep++] = hs[k];
+                memset(&hs[k], 0, sizeof(hs[k]));
+                break;
+            }
+    }
+    title = pg__asprintf("perfgate: run %lld (%s @ %.12s)", (long long)c->head->id,
+                         c->head->branch ? c->head->branch : "?", c->head->commit ? c->head->commit : "no commit");
+    f = strcmp(out_path, "-") == 0 ? stdout : fopen(out_path, "w");
+    if (!f)
+        err = pg_error_set(PG_EIO, "%s: cannot write: %s", out_path, strerror(errno));
+    else
+        err = pg_report_html(f, title ? title : "perfgate", keep, nkeep, c->cmp);
+    if (f && f != stdout && fclose(f) != 0 && !err)
+        err = pg_error_set(PG_EIO, "%s: write failed", out_path);
+    free(title);
+    pg_history_free_all(keep, nkeep);
+    pg_history_free_all(hs, nh);
+    return err ? pg_cli_fail(err) : 0;
+}
 
 int pg_cmd_report(int argc, char **argv)
 {
@@ -17,7 +67,7 @@ int pg_cmd_report(int argc, char **argv)
     pg_report_origin origin = {0};
     int nargs, rc, err;
     const pg_opt opts[] = {
-        {"format", 'F', PG_OPT_STR, &format, "FMT", "md, json, junit, annotations or terminal (default md)"},
+        {"format", 'F', PG_OPT_STR, &format, "FMT", "md, json, junit, annotations, terminal or html (default md)"},
         {"output", 'o', PG_OPT_STR, &out_path, "FILE", "write to FILE instead of stdout"},
         {"db", 0, PG_OPT_STR, &db, "PATH", "database file (default $PERFGATE_DB, else baselines/perfgate.db)"},
         {"base", 'b', PG_OPT_STR, &base_sel, "SEL",
@@ -26,7 +76,7 @@ int pg_cmd_report(int argc, char **argv)
         {0},
     };
     const pg_cmd_spec spec = {
-        "report", "[options] [RUN]", "Write a stored run and its verdicts as markdown, JSON, JUnit or annotations.",
+        "report", "[options] [RUN]", "Write a stored run and its verdicts as markdown, JSON, JUnit, annotations or HTML.",
         "RUN is a run id, latest, commit:SHA or branch:NAME (default latest). The run is\n"
         "compared with its baseline as 'perfgate compare' does. The JSON report\n"
         "(schema_version 1) holds everything: metadata, machine fingerprint, raw samples,\n"
@@ -34,7 +84,8 @@ int pg_cmd_report(int argc, char **argv)
         "examples:\n"
         "  perfgate report --format md latest\n"
         "  perfgate report --format json -o perfgate.json\n"
-        "  perfgate report --format junit -o junit.xml 42",
+        "  perfgate report --format junit -o junit.xml 42\n"
+        "  perfgate report --format html -o perfgate.html   (trend plots, self-contained)",
         opts, 0, 1};
 
     if ((rc = pg_cli_parse(&spec, argc, argv, &nargs)) != 0)
@@ -42,6 +93,12 @@ int pg_cmd_report(int argc, char **argv)
     if (max_bytes < 0) {
         fprintf(stderr, "perfgate report: --max-bytes must not be negative\n");
         return 2;
+    }
+    if (strcmp(format, "html") == 0) {
+        if ((rc = pg_cli_compare_stored(&c, db, nargs ? argv[1] : NULL, base_sel)) == 0)
+            rc = write_html(&c, out_path);
+        pg_cli_compared_free(&c);
+        return rc;
     }
     if ((err = pg_reporter_file(&r, format, out_path)) != 0)
         return pg_cli_fail(err);

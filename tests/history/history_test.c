@@ -279,3 +279,26 @@ Test(history, html_report_renders_in_headless_chromium_with_plots)
     free(dom);
     free(png);
 }
+
+Test(history, report_format_html_holds_verdicts_and_trends)
+{
+    char *tmp = pg_test_tmpdir();
+    char *db = pg__asprintf("%s/sim.db", tmp), *html = pg__asprintf("%s/r.html", tmp);
+    char *text;
+    pg_proc p;
+    const char *argv[] = {"report", "--db", db, "--format", "html", "-o", html, NULL};
+
+    simulate(db, 2);
+    pg_test_run(&p, NULL, NULL, argv);
+    cr_assert_eq(p.status, 0, "%s", p.err);
+    pg_proc_free(&p);
+    text = read_all(html);
+    cr_assert(strstr(text, "Verdicts of this run") != NULL);
+    cr_assert(strstr(text, "<td><code>sim/stepped[]@1:cpu</code></td>") != NULL, "verdict row missing");
+    cr_assert_eq(count_substr(text, "<svg class=\"trend\""), 2);
+    free(text);
+    pg_test_rmtree(tmp);
+    free(tmp);
+    free(db);
+    free(html);
+}
