@@ -76,6 +76,7 @@ int pg_exec_run(pg_run *run, const pg_suite_set *set, const pg_exec_options *opt
     for (i = 0; i < set->count; i++) {
         const pg_suite *s = set->suites[i];
         for (j = 0; j < s->nchecks; j++) {
+            pg_check_options copts = PG_CHECK_OPTIONS_INIT;
             pg_check_result *cr;
             if (!matches(opts, s->checks[j].name))
                 continue;
@@ -84,7 +85,8 @@ int pg_exec_run(pg_run *run, const pg_suite_set *set, const pg_exec_options *opt
             cr->suite = pg__strdup(s->name);
             cr->name = pg__strdup(s->checks[j].name);
             cr->kind = pg__strdup(s->checks[j].kind);
-            if (pg_check_run(cr, s, &s->checks[j]) != 0) {
+            copts.trace_dir = opts->trace_dir;
+            if ((cr->error = pg_check_run_opts(cr, s, &s->checks[j], &copts)) != 0) {
                 cr->passed = 0;
                 free(cr->message);
                 cr->message = pg__strdup(pg_error_last());

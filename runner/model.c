@@ -102,6 +102,7 @@ void pg__check_clear(pg_check_result *c)
     free(c->expected);
     free(c->actual);
     free(c->message);
+    free(c->detail);
     memset(c, 0, sizeof(*c));
 }
 

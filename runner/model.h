@@ -71,6 +71,8 @@ typedef struct pg_check_result {
     int passed;
     int skipped;        /* could not run here (e.g. no CUDA device); passed is 1 */
     char *message;      /* what differed, where; the skip reason; NULL when passed */
+    char *detail;       /* optional multi-line table (per-module FLOPs...); not stored; may be NULL */
+    int error;          /* the PG_E* code when the check could not run (bad input, kernel failure); 0 */
 } pg_check_result;
 
 typedef struct pg_run {

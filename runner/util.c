@@ -177,3 +177,34 @@ int pg__glob(const char *pattern, const char *s)
 {
     return fnmatch(pattern, s, 0) == 0;
 }
+
+int pg__buf_json_string(pg_buf *b, const char *s)
+{
+    static const char hex[] = "0123456789abcdef";
+    const char *run = s;
+    int err;
+
+    if ((err = pg__buf_put(b, "\"", 1)) != 0)
+        return err;
+    /* Plain runs are copied at once: trace export writes millions of names. */
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        char esc[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+        if (c != '"' && c != '\\' && c >= 0x20)
+            continue;
+        if ((err = pg__buf_put(b, run, (size_t)(s - run))) != 0)
+            return err;
+        if (c == '"' || c == '\\') {
+            esc[1] = (char)c;
+            err = pg__buf_put(b, esc, 2);
+        } else {
+            err = pg__buf_put(b, esc, 6);
+        }
+        if (err)
+            return err;
+        run = s + 1;
+    }
+    if ((err = pg__buf_put(b, run, (size_t)(s - run))) != 0)
+        return err;
+    return pg__buf_put(b, "\"", 1);
+}

@@ -33,6 +33,8 @@ int pg__buf_printf(pg_buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/** Appends `s` as a JSON string literal (quotes, escapes for '"', '\\' and control bytes). */
+int pg__buf_json_string(pg_buf *b, const char *s);
 /** Transfers ownership of the contents to the caller; the buffer is reset. */
 char *pg__buf_detach(pg_buf *b);
 void pg__buf_free(pg_buf *b);

@@ -1,17 +1,76 @@
 /*
- * checks.h - exact checks: FLOP counts, op presence and schedules.
+ * checks.h - exact checks: FLOP counts, op presence and profiler schedules.
+ *
+ * Timing is noisy, counts are not: a check runs a workload under an
+ * instrument (or reads a trace file) and compares counts exactly with the
+ * suite's expectations, so it fails every time or never.
+ *   flops    - FLOPs of every GEMM (2·m·n·k) by op and module (FlopCounterMode)
+ *   ops      - ops present, absent or counted, overall or within each range
+ *   schedule - windows fired by a wait/warmup/active/repeat profiler schedule
  */
 #ifndef PG_CHECKS_H
 #define PG_CHECKS_H
 
+#include <stdint.h>
+
+#include "instrument.h"
 #include "model.h"
 #include "suite.h"
 
+struct pg_buf;
+
+/** Options of pg_check_run_opts(). Initialise with PG_CHECK_OPTIONS_INIT. */
+typedef struct pg_check_options {
+    unsigned version;
+    const char *trace_dir;   /* when set, recordings are exported there as Chrome traces */
+} pg_check_options;
+
+#define PG_CHECK_OPTIONS_VERSION 1
+#define PG_CHECK_OPTIONS_INIT {PG_CHECK_OPTIONS_VERSION, NULL}
+
 /**
  * Runs one exact check of `suite` and fills `out` (expected, actual,
- * passed, message).
- * @return 0 when the check ran (passed or not); an error when it could not.
+ * passed, message, detail). A check that cannot run here (a CUDA workload
+ * without a device) is marked skipped and passes.
+ * @return 0 when the check ran (passed or not) or was skipped; an error
+ *         (with a one-line message naming file:line:col) when it could not run.
  */
 int pg_check_run(pg_check_result *out, const pg_suite *suite, const pg_check *check);
+int pg_check_run_opts(pg_check_result *out, const pg_suite *suite, const pg_check *check,
+                      const pg_check_options *opts);
+
+/* ---- the FLOP counter (FlopCounterMode's semantics) --------------------- */
+
+typedef struct pg_flop_counter pg_flop_counter;
+
+/** One row of the counter: FLOPs of `op` while `module` was executing. */
+typedef struct pg_flop_row {
+    const char *module;   /* "Global", "mlp", "mlp.1", ... */
+    const char *op;
+    int64_t flops;
+} pg_flop_row;
+
+/** @param[out] out a counter at zero; free with pg_flop_counter_free(). */
+int pg_flop_counter_new(pg_flop_counter **out);
+void pg_flop_counter_free(pg_flop_counter *fc);
+
+/**
+ * The instrument to install while a workload runs: each GEMM adds 2·m·n·k to
+ * the total, to its op, and to every module executing (each module path on
+ * the module stack, its dotted prefixes, and "Global"). `next` (may be NULL)
+ * also receives every hook, e.g. the op recorder.
+ */
+const pg_instrument *pg_flop_counter_instrument(pg_flop_counter *fc, const pg_instrument *next);
+
+/** Total FLOPs counted. */
+int64_t pg_flop_counter_total(const pg_flop_counter *fc);
+/** FLOPs of `op` under `module` ("Global" for all); op NULL sums the module's ops. */
+int64_t pg_flop_counter_get(const pg_flop_counter *fc, const char *module, const char *op);
+/** Rows in first-seen module order, ops by name. Valid until the counter is freed. */
+const pg_flop_row *pg_flop_counter_rows(const pg_flop_counter *fc, size_t *out_n);
+/** 0, or an error if a count overflowed int64 or module hooks did not pair up. */
+int pg_flop_counter_status(const pg_flop_counter *fc);
+/** Appends the per-module table (FlopCounterMode's display) to `b`. */
+int pg_flop_counter_table(const pg_flop_counter *fc, struct pg_buf *b);
 
 #endif

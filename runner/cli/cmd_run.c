@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 typedef struct run_flags {
-    const char *db, *commit, *branch, *filter, *base, *clock;
+    const char *db, *commit, *branch, *filter, *base, *trace_dir, *clock;
     double threshold, alpha;
     int quick, no_store;
     double peak_tflops, peak_gflops, precision;
@@ -136,6 +136,7 @@ static int do_run(run_flags *fl, char **paths, int npaths, int gate)
     eo.progress = isatty(fileno(stderr));
     eo.progress_out = stderr;
     eo.time_scale = fl->quick ? 0.2 : 1.0;
+    eo.trace_dir = fl->trace_dir;
     eo.peak_tflops = fl->peak_tflops;
     eo.peak_gflops = fl->peak_gflops;
     eo.precision = fl->precision;
@@ -213,6 +214,10 @@ static int do_run(run_flags *fl, char **paths, int npaths, int gate)
     } else {
         rc = finish_outputs(&outs, fl, run, NULL, rc);
     }
+    /* A check that could not run is bad input (2) or broken infrastructure (3), never a regression. */
+    for (i = 0; i < run->nchecks; i++)
+        if (run->checks[i].error && pg_error_exit_code(run->checks[i].error) > rc)
+            rc = pg_error_exit_code(run->checks[i].error);
 
 cleanup:
     pg__buf_free(&names);
@@ -245,6 +250,7 @@ static int run_or_gate(int argc, char **argv, int gate)
         {"filter", 'f', PG_OPT_STR, &fl.filter, "GLOB", "only cases and checks whose key matches GLOB"},
         {"quick", 0, PG_OPT_FLAG, &fl.quick, NULL, "sample for a fifth of each case's min_run_time (smoke runs)"},
         {"no-store", 0, PG_OPT_FLAG, &fl.no_store, NULL, "measure and print without storing the run"},
+        {"trace-dir", 0, PG_OPT_STR, &fl.trace_dir, "DIR", "export the exact checks' recordings as Chrome traces"},
         {"peak-tflops", 0, PG_OPT_DOUBLE, &fl.peak_tflops, "T",
          "GPU MFU against T TFLOP/s instead of a measured GEMM ceiling"},
         {"peak-gflops", 0, PG_OPT_DOUBLE, &fl.peak_gflops, "GF",

@@ -5,6 +5,8 @@
 
 extern const pg_kernel pg__kernel_sgemm;
 extern const pg_kernel pg__kernel_dgemm;
+extern const pg_kernel pg__kernel_linear;
+extern const pg_kernel pg__kernel_elementwise;
 extern const pg_kernel pg__kernel_add;
 extern const pg_kernel pg__kernel_mul;
 extern const pg_kernel pg__kernel_gelu;
@@ -18,6 +20,8 @@ extern const pg_kernel pg__kernel_empty;
 static const pg_kernel *const kernels[] = {
     &pg__kernel_sgemm,
     &pg__kernel_dgemm,
+    &pg__kernel_linear,
+    &pg__kernel_elementwise,
     &pg__kernel_add,
     &pg__kernel_mul,
     &pg__kernel_gelu,

@@ -218,6 +218,8 @@ static void render_run(pg_buf *b, const pg_run *run, int color)
         const char *esc = !color ? "" : c->skipped ? "\033[33m" : c->passed ? "\033[32m" : "\033[1;31m";
         pg__buf_printf(b, "check %s/%s (%s): %s%s%s%s%s\n", c->suite, c->name, c->kind, esc, state,
                        *esc ? "\033[0m" : "", c->message ? " - " : "", c->message ? c->message : "");
+        if (c->detail) /* e.g. the per-module FLOP table, already indented */
+            pg__buf_printf(b, "%s%s", c->detail, c->detail[0] && c->detail[strlen(c->detail) - 1] != '\n' ? "\n" : "");
     }
 }
 

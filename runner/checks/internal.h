@@ -1,0 +1,54 @@
+/*
+ * internal.h - what the check kinds share: running a check's workload under
+ * an instrument, evaluating expectations, filling results, exporting traces.
+ */
+#ifndef PG_CHECKS_INTERNAL_H
+#define PG_CHECKS_INTERNAL_H
+
+#include "checks/checks.h"
+#include "kernels/kernels.h"
+#include "trace/trace.h"
+#include "util.h"
+
+/** A check's workload: the case built from `workload:`, its kernel and state. */
+typedef struct pg__workload {
+    pg_case c;
+    const pg_kernel *kernel;
+    void *state;
+    const char *range;       /* `range:` param: each step runs inside this range */
+    int64_t step;            /* steps run so far */
+} pg__workload;
+
+/**
+ * Builds the case and sets the kernel up. @return 0; PG_ESKIP (message set)
+ * when it cannot run here (CUDA); else an error naming the suite position.
+ */
+int pg__workload_open(pg__workload *w, const pg_suite *suite, const pg_check *check);
+/** Runs one step: range "ProfilerStep#N" (when `profiler_step`), the `range:`, one iteration. */
+int pg__workload_step(pg__workload *w, int profiler_step);
+void pg__workload_close(pg__workload *w);
+
+/** Evaluates the integer expression in scalar `n` over the workload's numeric params (c may be NULL). */
+int pg__check_eval(int64_t *out, const pg_node *n, const pg_case *c, const char *what);
+
+/** Reports an expect key no kind knows, with its position. */
+int pg__check_unknown_key(const pg_node *key, const char *kind, const char *known);
+
+/** Sets expected/actual/message/passed (strings copied; message NULL when passed). */
+int pg__check_fill(pg_check_result *out, const char *expected, const char *actual, const char *message,
+                   const char *detail);
+
+/** Exports `t` to opts->trace_dir as SUITE.CHECK[.SUFFIX].json when a directory is set. */
+int pg__check_export(const pg_check_options *opts, const pg_suite *suite, const pg_check *check,
+                     const char *suffix, const pg_trace *t);
+
+/** Formats an integer with thousands separators ("3,072"). */
+void pg__fmt_int(char *out, size_t len, int64_t v);
+
+/* The kinds. Each returns like pg_check_run_opts(). */
+int pg__check_flops(pg_check_result *out, const pg_suite *suite, const pg_check *check, const pg_check_options *opts);
+int pg__check_ops(pg_check_result *out, const pg_suite *suite, const pg_check *check, const pg_check_options *opts);
+int pg__check_schedule(pg_check_result *out, const pg_suite *suite, const pg_check *check,
+                       const pg_check_options *opts);
+
+#endif
