@@ -1450,8 +1450,9 @@ static void load_benchmark(loader *L, const pg_node *b)
     /* Settings that only mean something for one kind of benchmark. */
     proto.timeout = 60.0;
     if ((n = pg_node_get(b, "timeout")) != NULL) {
-        if (!pg_node_get(b, "command")) {
-            pg__diag_add(d, n, "'timeout' applies only to command benchmarks");
+        /* Plugins run in a child process too, which the timeout bounds. */
+        if (!pg_node_get(b, "command") && !pg_node_get(b, "plugin")) {
+            pg__diag_add(d, n, "'timeout' applies only to command and plugin benchmarks");
             bad = 1;
         } else if (get_duration(d, &proto.timeout, n, "timeout") != 0)
             bad = 1;

@@ -11,6 +11,7 @@
 #define PG_BACKEND_H
 
 #include "exec.h"
+#include "measure.h"
 #include "model.h"
 #include "suite.h"
 
@@ -18,6 +19,12 @@ int pg__backend_cpu_case(pg_result *out, const pg_case *c, const pg_exec_options
 int pg__backend_cuda_case(pg_result *out, const pg_case *c, const pg_exec_options *opts);
 int pg__backend_plugin_case(pg_result *out, const pg_case *c, const pg_exec_options *opts);
 int pg__backend_command_case(pg_result *out, const pg_case *c, const pg_exec_options *opts);
+
+/**
+ * The timing engine's options for case `c` under `opts` (time_scale applied
+ * to min_run_time and warm-up; max_run_time only ever shrinks).
+ */
+void pg__backend_measure_options(pg_measure_options *out, const pg_case *c, const pg_exec_options *opts);
 
 /** Marks `out` as an ERROR with `message` (copied); returns 0. */
 int pg__result_error(pg_result *out, const char *message);

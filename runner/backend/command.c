@@ -1,9 +1,440 @@
-/* command.c - external commands timed as whole processes. */
+/*
+ * command.c - external commands timed as whole processes.
+ *
+ * A `command:` case is an argv list, executed directly (no shell unless the
+ * user writes one), with `{build}` and `{suite_dir}` expanded in every
+ * argument. Each process run is one iteration: the timing engine (measure.h)
+ * does the warm-up runs (at least one) and the sampling, through a clock that
+ * advances by each process's wall time (fork to exit) only, so reading and
+ * parsing its output never reaches a sample. With `metrics: json` the clock
+ * advances by the time the command reports itself instead.
+ *
+ * A process that cannot be started, exits non-zero, dies by a signal or
+ * outlives `timeout` is an ERROR of its case (never a sample); the other
+ * cases still run. stdout/stderr are captured: discarded, or with
+ * `output: keep` the last run's tails are kept in the result's extra JSON.
+ */
 #include "backend/backend.h"
+
+#include "perfgate/errors.h"
+#include "plugin/plugin.h"
+#include "stats.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define TAIL_BYTES 4096
+
+typedef struct metric {
+    char *name;
+    double *values;
+    size_t count;
+} metric;
+
+typedef struct command_run {
+    const pg_case *c;
+    char **argv;              /* expanded, NULL-terminated */
+    char *shown;              /* argv joined for messages */
+    int metrics_json;
+    double timeout;
+    int64_t clock_ns;         /* virtual clock: summed process (or reported) times */
+    double flops, bytes;      /* per iteration, from metrics */
+    metric *metrics;
+    size_t nmetrics;
+    char *last_out, *last_err;
+} command_run;
+
+static int64_t run_clock(void *payload)
+{
+    return ((command_run *)payload)->clock_ns;
+}
+
+/* ---- one process ------------------------------------------------------- */
+
+static char *read_fd_tail(int fd, size_t max)
+{
+    off_t size = lseek(fd, 0, SEEK_END);
+    off_t from = size > (off_t)max ? size - (off_t)max : 0;
+    pg_buf b = PG_BUF_INIT;
+    char chunk[4096];
+    ssize_t n;
+
+    lseek(fd, from, SEEK_SET);
+    while ((n = read(fd, chunk, sizeof(chunk))) > 0)
+        pg__buf_put(&b, chunk, (size_t)n);
+    if (!b.ptr)
+        pg__buf_puts(&b, "");
+    return pg__buf_detach(&b);
+}
+
+/* The last non-empty line of `text`, for one-line error messages. */
+static char *last_line(const char *text)
+{
+    const char *end = text + strlen(text), *start;
+
+    while (end > text && (end[-1] == '\n' || end[-1] == '\r' || end[-1] == ' '))
+        end--;
+    start = end;
+    while (start > text && start[-1] != '\n')
+        start--;
+    return pg__asprintf("%.*s", (int)(end - start > 300 ? 300 : end - start), start);
+}
+
+/* Waits for `pid` up to `timeout_s`; *timed_out on expiry. Returns the wait status. */
+static int wait_child(pid_t pid, double timeout_s, int *timed_out, int64_t *end_ns)
+{
+    int64_t deadline = pg__mono_ns() + (int64_t)(timeout_s * 1e9);
+    int status = 0;
+#ifdef SYS_pidfd_open
+    int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+    int pfd = -1;
+#endif
+
+    *timed_out = 0;
+    for (;;) {
+        pid_t r = waitpid(pid, &status, WNOHANG);
+        int64_t left = deadline - pg__mono_ns();
+        if (r == pid) {
+            *end_ns = pg__mono_ns();
+            break;
+        }
+        if (left <= 0) {
+            *timed_out = 1;
+            kill(-pid, SIGKILL);
+            kill(pid, SIGKILL);
+            while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+                ;
+            *end_ns = pg__mono_ns();
+            break;
+        }
+        if (pfd >= 0) {
+            /* A pidfd becomes readable when the process exits: no polling delay in the timing. */
+            struct pollfd p = {pfd, POLLIN, 0};
+            int ms = left / 1000000 > 1000 ? 1000 : (int)(left / 1000000) + 1;
+            poll(&p, 1, ms);
+        } else {
+            struct timespec ts = {0, 100000};
+            nanosleep(&ts, NULL);
+        }
+    }
+    if (pfd >= 0)
+        close(pfd);
+    return status;
+}
+
+static int fail(command_run *x, const char *what, const char *err_text)
+{
+    char *line = err_text ? last_line(err_text) : NULL;
+    int err = pg_error_set(PG_EKERNEL, "command '%s' %s%s%s%s", x->shown, what, line && *line ? " (stderr: " : "",
+                           line && *line ? line : "", line && *line ? ")" : "");
+
+    free(line);
+    return err;
+}
+
+/* Starts the command once and waits; `*wall_ns` is spawn-to-exit time. */
+static int run_process(command_run *x, int64_t *wall_ns)
+{
+    FILE *out = tmpfile(), *errf = tmpfile();
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t attr;
+    int status, timed_out = 0, rc, err = PG_EKERNEL, have_fa = 0, have_attr = 0;
+    int64_t t0, t1 = 0;
+    pid_t pid;
+
+    if (!out || !errf || posix_spawn_file_actions_init(&fa) != 0) {
+        err = pg_error_set(PG_EIO, "cannot capture the output of command '%s': %s", x->shown, strerror(errno));
+        goto cleanup;
+    }
+    have_fa = 1;
+    if (posix_spawnattr_init(&attr) != 0) {
+        err = pg_error_set(PG_ENOMEM, "out of memory starting command '%s'", x->shown);
+        goto cleanup;
+    }
+    have_attr = 1;
+    /* stdin from /dev/null, output captured; its own process group, so a
+     * timeout kills what it started too. posix_spawn (vfork-like) keeps the
+     * start-up cost of a large runner process out of the samples. */
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&fa, fileno(out), 1);
+    posix_spawn_file_actions_adddup2(&fa, fileno(errf), 2);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attr, 0);
+    fflush(stdout);
+    fflush(stderr);
+    t0 = pg__mono_ns();
+    rc = posix_spawnp(&pid, x->argv[0], &fa, &attr, x->argv, environ);
+    if (rc != 0) {
+        if (rc == ENOENT && !strchr(x->argv[0], '/'))
+            err = pg_error_set(PG_EKERNEL, "command '%s' not found: '%s' is not in PATH", x->shown, x->argv[0]);
+        else
+            err = pg_error_set(PG_EKERNEL, "cannot execute command '%s': %s", x->shown, strerror(rc));
+        goto cleanup;
+    }
+    status = wait_child(pid, x->timeout, &timed_out, &t1);
+    *wall_ns = t1 - t0;
+    free(x->last_out);
+    free(x->last_err);
+    x->last_out = read_fd_tail(fileno(out), x->metrics_json ? 1 << 20 : TAIL_BYTES);
+    x->last_err = read_fd_tail(fileno(errf), TAIL_BYTES);
+    if (timed_out) {
+        char what[96];
+        snprintf(what, sizeof(what), "timed out after %.3g s (timeout: %.3g s) and was killed", x->timeout,
+                 x->timeout);
+        err = fail(x, what, NULL);
+    } else if (WIFSIGNALED(status)) {
+        char what[96];
+        snprintf(what, sizeof(what), "was killed by signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
+        err = fail(x, what, x->last_err);
+    } else if (WEXITSTATUS(status) != 0) {
+        char what[64];
+        snprintf(what, sizeof(what), "exited with status %d", WEXITSTATUS(status));
+        err = fail(x, what, x->last_err);
+    } else {
+        err = 0;
+    }
+cleanup:
+    if (have_fa)
+        posix_spawn_file_actions_destroy(&fa);
+    if (have_attr)
+        posix_spawnattr_destroy(&attr);
+    if (out)
+        fclose(out);
+    if (errf)
+        fclose(errf);
+    return err;
+}
+
+/* ---- metrics: json ------------------------------------------------------- */
+
+static int add_metric(command_run *x, const char *name, double v)
+{
+    size_t i;
+    metric *m = NULL;
+    double *p;
+
+    for (i = 0; i < x->nmetrics; i++)
+        if (strcmp(x->metrics[i].name, name) == 0)
+            m = &x->metrics[i];
+    if (!m) {
+        metric *ms = realloc(x->metrics, (x->nmetrics + 1) * sizeof(*ms));
+        if (!ms)
+            return PG_ENOMEM;
+        x->metrics = ms;
+        m = &ms[x->nmetrics++];
+        memset(m, 0, sizeof(*m));
+        if (!(m->name = pg__strdup(name)))
+            return PG_ENOMEM;
+    }
+    p = realloc(m->values, (m->count + 1) * sizeof(*p));
+    if (!p)
+        return PG_ENOMEM;
+    m->values = p;
+    m->values[m->count++] = v;
+    return 0;
+}
+
+/*
+ * Reads the JSON object the command printed as its last non-empty line:
+ * "time" (seconds, the time it measured itself) and optional "iterations"
+ * give the sample; "flops"/"bytes" are per iteration; every other number is
+ * kept as a named metric.
+ */
+static int read_metrics(command_run *x, int64_t *reported_ns)
+{
+    char *line = last_line(x->last_out);
+    json_error_t jerr;
+    json_t *obj = line ? json_loads(line, 0, &jerr) : NULL;
+    json_t *v;
+    const char *key;
+    double t = -1, iters = 1;
+    int err = 0;
+
+    if (!obj || !json_is_object(obj)) {
+        err = pg_error_set(PG_EKERNEL, "command '%s' has metrics: json but its last line of output is not a JSON "
+                                       "object: '%.80s'", x->shown, line ? line : "");
+        goto cleanup;
+    }
+    json_object_foreach(obj, key, v) {
+        double d;
+        if (!json_is_number(v))
+            continue;
+        d = json_number_value(v);
+        if (strcmp(key, "time") == 0)
+            t = d;
+        else if (strcmp(key, "iterations") == 0)
+            iters = d;
+        else if (strcmp(key, "flops") == 0)
+            x->flops = d;
+        else if (strcmp(key, "bytes") == 0)
+            x->bytes = d;
+        else if ((err = add_metric(x, key, d)) != 0) {
+            err = pg_error_set(PG_ENOMEM, "out of memory reading metrics");
+            goto cleanup;
+        }
+    }
+    if (t >= 0) {
+        if (!(t < 1e6) || !(iters >= 1)) {
+            err = pg_error_set(PG_EKERNEL, "command '%s' reported time %g s over %g iterations: not usable",
+                               x->shown, t, iters);
+            goto cleanup;
+        }
+        *reported_ns = (int64_t)(t / iters * 1e9);
+    }
+cleanup:
+    json_decref(obj);
+    free(line);
+    return err;
+}
+
+/* ---- the engine's body ----------------------------------------------------- */
+
+static int run_iterations(void *payload, int64_t iters)
+{
+    command_run *x = payload;
+    int64_t i;
+    int err;
+
+    for (i = 0; i < iters; i++) {
+        int64_t wall = 0, reported = -1;
+        if ((err = run_process(x, &wall)) != 0)
+            return err;
+        if (x->metrics_json && (err = read_metrics(x, &reported)) != 0)
+            return err;
+        x->clock_ns += reported >= 0 ? reported : wall;
+    }
+    return 0;
+}
+
+static char *extra_json(const command_run *x)
+{
+    json_t *o = json_object();
+    char *s;
+    size_t i;
+
+    if (!o)
+        return NULL;
+    if (x->nmetrics) {
+        json_t *ms = json_object();
+        for (i = 0; ms && i < x->nmetrics; i++) {
+            json_t *arr = json_array();
+            size_t k;
+            for (k = 0; arr && k < x->metrics[i].count; k++)
+                json_array_append_new(arr, json_real(x->metrics[i].values[k]));
+            json_object_set_new(ms, x->metrics[i].name, arr);
+        }
+        json_object_set_new(o, "metrics", ms);
+    }
+    if (x->c->keep_output) {
+        const char *so = x->last_out ? x->last_out : "";
+        size_t len = strlen(so);
+        json_object_set_new(o, "stdout", json_string(len > TAIL_BYTES ? so + len - TAIL_BYTES : so));
+        json_object_set_new(o, "stderr", json_string(x->last_err ? x->last_err : ""));
+    }
+    s = json_object_size(o) ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    json_decref(o);
+    return s;
+}
+
+static void run_free(command_run *x)
+{
+    size_t i;
+
+    for (i = 0; x->argv && x->argv[i]; i++)
+        free(x->argv[i]);
+    free(x->argv);
+    free(x->shown);
+    for (i = 0; i < x->nmetrics; i++) {
+        free(x->metrics[i].name);
+        free(x->metrics[i].values);
+    }
+    free(x->metrics);
+    free(x->last_out);
+    free(x->last_err);
+}
+
+static int expand_argv(command_run *x, const pg_case *c)
+{
+    pg_buf shown = PG_BUF_INIT;
+    size_t n = 0, i;
+    int err;
+
+    while (c->command[n])
+        n++;
+    x->argv = calloc(n + 1, sizeof(char *));
+    if (!x->argv)
+        return pg_error_set(PG_ENOMEM, "out of memory expanding a command");
+    for (i = 0; i < n; i++) {
+        if ((err = pg__plugin_subst(&x->argv[i], c->command[i], c, NULL)) != 0) {
+            pg__buf_free(&shown);
+            return err;
+        }
+        pg__buf_printf(&shown, "%s%s", i ? " " : "", x->argv[i]);
+    }
+    x->shown = pg__buf_detach(&shown);
+    return x->shown ? 0 : pg_error_set(PG_ENOMEM, "out of memory expanding a command");
+}
 
 int pg__backend_command_case(pg_result *out, const pg_case *c, const pg_exec_options *opts)
 {
-    (void)c;
-    (void)opts;
-    return pg__result_error(out, "command benchmarks are not available in this version of perfgate");
+    pg_measure_options mo;
+    pg_measurement m = {0};
+    pg_clock clock = {run_clock, NULL};
+    command_run x;
+    int err;
+
+    memset(&x, 0, sizeof(x));
+    x.c = c;
+    x.metrics_json = c->metrics && strcmp(c->metrics, "json") == 0;
+    x.timeout = c->timeout > 0 ? c->timeout : 60.0;
+    if ((err = expand_argv(&x, c)) != 0) {
+        run_free(&x);
+        return err;
+    }
+    pg__backend_measure_options(&mo, c, opts);
+    /* One process per iteration: blocks never need to grow past one run. */
+    mo.min_block = 0;
+    clock.payload = &x;
+    mo.clock = &clock;
+    err = pg_measure(&m, run_iterations, &x, &mo);
+    if (err == PG_ENOMEM) {
+        free(m.samples);
+        run_free(&x);
+        return err;
+    }
+    if (err) {
+        free(m.samples);
+        pg__result_error(out, pg_error_last());
+        run_free(&x);
+        return 0;
+    }
+    out->status = PG_STATUS_OK;
+    out->samples = m.samples;
+    out->nsamples = m.nsamples;
+    out->number_per_run = m.number_per_run;
+    out->warmup_s = m.warmup_s;
+    out->warnings = m.warnings;
+    out->flops = x.flops;
+    out->bytes = x.bytes;
+    free(out->extra_json);
+    out->extra_json = extra_json(&x);
+    err = pg_stats_summarize(&out->summary, out->samples, out->nsamples);
+    run_free(&x);
+    return err;
 }

@@ -1,11 +1,129 @@
-/* cmd_ab.c - `perfgate ab`. */
+/* cmd_ab.c - `perfgate ab --base PATH --head PATH SUITE`: interleaved A/B of two builds. */
 #include "cli.h"
 
-#include <stdio.h>
+#include "ab/ab.h"
+#include "perfgate/errors.h"
+#include "report/report.h"
+#include "suite.h"
+#include "util.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int load(pg_suite_set *set, char **paths, int n)
+{
+    pg_suite_options so = PG_SUITE_OPTIONS_INIT;
+    pg_diags diags = {0};
+    size_t i;
+    int err = pg_suite_set_load(set, (const char *const *)paths, (size_t)n, &so, &diags);
+
+    if (err) {
+        for (i = 0; i < diags.count; i++)
+            fprintf(stderr, "%s\n", diags.lines[i]);
+        if (diags.count == 0)
+            fprintf(stderr, "perfgate: %s\n", pg_error_last());
+    }
+    pg_diags_free(&diags);
+    return err;
+}
+
+static void print_paired(FILE *f, const pg_ab_result *ab)
+{
+    size_t i, w = 4;
+
+    for (i = 0; i < ab->head->nresults; i++)
+        if (strlen(ab->head->results[i].key) > w)
+            w = strlen(ab->head->results[i].key);
+    fprintf(f, "\npaired rounds (head/base per round, median and sign-test interval):\n");
+    for (i = 0; i < ab->head->nresults; i++) {
+        const pg_ab_paired *p = &ab->paired[i];
+        char ch[16], lo[16], hi[16];
+        if (p->n == 0) {
+            fprintf(f, "  %-*s  -\n", (int)w, ab->head->results[i].key);
+            continue;
+        }
+        pg_fmt_change(ch, sizeof(ch), p->ratio);
+        pg_fmt_change(lo, sizeof(lo), p->ci_lo);
+        pg_fmt_change(hi, sizeof(hi), p->ci_hi);
+        fprintf(f, "  %-*s  %s [%s, %s] (%.0f%%)  head slower in %zu/%zu rounds  p(slower)=%.2g p(faster)=%.2g\n",
+                (int)w, ab->head->results[i].key, ch, lo, hi, 100 * p->confidence, p->head_slower, p->n,
+                p->p_slower, p->p_faster);
+    }
+}
 
 int pg_cmd_ab(int argc, char **argv)
 {
-    (void)argc;
-    fprintf(stderr, "perfgate %s: this command is not available in this version of perfgate\n", argv[0]);
-    return 2;
+    pg_ab_options o = PG_AB_OPTIONS_INIT;
+    const char *seed_text = NULL;
+    long rounds = 0;
+    double round_time = 0;
+    pg_term_style style = pg_term_style_auto(stdout);
+    pg_suite_set set = {0};
+    pg_ab_result ab;
+    int nargs, rc, err;
+    const pg_opt opts[] = {
+        {"base", 0, PG_OPT_STR, &o.base, "PATH", "the base build: a plugin library, or a build directory for {build}"},
+        {"head", 0, PG_OPT_STR, &o.head, "PATH", "the head build, the same way"},
+        {"rounds", 'r', PG_OPT_INT, &rounds, "R", "interleaved rounds (default 15)"},
+        {"round-time", 0, PG_OPT_DOUBLE, &round_time, "SEC", "sampling per side per round (default min_run_time/4)"},
+        {"seed", 0, PG_OPT_STR, &seed_text, "N", "seed of the random order (default: from the clock; printed)"},
+        {"filter", 'f', PG_OPT_STR, &o.filter, "GLOB", "only cases whose key matches GLOB"},
+        {"round-median", 0, PG_OPT_FLAG, &o.round_median, NULL,
+         "a round's value is its median block (default: its fastest block)"},
+        {0},
+    };
+    const pg_cmd_spec spec = {
+        "ab", "--base PATH --head PATH [options] SUITE|DIR...",
+        "Measure two builds interleaved in one job and give a verdict per case.",
+        "Over R rounds, each benchmark case is measured once per build per round, base and\n"
+        "head back to back in a random order, so the drift of a shared machine hits both\n"
+        "sides alike. Each round contributes its fastest block (interference only adds\n"
+        "time); the verdicts come from the same\n"
+        "statistics as 'perfgate compare', and a paired analysis of the per-round ratios\n"
+        "is printed next to them. Nothing is stored.\n\n"
+        "A build is a plugin library (it replaces each plugin case's library) or a\n"
+        "directory substituted for {build} in plugin paths and command arguments.\n\n"
+        "examples:\n"
+        "  perfgate ab --base old/libmine.so --head build/libmine.so suites/mine.yaml\n"
+        "  perfgate ab --base ../main-build --head build suites/cmds.yaml   # command: [\"{build}/bench\"]",
+        opts, 1, -1};
+
+    if ((rc = pg_cli_parse(&spec, argc, argv, &nargs)) != 0)
+        return rc < 0 ? 0 : rc;
+    if (!o.base || !o.head) {
+        fprintf(stderr, "perfgate ab: --base and --head are both required; see 'perfgate ab --help'\n");
+        return 2;
+    }
+    if (rounds < 0 || rounds > 10000) {
+        fprintf(stderr, "perfgate ab: --rounds must be between 1 and 10000\n");
+        return 2;
+    }
+    if (seed_text) {
+        char *end;
+        o.seed = strtoull(seed_text, &end, 0);
+        if (*end || o.seed == 0) {
+            fprintf(stderr, "perfgate ab: --seed must be a positive integer, not '%s'\n", seed_text);
+            return 2;
+        }
+    }
+    o.rounds = (int)rounds;
+    o.round_time = round_time;
+    o.progress = isatty(fileno(stderr)) ? stderr : NULL;
+    if ((err = load(&set, argv + 1, nargs)) != 0)
+        return pg_error_exit_code(err);
+    if ((err = pg_ab_run(&ab, &set, &o)) != 0) {
+        pg_suite_set_free(&set);
+        return pg_cli_fail(err);
+    }
+    printf("A/B: %d interleaved rounds, seed %" PRIu64 "\nbase: %s\nhead: %s\n\n", ab.rounds, ab.seed, o.base,
+           o.head);
+    pg_report_compare_terminal(stdout, ab.cmp, &style);
+    print_paired(stdout, &ab);
+    rc = ab.cmp->exit_code;
+    pg_ab_result_free(&ab);
+    pg_suite_set_free(&set);
+    return rc;
 }

@@ -1,0 +1,319 @@
+/* ab.c - interleaved A/B runs of one suite against two builds. */
+#include "ab/ab.h"
+
+#include "exec.h"
+#include "perfgate/errors.h"
+#include "plugin/plugin.h"
+#include "stats.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <limits.h>
+#include <sys/stat.h>
+
+/* One build: a library file, or a directory for {build}. */
+typedef struct side {
+    char *path;               /* absolute */
+    int is_dir;
+    char *dir;                /* the directory {build} expands to */
+} side;
+
+/* The rounds of one case on both sides. */
+typedef struct ab_case {
+    const pg_case *c;
+    double *vals[2];          /* per-round medians: [0] base, [1] head */
+    size_t n[2];
+    pg_result last[2];        /* the last round of each side: flops, bytes, status */
+    int failed[2];
+} ab_case;
+
+static uint64_t next_random(uint64_t *s)
+{
+    /* splitmix64: the order of the sides must be reproducible from the seed. */
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static int side_init(side *s, const char *path, const char *which)
+{
+    struct stat st;
+    const char *slash;
+
+    memset(s, 0, sizeof(*s));
+    if (!path)
+        return pg_error_set(PG_EUSAGE, "--%s is required", which);
+    if (stat(path, &st) != 0)
+        return pg_error_set(PG_ENOTFOUND, "--%s %s: no such file or directory", which, path);
+    /* Absolute: plugin paths are otherwise taken relative to the suite file. */
+    if (!(s->path = realpath(path, NULL)))
+        return pg_error_set(PG_EIO, "--%s %s: cannot resolve the path", which, path);
+    s->is_dir = S_ISDIR(st.st_mode);
+    if (s->is_dir) {
+        s->dir = pg__strdup(s->path);
+    } else {
+        slash = strrchr(s->path, '/');
+        s->dir = pg__asprintf("%.*s", (int)(slash - s->path), s->path);
+    }
+    return s->dir ? 0 : pg_error_set(PG_ENOMEM, "out of memory");
+}
+
+/*
+ * A copy of `c` measured for one round of one side: the build substituted,
+ * sampled for `round_time`. Only `plugin` and `command` are owned by the copy.
+ */
+static int round_case(pg_case *out, const pg_case *c, const side *s, const pg_ab_options *o)
+{
+    size_t n = 0, i;
+    int err;
+
+    *out = *c;
+    out->plugin = NULL;
+    out->command = NULL;
+    out->min_run_time = o->round_time > 0 ? o->round_time : fmax(c->min_run_time / 4, 0.02);
+    out->max_run_time = fmin(c->max_run_time, fmax(10 * out->min_run_time, 1.0));
+    out->min_samples = o->round_samples > 0 ? o->round_samples : 5;
+    if (c->plugin) {
+        if (!s->is_dir)
+            out->plugin = pg__strdup(s->path);
+        else if ((err = pg__plugin_path(&out->plugin, c, s->dir)) != 0)
+            return err;
+        if (!out->plugin)
+            return pg_error_set(PG_ENOMEM, "out of memory");
+    }
+    if (c->command) {
+        while (c->command[n])
+            n++;
+        out->command = calloc(n + 1, sizeof(char *));
+        if (!out->command)
+            return pg_error_set(PG_ENOMEM, "out of memory");
+        for (i = 0; i < n; i++)
+            if ((err = pg__plugin_subst(&out->command[i], c->command[i], c, s->dir)) != 0)
+                return err;
+    }
+    return 0;
+}
+
+static void round_case_clear(pg_case *rc)
+{
+    size_t i;
+
+    free(rc->plugin);
+    for (i = 0; rc->command && rc->command[i]; i++)
+        free(rc->command[i]);
+    free(rc->command);
+}
+
+/* Measures one round of one side of case `ac`; its median joins the side's samples. */
+static int measure_round(ab_case *ac, int which, const side *s, const pg_ab_options *o, int rounds)
+{
+    pg_case rc;
+    pg_result r;
+    int err;
+
+    memset(&r, 0, sizeof(r));
+    r.mfu = -1;
+    if ((err = round_case(&rc, ac->c, s, o)) != 0) {
+        round_case_clear(&rc);
+        return err;
+    }
+    err = pg_exec_case(&r, &rc, NULL);
+    round_case_clear(&rc);
+    if (err) {
+        pg__result_clear(&r);
+        return err;
+    }
+    if (r.status != PG_STATUS_OK) {
+        ac->failed[which] = 1;
+    } else {
+        if (!ac->vals[which] && !(ac->vals[which] = calloc((size_t)rounds, sizeof(double)))) {
+            pg__result_clear(&r);
+            return pg_error_set(PG_ENOMEM, "out of memory");
+        }
+        /*
+         * The fastest block of the round by default: interference from other
+         * work on a shared machine only ever adds time, so the minimum is the
+         * estimator it disturbs least (Chen & Revels, "Robust benchmarking in
+         * noisy environments", 2016); the rounds then carry the statistics.
+         */
+        ac->vals[which][ac->n[which]++] = o->round_median ? r.summary.median : r.summary.min;
+    }
+    pg__result_clear(&ac->last[which]);
+    ac->last[which] = r;
+    return 0;
+}
+
+/* Fills a result of one side from its rounds. */
+static int side_result(pg_run *run, const ab_case *ac, int which, int rounds)
+{
+    const pg_result *last = &ac->last[which];
+    pg_result *r;
+    int err;
+
+    if ((err = pg_run_add_result(&r, run)) != 0)
+        return err;
+    r->key = pg__strdup(last->key ? last->key : ac->c->key);
+    r->suite = pg__strdup(ac->c->suite);
+    r->name = pg__strdup(ac->c->name);
+    r->params_json = pg__strdup(ac->c->params_json);
+    r->threads = ac->c->threads;
+    r->device = pg__strdup(ac->c->device);
+    r->metric = pg__strdup("time");
+    r->unit = pg__strdup("s");
+    r->threshold = ac->c->threshold;
+    r->alpha = ac->c->alpha;
+    r->flops = last->flops;
+    r->bytes = last->bytes;
+    r->number_per_run = 1;
+    if (ac->failed[which] || ac->n[which] == 0) {
+        char *msg = pg__asprintf("%s build: %s", which ? "head" : "base",
+                                 last->message ? last->message : "no round was measured");
+        r->status = last->status == PG_STATUS_SKIPPED ? PG_STATUS_SKIPPED : PG_STATUS_ERROR;
+        r->message = msg;
+        return msg ? 0 : PG_ENOMEM;
+    }
+    r->status = PG_STATUS_OK;
+    r->samples = malloc(ac->n[which] * sizeof(double));
+    if (!r->samples)
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    memcpy(r->samples, ac->vals[which], ac->n[which] * sizeof(double));
+    r->nsamples = ac->n[which];
+    if ((int)ac->n[which] < rounds)
+        r->warnings |= PG_WARN_FEW_SAMPLES;
+    return pg_stats_summarize(&r->summary, r->samples, r->nsamples);
+}
+
+int pg_ab_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_options *opts)
+{
+    pg_ab_options o = PG_AB_OPTIONS_INIT;
+    pg_compare_options co = PG_COMPARE_OPTIONS_INIT;
+    side sides[2];
+    ab_case *cases = NULL;
+    size_t ncases = 0, i, j;
+    uint64_t rng;
+    int round, err;
+
+    memset(out, 0, sizeof(*out));
+    memset(sides, 0, sizeof(sides));
+    if (opts)
+        o = *opts;
+    if (o.rounds <= 0)
+        o.rounds = PG_AB_DEFAULT_ROUNDS;
+    if (o.seed == 0)
+        o.seed = (uint64_t)pg__mono_ns() ^ ((uint64_t)pg__now_unix() << 20);
+    out->rounds = o.rounds;
+    out->seed = o.seed;
+    rng = o.seed;
+    if ((err = side_init(&sides[0], o.base, "base")) != 0 || (err = side_init(&sides[1], o.head, "head")) != 0)
+        goto cleanup;
+
+    for (i = 0; i < set->count; i++)
+        ncases += set->suites[i]->ncases;
+    cases = calloc(ncases + 1, sizeof(*cases));
+    if (!cases) {
+        err = pg_error_set(PG_ENOMEM, "out of memory");
+        goto cleanup;
+    }
+    ncases = 0;
+    for (i = 0; i < set->count; i++)
+        for (j = 0; j < set->suites[i]->ncases; j++) {
+            const pg_case *c = &set->suites[i]->cases[j];
+            if (!o.filter || pg__glob(o.filter, c->key))
+                cases[ncases++].c = c;
+        }
+    if (ncases == 0) {
+        err = pg_error_set(PG_EUSAGE, "no benchmark case matched%s%s", o.filter ? " the filter " : "",
+                           o.filter ? o.filter : "");
+        goto cleanup;
+    }
+    out->order_head_first = calloc((size_t)o.rounds * ncases, sizeof(int));
+    if (!out->order_head_first) {
+        err = pg_error_set(PG_ENOMEM, "out of memory");
+        goto cleanup;
+    }
+
+    /* Rounds outside, cases inside: each case's rounds spread over the whole job. */
+    for (round = 0; round < o.rounds; round++) {
+        for (i = 0; i < ncases; i++) {
+            ab_case *ac = &cases[i];
+            int head_first = (int)(next_random(&rng) & 1), k;
+            if (ac->failed[0] || ac->failed[1])
+                continue;
+            out->order_head_first[(size_t)round * ncases + i] = head_first;
+            if (o.progress) {
+                fprintf(o.progress, "\r\033[K[round %d/%d] %s", round + 1, o.rounds, ac->c->key);
+                fflush(o.progress);
+            }
+            for (k = 0; k < 2; k++) {
+                int which = head_first ? 1 - k : k;
+                if ((err = measure_round(ac, which, &sides[which], &o, o.rounds)) != 0)
+                    goto cleanup;
+            }
+        }
+    }
+    if (o.progress) {
+        fprintf(o.progress, "\r\033[K");
+        fflush(o.progress);
+    }
+
+    if ((err = pg_run_new(&out->base)) != 0 || (err = pg_run_new(&out->head)) != 0)
+        goto cleanup;
+    free(out->base->source);
+    free(out->head->source);
+    out->base->source = pg__strdup("ab-base");
+    out->head->source = pg__strdup("ab-head");
+    out->paired = calloc(ncases, sizeof(*out->paired));
+    if (!out->paired) {
+        err = pg_error_set(PG_ENOMEM, "out of memory");
+        goto cleanup;
+    }
+    for (i = 0; i < ncases; i++) {
+        ab_case *ac = &cases[i];
+        if ((err = side_result(out->base, ac, 0, o.rounds)) != 0 || (err = side_result(out->head, ac, 1, o.rounds)) != 0)
+            goto cleanup;
+        /* Every round measured both sides unless one failed, so vals pair up by index. */
+        if (!ac->failed[0] && !ac->failed[1] && ac->n[0] == ac->n[1] &&
+            (err = pg_ab_paired_analyse(&out->paired[i], ac->vals[0], ac->vals[1], ac->n[0], 0.95)) != 0)
+            goto cleanup;
+        if (ac->failed[0] || ac->failed[1])
+            pg_ab_paired_analyse(&out->paired[i], NULL, NULL, 0, 0.95);
+    }
+    /*
+     * No run-to-run drift between the sides: they were measured in the same
+     * job, interleaved round by round, so the rounds' own spread already holds
+     * the drift the statistics would otherwise have to assume.
+     */
+    co.drift = 0;
+    err = pg_compare(&out->cmp, out->head, (const pg_run *const *)&out->base, 1, &co);
+
+cleanup:
+    for (i = 0; cases && i < ncases; i++) {
+        free(cases[i].vals[0]);
+        free(cases[i].vals[1]);
+        pg__result_clear(&cases[i].last[0]);
+        pg__result_clear(&cases[i].last[1]);
+    }
+    free(cases);
+    for (i = 0; i < 2; i++) {
+        free(sides[i].dir);
+        free(sides[i].path);
+    }
+    if (err)
+        pg_ab_result_free(out);
+    return err;
+}
+
+void pg_ab_result_free(pg_ab_result *r)
+{
+    if (!r)
+        return;
+    pg_comparison_free(r->cmp);
+    pg_run_free(r->base);
+    pg_run_free(r->head);
+    free(r->paired);
+    free(r->order_head_first);
+    memset(r, 0, sizeof(*r));
+}

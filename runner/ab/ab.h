@@ -1,0 +1,84 @@
+/*
+ * ab.h - interleaved A/B runs: the same suite against two builds in one job.
+ *
+ * Randomised multiple interleaved trials (Abedi & Brecht, ICPE 2017): over R
+ * rounds, each case is measured once per build per round, base and head
+ * back to back in an order drawn at random each time, so drift and phases of
+ * a shared machine hit both sides alike. A round of one side is a short
+ * measurement by the usual backend (a fresh child process for plugins, fresh
+ * processes for commands) and contributes one sample: its fastest block
+ * (or, on request, its median block). The two
+ * sides become two runs, compared by pg_compare() (verdict.h) like any base
+ * and head; and, since rounds pair the sides, a paired analysis of the
+ * per-round ratios (ab/paired.c) is reported next to the verdict.
+ *
+ * A build is a path: a plugin library file (it replaces every plugin case's
+ * library), or a build directory substituted for `{build}` in plugin paths
+ * and command arguments.
+ */
+#ifndef PG_AB_H
+#define PG_AB_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "model.h"
+#include "suite.h"
+#include "verdict.h"
+
+/* Rounds by default: see docs/plugins.md ("perfgate ab") for the power calculation. */
+#define PG_AB_DEFAULT_ROUNDS 15
+
+typedef struct pg_ab_options {
+    unsigned version;
+    const char *base;         /* library file or build directory */
+    const char *head;
+    int rounds;               /* R; <= 0: PG_AB_DEFAULT_ROUNDS */
+    uint64_t seed;            /* order of the sides; 0: from the clock (reported in the result) */
+    double round_time;        /* seconds sampled per side per round; <= 0: min_run_time/4, at least 20 ms */
+    int64_t round_samples;    /* samples per side per round at least; <= 0: 5 */
+    const char *filter;       /* glob over case keys; NULL: all */
+    FILE *progress;           /* progress lines, or NULL */
+    int round_median;         /* a round's value: 0 the fastest block (default), 1 the median block */
+} pg_ab_options;
+
+#define PG_AB_OPTIONS_VERSION 1
+#define PG_AB_OPTIONS_INIT {PG_AB_OPTIONS_VERSION, NULL, NULL, 0, 0, 0, 0, NULL, NULL, 0}
+
+/** The paired analysis of one case: per-round log(head/base). */
+typedef struct pg_ab_paired {
+    size_t n;                 /* rounds with both sides measured */
+    double ratio;             /* exp(median of the per-round log ratios) */
+    double ci_lo, ci_hi;      /* distribution-free interval of that median (sign test order statistics) */
+    double confidence;        /* the interval's exact coverage (>= the requested level when n allows) */
+    double p_slower, p_faster;/* one-sided exact sign-test p-values */
+    size_t head_slower;       /* rounds where head was slower */
+} pg_ab_paired;
+
+typedef struct pg_ab_result {
+    pg_run *base;             /* one result per case: per-round medians as samples */
+    pg_run *head;
+    pg_comparison *cmp;       /* pg_compare(head, {base}) */
+    pg_ab_paired *paired;     /* per case of cmp->cases order: paired[i] belongs to head->results[i] */
+    int rounds;
+    uint64_t seed;
+    int *order_head_first;    /* rounds x cases: 1 when head ran first (for audits and tests) */
+} pg_ab_result;
+
+/**
+ * Runs the A/B of `set` between opts->base and opts->head.
+ * @param[out] out filled; free with pg_ab_result_free().
+ * @return 0; PG_EINVAL when a build path does not exist; an infrastructure
+ *         error that stopped the run. A case that fails on either side is an
+ *         ERROR verdict, the others go on.
+ */
+int pg_ab_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_options *opts);
+void pg_ab_result_free(pg_ab_result *r);
+
+/**
+ * The paired analysis of `n` rounds (base[i], head[i] > 0), at two-sided
+ * level `conf` for the interval (e.g. 0.95).
+ */
+int pg_ab_paired_analyse(pg_ab_paired *out, const double *base, const double *head, size_t n, double conf);
+
+#endif

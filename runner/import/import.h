@@ -1,0 +1,86 @@
+/*
+ * import.h - storing other harnesses' results as perfgate runs.
+ *
+ * Formats: "google-benchmark" (JSON from --benchmark_format=json or
+ * --benchmark_out), "hyperfine" (--export-json), "pytest-benchmark"
+ * (--benchmark-json, or a saved .benchmarks/ file). Each case becomes one
+ * result whose samples are the harness's own per-iteration times in seconds,
+ * keyed like native cases (suite/name[params]@threads:cpu), so imported runs
+ * are compared and gated like native ones. run->source is the format name.
+ */
+#ifndef PG_IMPORT_H
+#define PG_IMPORT_H
+
+#include <stddef.h>
+
+#include "model.h"
+
+typedef struct pg_import_options {
+    unsigned version;
+    const char *suite;        /* suite name for the keys; NULL: the format's default */
+} pg_import_options;
+
+#define PG_IMPORT_OPTIONS_VERSION 1
+#define PG_IMPORT_OPTIONS_INIT {PG_IMPORT_OPTIONS_VERSION, NULL}
+
+/** Notes about what an import skipped or could only summarise. */
+typedef struct pg_import_notes {
+    char **lines;
+    size_t count;
+} pg_import_notes;
+
+void pg_import_notes_free(pg_import_notes *notes);
+
+/** The supported format names, NULL-terminated. */
+extern const char *const pg_import_formats[];
+
+/**
+ * Reads `path` in `format` and appends its cases to `run` (the caller has
+ * created the run and fills commit, branch and machine). Sets run->source
+ * and, when empty, run->suite_set.
+ * @param notes receives one line per skipped row or summary-only case (may be NULL).
+ * @return 0; PG_EINVAL for an unknown format; PG_ENOTFOUND/PG_EIO when the file
+ *         cannot be read; PG_EFORMAT ("FILE:LINE:COL: ..." or "FILE: ...") when it is
+ *         not valid output of that harness.
+ */
+int pg_import_file(pg_run *run, const char *format, const char *path, const pg_import_options *opts,
+                   pg_import_notes *notes);
+
+/* ---- for the per-format readers ------------------------------------------- */
+
+struct json_t;
+
+/** One case parameter as text; `is_number` writes it unquoted in params_json. */
+typedef struct pg_import_param {
+    const char *name;
+    const char *value;
+    int is_number;
+} pg_import_param;
+
+/**
+ * Appends a result for suite/name with `params` (any order; sorted here),
+ * metric "time" in seconds; identity fields filled, status OK, no samples.
+ */
+int pg__import_add(pg_result **out, pg_run *run, const char *suite, const char *name, pg_import_param *params,
+                   size_t nparams, int threads);
+
+/** Takes ownership of `samples` (seconds per iteration) and summarises them. */
+int pg__import_set_samples(pg_result *r, double *samples, size_t n);
+
+int pg__import_note(pg_import_notes *notes, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/** A JSON number, or a "NaN"/"Infinity"/"-Infinity" string (bare ones are quoted on load). */
+int pg__import_number(double *out, const struct json_t *v);
+
+int pg__import_gbench(pg_run *run, const struct json_t *root, const char *path, const char *suite,
+                      pg_import_notes *notes);
+int pg__import_hyperfine(pg_run *run, const struct json_t *root, const char *path, const char *suite,
+                         pg_import_notes *notes);
+int pg__import_pytest(pg_run *run, const struct json_t *root, const char *path, const char *suite,
+                      pg_import_notes *notes);
+
+#endif

@@ -1,0 +1,82 @@
+/*
+ * plugin.h - running benchmarks from user plugins (include/perfgate/plugin.h).
+ *
+ * Three layers: loading a library (dlopen, ABI version check, finding a
+ * benchmark by name), measuring one benchmark in this process through the
+ * CPU timing engine (measure.h) with a clock that only runs while the
+ * benchmark's timed region runs, and doing that in a child process so a
+ * plugin that crashes, hangs or calls exit() becomes an ERROR for its case
+ * while the runner goes on.
+ */
+#ifndef PG_PLUGIN_RUNNER_H
+#define PG_PLUGIN_RUNNER_H
+
+#include <stdint.h>
+
+#include "exec.h"
+#include "measure.h"
+#include "model.h"
+#include "perfgate/plugin.h"
+#include "suite.h"
+
+typedef struct pg_plugin_lib pg_plugin_lib;
+
+/**
+ * Loads the plugin at `path` and checks its ABI version.
+ * @param[out] out the library; close with pg_plugin_close().
+ * @return 0; PG_ENOTFOUND when the file is missing; PG_EPLUGIN when it is not
+ *         a loadable library, has no entry point, or was built against another
+ *         ABI version (the message names both versions).
+ */
+int pg_plugin_open(pg_plugin_lib **out, const char *path);
+void pg_plugin_close(pg_plugin_lib *lib);
+
+/** The plugin's table (owned by the library). */
+const pg_plugin *pg_plugin_table(const pg_plugin_lib *lib);
+
+/**
+ * Finds benchmark `name`.
+ * @return 0, or PG_ENOTFOUND with a message listing the names it has.
+ */
+int pg_plugin_find(const pg_benchmark **out, const pg_plugin_lib *lib, const char *name);
+
+/**
+ * Measures `b` for case `c` in this process: threads fixed, warm-up, block
+ * sizing and sampling by pg_measure() with `mo` (its clock is replaced by the
+ * benchmark's own timed-region clock). Fills samples, summary, FLOPs and bytes
+ * per iteration and the status; pg_skip()/pg_error() become SKIPPED/ERROR.
+ * @return 0 (the case's own failure is in `out`), or PG_ENOMEM.
+ */
+int pg_plugin_measure(pg_result *out, const pg_benchmark *b, const pg_case *c, const pg_measure_options *mo);
+
+/**
+ * Runs `iters` iterations of `b` once in this process, untimed, with whatever
+ * instrument the caller installed (instrument.h): for exact checks on plugins.
+ * @return 0, PG_ESKIP (message: the reason) or PG_EKERNEL (message: the error).
+ */
+int pg_plugin_run_iterations(const pg_benchmark *b, const pg_case *c, int64_t iters);
+
+/**
+ * Measures benchmark `c->symbol` of the plugin at `path` in a child process.
+ * A crash (signal), an exit without a result, a wrong ABI version or a
+ * timeout (`timeout_s`) becomes an ERROR result naming the cause.
+ * @return 0, or an error that must stop the run (PG_ENOMEM, fork failure).
+ */
+int pg_plugin_run_case(pg_result *out, const pg_case *c, const char *path, const pg_measure_options *mo,
+                       double timeout_s);
+
+/**
+ * Expands `{build}` (the build directory: `build_dir`, else $PERFGATE_BUILD,
+ * else ./build; made absolute) and `{suite_dir}` (the directory of the suite
+ * file `c` came from) in `text`.
+ * @param[out] out the expanded string; caller frees.
+ */
+int pg__plugin_subst(char **out, const char *text, const pg_case *c, const char *build_dir);
+
+/**
+ * Resolves a case's plugin path: substitutions, then a relative path is taken
+ * relative to the suite file's directory. Caller frees `*out`.
+ */
+int pg__plugin_path(char **out, const pg_case *c, const char *build_dir);
+
+#endif

@@ -1,0 +1,192 @@
+/* ab_test.c - interleaved A/B runs: rounds, random order, {build}, verdicts, the paired analysis. */
+#include "support.h"
+
+#include "ab/ab.h"
+#include "compile.h"
+#include "suite.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static char *tmp;
+
+static void setup(void)
+{
+    tmp = pg_test_tmpdir();
+}
+
+static void teardown(void)
+{
+    pg_test_rmtree(tmp);
+    free(tmp);
+}
+
+TestSuite(ab, .init = setup, .fini = teardown, .timeout = 300);
+
+/* Reference values from tests/data/ab/paired_reference.py (scipy.stats.binom). */
+Test(ab, paired_analysis_matches_the_scipy_reference)
+{
+    const double base[] = {1.00, 1.02, 0.98, 1.01, 0.99, 1.03, 1.00, 0.97, 1.02, 1.01, 1.00, 0.99, 1.04, 1.00, 0.98};
+    const double head[] = {1.10, 1.12, 1.07, 1.13, 1.08, 1.11, 1.09, 1.10, 0.99, 1.12, 1.11, 1.08, 1.15, 1.09, 1.06};
+    const double same[] = {1.01, 1.00, 0.99, 1.00, 1.00, 1.02};
+    pg_ab_paired p;
+
+    pg_assert_ok(pg_ab_paired_analyse(&p, base, head, 15, 0.95));
+    cr_assert_eq(p.n, 15);
+    cr_assert_float_eq(p.ratio, 1.0918367346938775, 1e-12);
+    cr_assert_float_eq(p.ci_lo, 1.0900000000000001, 1e-12);
+    cr_assert_float_eq(p.ci_hi, 1.108910891089109, 1e-12);
+    cr_assert_float_eq(p.confidence, 0.96484375, 1e-12);
+    cr_assert_eq(p.head_slower, 14);
+    cr_assert_float_eq(p.p_slower, 0.00048828125, 1e-16);
+    cr_assert_float_eq(p.p_faster, 0.999969482421875, 1e-12);
+
+    pg_assert_ok(pg_ab_paired_analyse(&p, base, same, 6, 0.95));
+    cr_assert_float_eq(p.ratio, 1.0000970826661189, 1e-12);
+    cr_assert_float_eq(p.ci_lo, 0.98039215686274506, 1e-12);
+    cr_assert_float_eq(p.ci_hi, 1.010204081632653, 1e-12);
+    cr_assert_float_eq(p.confidence, 0.96875, 1e-12);
+    cr_assert_float_eq(p.p_slower, 0.65625, 1e-12);
+    cr_assert_float_eq(p.p_faster, 0.65625, 1e-12);
+}
+
+static void write_script(const char *dir, const char *name, const char *body)
+{
+    char *path = pg_test_write(dir, name, body);
+
+    chmod(path, 0755);
+    free(path);
+}
+
+static pg_suite_set load(const char *yaml)
+{
+    char *path = pg_test_write(tmp, "ab.yaml", yaml);
+    const char *paths[] = {path};
+    pg_suite_options so = PG_SUITE_OPTIONS_INIT;
+    pg_suite_set set = {0};
+
+    pg_assert_ok(pg_suite_set_load(&set, paths, 1, &so, NULL));
+    free(path);
+    return set;
+}
+
+static size_t index_of(const pg_run *run, const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < run->nresults; i++)
+        if (strcmp(run->results[i].name, name) == 0)
+            return i;
+    cr_assert_fail("no %s", name);
+    return 0;
+}
+
+Test(ab, build_dirs_substitute_rounds_interleave_and_a_3x_slowdown_regresses)
+{
+    char *base = pg__asprintf("%s/base", tmp), *head = pg__asprintf("%s/head", tmp);
+    pg_ab_options o = PG_AB_OPTIONS_INIT;
+    pg_suite_set set;
+    pg_ab_result ab;
+    size_t i, slow, broken, head_first = 0;
+
+    cr_assert(mkdir(base, 0755) == 0 && mkdir(head, 0755) == 0);
+    /* 20 ms of sleep against 60 ms: a change no machine load can hide or fake. */
+    write_script(base, "bench.sh", "#!/bin/sh\nsleep 0.02\n");
+    write_script(head, "bench.sh", "#!/bin/sh\nsleep 0.06\n");
+    write_script(base, "other.sh", "#!/bin/sh\nexit 0\n");
+    set = load("suite: ab\n"
+               "defaults: {warmup: 1ms, min_samples: 2}\n"
+               "benchmarks:\n"
+               "  - {name: slow, command: ['{build}/bench.sh']}\n"
+               "  - {name: broken, command: ['{build}/other.sh']}\n");
+    o.base = base;
+    o.head = head;
+    o.rounds = 6;
+    o.seed = 42;
+    o.round_time = 0.01;
+    o.round_samples = 2;
+    pg_assert_ok(pg_ab_run(&ab, &set, &o));
+    cr_assert_eq(ab.rounds, 6);
+    cr_assert_eq(ab.seed, 42);
+    slow = index_of(ab.head, "slow");
+    broken = index_of(ab.head, "broken");
+    cr_assert_eq(ab.base->results[slow].nsamples, 6, "one sample per round");
+    cr_assert_eq(ab.head->results[slow].nsamples, 6);
+    cr_assert_gt(ab.head->results[slow].summary.median, 2 * ab.base->results[slow].summary.median);
+    cr_assert_eq(ab.cmp->cases[slow].verdict, PG_VERDICT_REGRESSED, "%s",
+                 pg_verdict_name(ab.cmp->cases[slow].verdict));
+    cr_assert_eq(ab.paired[slow].n, 6);
+    cr_assert_eq(ab.paired[slow].head_slower, 6);
+    cr_assert_gt(ab.paired[slow].ratio, 1.5, "paired ratio %g", ab.paired[slow].ratio);
+    cr_assert_gt(ab.paired[slow].ci_lo, 1.0, "paired interval from %g", ab.paired[slow].ci_lo);
+    /* Head's build lacks other.sh: an error of that case only, never a verdict. */
+    cr_assert_eq(ab.cmp->cases[broken].verdict, PG_VERDICT_ERROR);
+    cr_assert(strstr(ab.cmp->cases[broken].reason, "head build") != NULL, "%s", ab.cmp->cases[broken].reason);
+    cr_assert(strstr(ab.cmp->cases[broken].reason, "other.sh") != NULL, "%s", ab.cmp->cases[broken].reason);
+    cr_assert_eq(ab.cmp->exit_code, 1);
+    /* Both orders occur: the order is drawn per round, from the seed. */
+    for (i = 0; i < 6; i++)
+        head_first += ab.order_head_first[i * 2 + slow];
+    cr_assert(head_first > 0 && head_first < 6, "head first in %zu of 6 rounds", head_first);
+    pg_ab_result_free(&ab);
+    pg_suite_set_free(&set);
+    free(base);
+    free(head);
+}
+
+Test(ab, the_order_is_reproducible_from_the_seed)
+{
+    pg_ab_options o = PG_AB_OPTIONS_INIT;
+    pg_suite_set set = load("suite: s\ndefaults: {warmup: 1ms, min_samples: 1}\n"
+                            "benchmarks:\n  - {name: t, command: ['true']}\n");
+    pg_ab_result a, b;
+
+    o.base = tmp;
+    o.head = tmp;
+    o.rounds = 8;
+    o.seed = 7;
+    o.round_time = 0.001;
+    o.round_samples = 1;
+    pg_assert_ok(pg_ab_run(&a, &set, &o));
+    pg_assert_ok(pg_ab_run(&b, &set, &o));
+    cr_assert_arr_eq(a.order_head_first, b.order_head_first, 8 * sizeof(int));
+    pg_ab_result_free(&a);
+    pg_ab_result_free(&b);
+    pg_suite_set_free(&set);
+}
+
+Test(ab, the_binary_runs_the_example_plugin_builds)
+{
+    char *build = pg_test_build_dir();
+    char *base = pg__asprintf("%s/examples/plugin/libpg_example.so", build);
+    char *head = pg__asprintf("%s/examples/plugin/libpg_example_slow.so", build);
+    const char *argv[] = {"ab", "--base", base, "--head", head, "-r", "3", "--round-time", "0.005", "--seed", "5",
+                          PG_TEST_SOURCE_DIR "/suites/plugin.yaml", NULL};
+    const char *no_head[] = {"ab", "--base", base, PG_TEST_SOURCE_DIR "/suites/plugin.yaml", NULL};
+    const char *missing[] = {"ab", "--base", base, "--head", "/no/such/lib.so",
+                             PG_TEST_SOURCE_DIR "/suites/plugin.yaml", NULL};
+    pg_proc p;
+
+    pg_test_run(&p, NULL, NULL, argv);
+    /* A verdict on 3 short rounds may go either way; the run itself must work. */
+    cr_assert(p.status == 0 || p.status == 1, "%d %s %s", p.status, p.out, p.err);
+    cr_assert(strstr(p.out, "A/B: 3 interleaved rounds, seed 5") != NULL, "%s", p.out);
+    cr_assert(strstr(p.out, "plugin/matmul_chain[layers=10,n=64]@1:cpu") != NULL, "%s", p.out);
+    cr_assert(strstr(p.out, "paired rounds") != NULL, "%s", p.out);
+    cr_assert(strstr(p.out, "ERROR") == NULL, "%s", p.out);
+    pg_proc_free(&p);
+    pg_test_run(&p, NULL, NULL, no_head);
+    cr_assert_eq(p.status, 2);
+    cr_assert(strstr(p.err, "--base and --head") != NULL, "%s", p.err);
+    pg_proc_free(&p);
+    pg_test_run(&p, NULL, NULL, missing);
+    cr_assert_eq(p.status, 2, "%d %s", p.status, p.err);
+    cr_assert(strstr(p.err, "/no/such/lib.so") != NULL, "%s", p.err);
+    pg_proc_free(&p);
+    free(build);
+    free(base);
+    free(head);
+}
