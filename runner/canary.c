@@ -28,8 +28,8 @@ static const char canary_yaml[] =
     "    kernel: sgemm\n"
     "    params: {n: 256}\n"
     "  - name: " PG_CANARY_MEMORY "\n"
-    "    kernel: elementwise\n"
-    "    params: {ops: copy, n: 8388608}\n";
+    "    kernel: copy\n"
+    "    params: {n: 8388608}\n";
 
 int pg_canary_suite(pg_suite **out)
 {

@@ -17,13 +17,16 @@ typedef struct pg_exec_options {
     double time_scale;       /* multiplies min/max run time (e.g. --quick); 1.0 */
     double peak_tflops;      /* GPU MFU denominator (--peak-tflops); 0: a measured GEMM ceiling */
     const char *trace_dir;   /* exact checks export their recordings here; NULL: none */
+    double peak_gflops;      /* CPU MFU denominator (--peak-gflops); 0: measure a 1024^3 sgemm ceiling */
+    double precision;        /* adaptive stop: median CI half-width target (--precision); 0: off */
+    int cpu_clock;           /* CPU cases: time with process CPU time instead of wall time (--clock cpu) */
     /* Added by issue 11: reference workloads (canary.h) measured in rounds interleaved with the cases. */
     int canary;              /* 1: measure the canaries before the first case, every `canary_every`, after the last */
     size_t canary_every;     /* cases between canary rounds; 0: 5 */
 } pg_exec_options;
 
 #define PG_EXEC_OPTIONS_VERSION 1
-#define PG_EXEC_OPTIONS_INIT {PG_EXEC_OPTIONS_VERSION, NULL, 0, NULL, 1.0, 0, NULL, 0, 0}
+#define PG_EXEC_OPTIONS_INIT {PG_EXEC_OPTIONS_VERSION, NULL, 0, NULL, 1.0, 0, NULL, 0.0, 0.0, 0, 0, 0}
 
 /**
  * Runs every check and benchmark case of `set`, appending results to `run`.

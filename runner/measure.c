@@ -1,4 +1,8 @@
-/* measure.c - the CPU timing engine. */
+/*
+ * measure.c - the CPU timing engine (see measure.h): clock calibration,
+ * warm-up, block sizing, blocked sampling with stopping rules, and fixing
+ * the thread count and CPU affinity of a case.
+ */
 #include "measure.h"
 
 #include "model.h"
@@ -7,9 +11,15 @@
 #include "util.h"
 
 #include <cblas.h>
+#include <dirent.h>
+#include <dlfcn.h>
+#include <math.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 static int64_t mono_now(void *payload)
 {
@@ -18,6 +28,17 @@ static int64_t mono_now(void *payload)
 }
 
 const pg_clock pg_clock_monotonic = {mono_now, NULL};
+
+static int64_t process_cpu_now(void *payload)
+{
+    struct timespec ts;
+
+    (void)payload;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+const pg_clock pg_clock_process_cpu = {process_cpu_now, NULL};
 
 double pg_measure_clock_overhead(const pg_clock *clock)
 {
@@ -32,77 +53,169 @@ double pg_measure_clock_overhead(const pg_clock *clock)
     return pg_stats_median(d, 64);
 }
 
-static int timed_block(double *out_s, const pg_clock *clk, pg_body_fn body, void *payload, int64_t n)
+double pg_measure_clock_resolution(const pg_clock *clock)
+{
+    int64_t prev = clock->now_ns(clock->payload), best = 0;
+    int i, steps = 0;
+
+    /* A coarse clock repeats values; the smallest visible step is its resolution. */
+    for (i = 0; i < 4096 && steps < 64; i++) {
+        int64_t t = clock->now_ns(clock->payload);
+        if (t > prev) {
+            if (best == 0 || t - prev < best)
+                best = t - prev;
+            steps++;
+        }
+        prev = t;
+    }
+    return (double)best * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return (x > y) - (x < y);
+}
+
+double pg_measure_median_ci_rel(const double *x, size_t n)
+{
+    double *s, med, half;
+    long lo, hi;
+
+    if (n < 2 || !(s = malloc(n * sizeof(*s))))
+        return NAN;
+    memcpy(s, x, n * sizeof(*s));
+    qsort(s, n, sizeof(*s), cmp_double);
+    med = pg_stats_quantile_sorted(s, n, 0.5);
+    /* Ranks of the order-statistic interval: the number of samples below the true median is
+       Binomial(n, 1/2), about n/2 ± 1.96·sqrt(n)/2 (1-based ranks, clamped to the data). */
+    half = 1.959964 * sqrt((double)n) / 2.0;
+    lo = (long)floor((double)n / 2.0 - half);
+    hi = (long)ceil((double)n / 2.0 + half) + 1;
+    if (lo < 1)
+        lo = 1;
+    if (hi > (long)n)
+        hi = (long)n;
+    half = (s[hi - 1] - s[lo - 1]) / 2.0;
+    free(s);
+    return med > 0 ? half / med : NAN;
+}
+
+static int64_t to_ns(double seconds)
+{
+    return seconds > 0 ? (int64_t)llround(seconds * 1e9) : 0;
+}
+
+static int timed_block(int64_t *out_ns, const pg_clock *clk, pg_body_fn body, void *payload, int64_t n)
 {
     int64_t t0 = clk->now_ns(clk->payload);
     int err = body(payload, n);
     int64_t t1 = clk->now_ns(clk->payload);
 
-    *out_s = (double)(t1 - t0) * 1e-9;
+    *out_ns = t1 - t0;
     return err;
+}
+
+static int push_sample(pg_measurement *out, size_t *cap, double v)
+{
+    if (out->nsamples == *cap) {
+        size_t ncap = *cap ? *cap * 2 : 64;
+        double *p = realloc(out->samples, ncap * sizeof(*p));
+        if (!p)
+            return pg_error_set(PG_ENOMEM, "out of memory storing %zu samples", out->nsamples);
+        out->samples = p;
+        *cap = ncap;
+    }
+    out->samples[out->nsamples++] = v;
+    return 0;
 }
 
 int pg_measure(pg_measurement *out, pg_body_fn body, void *payload, const pg_measure_options *opts)
 {
     pg_measure_options dflt = PG_MEASURE_OPTIONS_INIT;
     const pg_clock *clk;
-    double t, spent = 0, overhead;
-    int64_t number = 1, start;
-    size_t cap = 0;
-    int err;
+    int64_t number = 1, start, elapsed, t = 0, sizing = 0;
+    int64_t warm_ns, min_block_ns, min_run_ns, max_run_ns;
+    size_t cap = 0, next_ci = 0;
+    double overhead_ns, precision;
+    int err, met = 0;
 
     memset(out, 0, sizeof(*out));
+    out->ci_rel = NAN;
     if (!opts)
         opts = &dflt;
+    precision = opts->version >= 2 ? opts->precision : 0;
     clk = opts->clock ? opts->clock : &pg_clock_monotonic;
-    overhead = pg_measure_clock_overhead(clk);
-    out->clock_overhead_s = overhead;
+    warm_ns = to_ns(opts->warmup);
+    min_block_ns = to_ns(opts->min_block);
+    min_run_ns = to_ns(opts->min_run_time);
+    max_run_ns = to_ns(opts->max_run_time);
+    out->clock_overhead_s = pg_measure_clock_overhead(clk);
+    out->clock_resolution_s = pg_measure_clock_resolution(clk);
+    overhead_ns = out->clock_overhead_s * 1e9;
 
-    /* Warm-up: first calls pay for lazy initialisation; they are never samples. */
+    /* Warm-up: first calls pay for lazy initialisation, page faults and cold caches; they are
+       never samples. Time-based, and at least one call however long it takes. */
     start = clk->now_ns(clk->payload);
     do {
         if ((err = body(payload, 1)) != 0)
-            return err;
+            goto fail;
         out->warmup_calls++;
-    } while ((double)(clk->now_ns(clk->payload) - start) * 1e-9 < opts->warmup);
-    out->warmup_s = (double)(clk->now_ns(clk->payload) - start) * 1e-9;
+        elapsed = clk->now_ns(clk->payload) - start;
+    } while (elapsed < warm_ns);
+    out->warmup_s = (double)elapsed * 1e-9;
 
-    /* Block size: grow until a block is long enough to dwarf the clock. */
+    /* Block size: double until a block dwarfs the clock - at least min_block long, with the
+       clock's own overhead at most 1e-4 of it. These blocks are not samples. */
     for (;;) {
         if ((err = timed_block(&t, clk, body, payload, number)) != 0)
-            return err;
-        spent += t;
-        if ((t >= opts->min_block && overhead <= 1e-4 * t) || number >= ((int64_t)1 << 40) ||
-            spent >= opts->max_run_time)
+            goto fail;
+        out->sizing_blocks++;
+        sizing += t;
+        if ((t >= min_block_ns && overhead_ns <= 1e-4 * (double)t) || sizing >= max_run_ns ||
+            number >= ((int64_t)1 << 40))
             break;
         number *= 2;
     }
     out->number_per_run = number;
 
-    /* Sampling: blocks until both minimums are met, never past the cap. */
-    spent = 0;
-    while ((spent < opts->min_run_time || (int64_t)out->nsamples < opts->min_samples) &&
-           spent < opts->max_run_time) {
-        if (out->nsamples == cap) {
-            size_t ncap = cap ? cap * 2 : 64;
-            double *p = realloc(out->samples, ncap * sizeof(*p));
-            if (!p) {
-                free(out->samples);
-                out->samples = NULL;
-                return pg_error_set(PG_ENOMEM, "out of memory storing samples");
-            }
-            out->samples = p;
-            cap = ncap;
-        }
+    /* Sampling: at least one block; stop once the minimums (and the precision target) are met,
+       or before a block that would end past max_run_time, predicted from the last block. */
+    elapsed = 0;
+    for (;;) {
         if ((err = timed_block(&t, clk, body, payload, number)) != 0)
-            return err;
-        spent += t;
-        out->samples[out->nsamples++] = t / (double)number;
+            goto fail;
+        elapsed += t;
+        if ((err = push_sample(out, &cap, (double)t * 1e-9 / (double)number)) != 0)
+            goto fail;
+        met = elapsed >= min_run_ns && (int64_t)out->nsamples >= opts->min_samples;
+        if (met && precision <= 0) {
+            out->stop = PG_STOP_MINIMUMS;
+            break;
+        }
+        /* The CI needs a sort: check it on a geometric schedule, not after every block. */
+        if (met && out->nsamples >= next_ci) {
+            next_ci = out->nsamples + (out->nsamples / 16 > 1 ? out->nsamples / 16 : 1);
+            if (pg_measure_median_ci_rel(out->samples, out->nsamples) <= precision) {
+                out->stop = PG_STOP_PRECISION;
+                break;
+            }
+        }
+        if (elapsed + t > max_run_ns) {
+            out->stop = PG_STOP_MAX_TIME;
+            break;
+        }
     }
+    out->sampling_s = (double)elapsed * 1e-9;
+    out->ci_rel = pg_measure_median_ci_rel(out->samples, out->nsamples);
+    if (out->stop == PG_STOP_MAX_TIME)
+        out->warnings |= PG_WARN_MAX_TIME;
     if ((int64_t)out->nsamples < opts->min_samples)
-        out->warnings |= PG_WARN_MAX_TIME | PG_WARN_FEW_SAMPLES;
-    if (out->nsamples > 0) {
+        out->warnings |= PG_WARN_FEW_SAMPLES;
+    {
         pg_summary s;
+        /* torch's Measurement: IQR/median >= 10% and >= 25% flag system fluctuation. */
         if (pg_stats_summarize(&s, out->samples, out->nsamples) == 0 && s.median > 0) {
             if (s.iqr / s.median >= 0.10)
                 out->warnings |= PG_WARN_NOISY;
@@ -111,31 +224,123 @@ int pg_measure(pg_measurement *out, pg_body_fn body, void *payload, const pg_mea
         }
     }
     return 0;
+
+fail:
+    free(out->samples);
+    out->samples = NULL;
+    out->nsamples = 0;
+    return err;
 }
 
-int pg_measure_set_threads(int threads)
+/* ---- threads ------------------------------------------------------------- */
+
+static void cpuset_text(char *out, size_t len, const cpu_set_t *set)
 {
-    /* The mask the process started with: later cases may want more CPUs. */
+    size_t at = 0;
+    int cpu, first = -1;
+
+    out[0] = '\0';
+    for (cpu = 0; cpu <= CPU_SETSIZE; cpu++) {
+        int in = cpu < CPU_SETSIZE && CPU_ISSET(cpu, set);
+        if (in && first < 0)
+            first = cpu;
+        if (!in && first >= 0) {
+            int n;
+            if (cpu - 1 == first)
+                n = snprintf(out + at, len - at, "%s%d", at ? "," : "", first);
+            else
+                n = snprintf(out + at, len - at, "%s%d-%d", at ? "," : "", first, cpu - 1);
+            if (n < 0 || (size_t)n >= len - at)
+                return;
+            at += (size_t)n;
+            first = -1;
+        }
+    }
+}
+
+/* Applies `want` to every thread of the process: BLAS pools started before the case exist
+   already and do not inherit a mask set later on the main thread. */
+static int pin_all_threads(const cpu_set_t *want)
+{
+    DIR *d = opendir("/proc/self/task");
+    struct dirent *e;
+    int ok = 1;
+
+    if (!d)
+        return sched_setaffinity(0, sizeof(*want), want) == 0;
+    while ((e = readdir(d)) != NULL) {
+        pid_t tid;
+        if (e->d_name[0] == '.')
+            continue;
+        tid = (pid_t)atol(e->d_name);
+        if (sched_setaffinity(tid, sizeof(*want), want) != 0)
+            ok = 0;
+    }
+    closedir(d);
+    return ok;
+}
+
+int pg_measure_set_threads_ex(pg_thread_state *out, int threads)
+{
+    /* The mask the process started with: later cases may want more CPUs than an earlier one. */
     static cpu_set_t allowed;
-    static int have_allowed;
+    static int have_allowed, first;
+    pg_thread_state st;
     cpu_set_t want;
-    int cpu, picked = 0;
+    char num[16];
+    void (*omp_set)(int);
+    int (*omp_get)(void);
+    int cpu, i, picked = 0;
 
     if (threads < 1)
         return pg_error_set(PG_EINVAL, "thread count must be at least 1, got %d", threads);
+    memset(&st, 0, sizeof(st));
+    st.requested = threads;
     openblas_set_num_threads(threads);
-    /* Pin to the first `threads` CPUs we are allowed on, so runs are comparable. */
-    if (!have_allowed && sched_getaffinity(0, sizeof(allowed), &allowed) == 0)
+    st.blas_threads = openblas_get_num_threads();
+    /* OpenMP: the variable covers a runtime that starts later (a plugin's); a loaded runtime is
+       told directly. Looked up at run time so perfgate itself need not link one. */
+    snprintf(num, sizeof(num), "%d", threads);
+    setenv("OMP_NUM_THREADS", num, 1);
+    st.omp_threads = threads;
+    *(void **)&omp_set = dlsym(RTLD_DEFAULT, "omp_set_num_threads");
+    *(void **)&omp_get = dlsym(RTLD_DEFAULT, "omp_get_max_threads");
+    if (omp_set) {
+        omp_set(threads);
+        st.omp_runtime = 1;
+        if (omp_get)
+            st.omp_threads = omp_get();
+    }
+    if (!have_allowed && sched_getaffinity(0, sizeof(allowed), &allowed) == 0) {
         have_allowed = 1;
+        /* Start at the CPU the scheduler first ran us on, not at CPU 0: every perfgate process
+           on a shared machine would otherwise stack onto the same first CPUs. The choice is
+           made once, so every case of a process runs on the same CPUs. */
+        first = sched_getcpu();
+        if (first < 0 || first >= CPU_SETSIZE || !CPU_ISSET(first, &allowed))
+            first = 0;
+    }
     if (have_allowed) {
         CPU_ZERO(&want);
-        for (cpu = 0; cpu < CPU_SETSIZE && picked < threads; cpu++)
+        /* The allowed CPUs in order from `first`, wrapping around. */
+        for (i = 0; i < CPU_SETSIZE && picked < threads; i++) {
+            cpu = (first + i) % CPU_SETSIZE;
             if (CPU_ISSET(cpu, &allowed)) {
                 CPU_SET(cpu, &want);
                 picked++;
             }
-        if (picked > 0)
-            sched_setaffinity(0, sizeof(want), &want);
+        }
+        if (picked > 0) {
+            st.pinned = pin_all_threads(&want);
+            cpuset_text(st.affinity, sizeof(st.affinity), &want);
+        }
     }
+    if (out)
+        *out = st;
     return 0;
+}
+
+int pg_measure_set_threads(int threads)
+{
+    return pg_measure_set_threads_ex(NULL, threads);
 }

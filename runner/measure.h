@@ -1,12 +1,17 @@
 /*
  * measure.h - the CPU timing engine: warm-up, block sizing, blocked sampling.
  *
- * After torch.utils.benchmark's blocked_autorange and nvbench: a body is
- * warmed up (time-based, at least one call), the block size (iterations per
- * sample) is grown until one block takes at least `min_block` and the
- * clock's overhead is at most 1e-4 of it, then blocks are timed until both
- * `min_run_time` and `min_samples` are met, capped by `max_run_time`. Each
- * block gives one sample: seconds per iteration.
+ * After torch.utils.benchmark's blocked_autorange and nvbench: the clock's
+ * per-read overhead and resolution are measured first; a body is warmed up
+ * (time-based, at least one call); the block size (iterations per sample)
+ * doubles until one block takes at least `min_block` and the clock's
+ * overhead is at most 1e-4 of it (torch's _estimate_block_size rule); then
+ * blocks are timed until both `min_run_time` and `min_samples` are met -
+ * and, when `precision` is set, until the median's 95% confidence interval
+ * is within ±precision of it - never starting a block that would end past
+ * `max_run_time`. Each block gives one sample: seconds per iteration.
+ * All durations are compared in whole clock nanoseconds, so a fake clock
+ * drives the loop to exact, predictable block sizes and sample counts.
  */
 #ifndef PG_MEASURE_H
 #define PG_MEASURE_H
@@ -20,8 +25,13 @@ typedef struct pg_clock {
     void *payload;
 } pg_clock;
 
-/** The monotonic system clock. */
+/** The monotonic system clock (wall time: what a user waits for). */
 extern const pg_clock pg_clock_monotonic;
+
+/** CPU time of the whole process (CLOCK_PROCESS_CPUTIME_ID): time the process was descheduled
+ *  does not count, so a loaded machine's preemption stays out of the samples. It counts every
+ *  thread, spinning BLAS workers included, so it suits single-threaded cases. */
+extern const pg_clock pg_clock_process_cpu;
 
 /** The body under test: run `iters` iterations; nonzero return aborts. */
 typedef int (*pg_body_fn)(void *payload, int64_t iters);
@@ -29,15 +39,24 @@ typedef int (*pg_body_fn)(void *payload, int64_t iters);
 typedef struct pg_measure_options {
     unsigned version;
     double min_run_time;   /* seconds of sampling at least */
-    double max_run_time;   /* seconds of sampling at most (hard cap) */
+    double max_run_time;   /* seconds of sampling at most: no block starts that would end past it */
     double warmup;         /* seconds of warm-up (at least one call) */
     int64_t min_samples;
     double min_block;      /* seconds a block must last; default 1 ms */
     const pg_clock *clock; /* NULL: monotonic */
+    double precision;      /* adaptive stop: also wait until the median's 95% CI is within
+                              ±precision (fraction) of it; 0: off */
 } pg_measure_options;
 
-#define PG_MEASURE_OPTIONS_VERSION 1
-#define PG_MEASURE_OPTIONS_INIT {PG_MEASURE_OPTIONS_VERSION, 0.5, 30.0, 0.1, 10, 1e-3, NULL}
+#define PG_MEASURE_OPTIONS_VERSION 2
+#define PG_MEASURE_OPTIONS_INIT {PG_MEASURE_OPTIONS_VERSION, 0.5, 30.0, 0.1, 10, 1e-3, NULL, 0.0}
+
+/** Why sampling stopped. */
+typedef enum pg_measure_stop {
+    PG_STOP_MINIMUMS = 0,  /* min_run_time and min_samples met */
+    PG_STOP_PRECISION,     /* ... and the precision target met */
+    PG_STOP_MAX_TIME       /* the next block would have passed max_run_time */
+} pg_measure_stop;
 
 typedef struct pg_measurement {
     double *samples;       /* seconds per iteration, one per block; caller frees */
@@ -47,19 +66,56 @@ typedef struct pg_measurement {
     int64_t warmup_calls;
     double clock_overhead_s;
     unsigned warnings;     /* PG_WARN_* from model.h */
+    double clock_resolution_s; /* smallest step the clock showed (0: none seen) */
+    int64_t sizing_blocks; /* blocks timed while growing the block size (not samples) */
+    double sampling_s;     /* clock time spent in sampled blocks */
+    double ci_rel;         /* half-width of the median's 95% CI over the median (NAN if n < 2) */
+    pg_measure_stop stop;
 } pg_measurement;
 
-/** Estimates the clock's per-call overhead in seconds (median of pairs). */
+/** Estimates the clock's per-call overhead in seconds (median of 64 back-to-back pairs). */
 double pg_measure_clock_overhead(const pg_clock *clock);
+
+/** The smallest nonzero step between consecutive reads of `clock` over a short spin, in seconds
+ *  (0 when the clock never moved). */
+double pg_measure_clock_resolution(const pg_clock *clock);
+
+/**
+ * Half-width of a distribution-free 95% confidence interval for the median
+ * (order statistics at ranks n/2 ± 1.96·sqrt(n)/2), relative to the median.
+ * @return the relative half-width, or NAN when n < 2 or the median is 0.
+ */
+double pg_measure_median_ci_rel(const double *x, size_t n);
 
 /**
  * Runs the sampling loop.
- * @param[out] out samples and block size; free out->samples.
+ * @param[out] out samples and block size; free out->samples (also on error).
  * @return 0, or the body's error code.
  */
 int pg_measure(pg_measurement *out, pg_body_fn body, void *payload, const pg_measure_options *opts);
 
-/** Fixes BLAS/OpenMP thread counts and the CPU affinity for a case. */
+/** Thread settings applied to a case, as recorded with its result. */
+typedef struct pg_thread_state {
+    int requested;
+    int blas_threads;      /* openblas_get_num_threads() after setting */
+    int omp_threads;       /* OMP_NUM_THREADS as set (and omp_get_max_threads() if a runtime is loaded) */
+    int omp_runtime;       /* an OpenMP runtime is loaded in the process */
+    int pinned;            /* the affinity mask was applied to every thread */
+    char affinity[128];    /* CPUs in the mask, e.g. "0" or "0-3" */
+} pg_thread_state;
+
+/**
+ * Fixes the thread count for a case: OpenBLAS (openblas_set_num_threads),
+ * OpenMP (OMP_NUM_THREADS, and omp_set_num_threads when a runtime is
+ * loaded), and the CPU affinity of every thread of the process to
+ * `threads` of the CPUs it was allowed at start: in order from the CPU it
+ * first ran on, chosen once per process, so all its cases share CPUs and
+ * concurrent perfgate processes do not all stack onto CPU 0.
+ * @param[out] out what was applied (may be NULL).
+ */
+int pg_measure_set_threads_ex(pg_thread_state *out, int threads);
+
+/** Same as pg_measure_set_threads_ex(NULL, threads). */
 int pg_measure_set_threads(int threads);
 
 #endif

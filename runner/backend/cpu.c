@@ -1,4 +1,15 @@
-/* cpu.c - built-in CPU kernels timed by the CPU engine at fixed threads. */
+/*
+ * cpu.c - built-in CPU kernels timed by the CPU engine at fixed threads.
+ *
+ * Per case: fix the thread count and affinity, set the kernel up, measure,
+ * and fill the result with its samples, summary, FLOPs/bytes per iteration
+ * and MFU. MFU is "CPU MFU" as the lesson defines it: achieved matmul FLOP/s
+ * over an empirical ceiling - a 1024^3 sgemm timed by the same engine at the
+ * same thread count, measured once per thread count per process - or over
+ * --peak-gflops when given. What was applied and measured besides the
+ * samples (threads, affinity, clock, stop reason, ceiling) goes into the
+ * result's extra_json.
+ */
 #include "backend/backend.h"
 
 #include "kernels/kernels.h"
@@ -7,7 +18,10 @@
 #include "stats.h"
 #include "util.h"
 
+#include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct kernel_body {
     const pg_kernel *k;
@@ -21,30 +35,136 @@ static int run_kernel(void *payload, int64_t iters)
     return kb->k->run(kb->state, iters);
 }
 
-int pg__backend_cpu_case(pg_result *out, const pg_case *c, const pg_exec_options *opts)
+/* The case's timing settings, scaled by --quick. */
+static void case_options(pg_measure_options *mo, const pg_case *c, const pg_exec_options *opts)
 {
-    pg_measure_options mo = PG_MEASURE_OPTIONS_INIT;
+    pg_measure_options dflt = PG_MEASURE_OPTIONS_INIT;
+
+    *mo = dflt;
+    mo->min_run_time = c->min_run_time * opts->time_scale;
+    mo->max_run_time = c->max_run_time * (opts->time_scale < 1 ? opts->time_scale : 1.0);
+    if (mo->max_run_time < mo->min_run_time)
+        mo->max_run_time = mo->min_run_time;
+    mo->warmup = c->warmup * opts->time_scale;
+    mo->min_samples = c->min_samples;
+    mo->precision = opts->precision;
+    mo->clock = opts->cpu_clock ? &pg_clock_process_cpu : &pg_clock_monotonic;
+}
+
+#define CEILING_N 1024
+#define CEILING_MAX_THREADS 1024
+
+/* GFLOP/s of a 1024^3 sgemm at the current thread count, timed like the case but for at most
+   0.5 s of sampling and 5 samples (it is a denominator, not a result); cached per thread count.
+   A ceiling is the best the machine does, so it is the fastest sample, not the median: on a
+   loaded machine the median of a few 30 ms blocks is mostly preemption, and MFU passed 100%. */
+static double sgemm_ceiling_gflops(int threads, const pg_measure_options *case_mo)
+{
+    static double cache[CEILING_MAX_THREADS + 1];
+    pg_param param = {"n", "1024", 1, CEILING_N};
+    pg_case c;
+    pg_measure_options mo = *case_mo;
     pg_measurement m = {0};
     kernel_body kb = {0};
+    double gflops = -1;
+
+    if (threads < 1 || threads > CEILING_MAX_THREADS)
+        return -1;
+    if (cache[threads] != 0)
+        return cache[threads];
+    memset(&c, 0, sizeof(c));
+    c.key = "mfu-ceiling/sgemm[n=1024]";
+    c.kernel = "sgemm";
+    c.params = &param;
+    c.nparams = 1;
+    kb.k = pg_kernel_find_for("sgemm", "cpu");
+    if (!kb.k || kb.k->setup(&kb.state, &c) != 0)
+        return -1;
+    if (mo.min_run_time > 0.5)
+        mo.min_run_time = 0.5;
+    if (mo.max_run_time > 2.0)
+        mo.max_run_time = 2.0;
+    if (mo.min_samples > 5)
+        mo.min_samples = 5;
+    mo.precision = 0;
+    if (pg_measure(&m, run_kernel, &kb, &mo) == 0 && m.nsamples > 0) {
+        double best = m.samples[0];
+        size_t i;
+        for (i = 1; i < m.nsamples; i++)
+            best = m.samples[i] < best ? m.samples[i] : best;
+        if (best > 0)
+            gflops = 2.0 * CEILING_N * CEILING_N * CEILING_N / best * 1e-9;
+    }
+    kb.k->teardown(kb.state);
+    free(m.samples);
+    cache[threads] = gflops;
+    return gflops;
+}
+
+static const char *stop_name(pg_measure_stop s)
+{
+    switch (s) {
+    case PG_STOP_PRECISION:
+        return "precision";
+    case PG_STOP_MAX_TIME:
+        return "max_run_time";
+    default:
+        return "minimums";
+    }
+}
+
+static char *details_json(const pg_measurement *m, const pg_thread_state *ts, double ceiling, const char *source,
+                          int cpu_clock)
+{
+    json_t *o = json_object(), *t = json_object();
+    char *s;
+
+    json_object_set_new(t, "requested", json_integer(ts->requested));
+    json_object_set_new(t, "blas", json_integer(ts->blas_threads));
+    json_object_set_new(t, "omp", json_integer(ts->omp_threads));
+    json_object_set_new(t, "omp_runtime", json_boolean(ts->omp_runtime));
+    json_object_set_new(t, "affinity", json_string(ts->affinity));
+    json_object_set_new(t, "pinned", json_boolean(ts->pinned));
+    json_object_set_new(o, "threads", t);
+    json_object_set_new(o, "clock", json_string(cpu_clock ? "process_cpu" : "monotonic"));
+    json_object_set_new(o, "warmup_calls", json_integer(m->warmup_calls));
+    json_object_set_new(o, "clock_overhead_ns", json_real(m->clock_overhead_s * 1e9));
+    json_object_set_new(o, "clock_resolution_ns", json_real(m->clock_resolution_s * 1e9));
+    json_object_set_new(o, "sizing_blocks", json_integer(m->sizing_blocks));
+    json_object_set_new(o, "sampling_s", json_real(m->sampling_s));
+    json_object_set_new(o, "stop", json_string(stop_name(m->stop)));
+    if (isfinite(m->ci_rel))
+        json_object_set_new(o, "median_ci95_rel", json_real(m->ci_rel));
+    if (ceiling > 0) {
+        json_object_set_new(o, "mfu_ceiling_gflops", json_real(ceiling));
+        json_object_set_new(o, "mfu_ceiling_source", json_string(source));
+    }
+    s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref(o);
+    return s;
+}
+
+int pg__backend_cpu_case(pg_result *out, const pg_case *c, const pg_exec_options *opts)
+{
+    pg_measure_options mo;
+    pg_measurement m = {0};
+    pg_thread_state ts;
+    kernel_body kb = {0};
+    double ceiling = -1;
+    const char *source = NULL;
     int err;
 
+    out->mfu = -1;
     kb.k = pg_kernel_find_for(c->kernel, "cpu");
     if (!kb.k)
         return pg__result_error(out, "unknown kernel");
-    if ((err = pg_measure_set_threads(c->threads)) != 0 || (err = kb.k->setup(&kb.state, c)) != 0)
+    if ((err = pg_measure_set_threads_ex(&ts, c->threads)) != 0 || (err = kb.k->setup(&kb.state, c)) != 0)
         return pg__result_error(out, pg_error_last());
-    mo.min_run_time = c->min_run_time * opts->time_scale;
-    mo.max_run_time = c->max_run_time * (opts->time_scale < 1 ? opts->time_scale : 1.0);
-    if (mo.max_run_time < mo.min_run_time)
-        mo.max_run_time = mo.min_run_time;
-    mo.warmup = c->warmup * opts->time_scale;
-    mo.min_samples = c->min_samples;
+    case_options(&mo, c, opts);
     err = pg_measure(&m, run_kernel, &kb, &mo);
     kb.k->teardown(kb.state);
-    if (err) {
-        free(m.samples);
+    if (err)
         return pg__result_error(out, pg_error_last());
-    }
     out->status = PG_STATUS_OK;
     out->samples = m.samples;
     out->nsamples = m.nsamples;
@@ -53,5 +173,21 @@ int pg__backend_cpu_case(pg_result *out, const pg_case *c, const pg_exec_options
     out->warnings = m.warnings;
     out->flops = kb.k->flops ? kb.k->flops(c) : 0;
     out->bytes = kb.k->bytes ? kb.k->bytes(c) : 0;
-    return pg_stats_summarize(&out->summary, out->samples, out->nsamples);
+    if ((err = pg_stats_summarize(&out->summary, out->samples, out->nsamples)) != 0)
+        return err;
+    /* MFU only where there are matmul FLOPs: zero-FLOP kernels report bytes/s instead. */
+    if (out->flops > 0 && out->summary.median > 0) {
+        if (opts->peak_gflops > 0) {
+            ceiling = opts->peak_gflops;
+            source = "--peak-gflops";
+        } else {
+            ceiling = sgemm_ceiling_gflops(c->threads, &mo);
+            source = "sgemm 1024^3 at the same threads, fastest of its samples";
+        }
+        if (ceiling > 0)
+            out->mfu = out->flops / out->summary.median * 1e-9 / ceiling;
+    }
+    free(out->extra_json);
+    out->extra_json = details_json(&m, &ts, ceiling, source, opts->cpu_clock);
+    return 0;
 }

@@ -17,10 +17,10 @@
 #include <unistd.h>
 
 typedef struct run_flags {
-    const char *db, *commit, *branch, *filter, *base, *trace_dir;
+    const char *db, *commit, *branch, *filter, *base, *trace_dir, *clock;
     double threshold, alpha;
     int quick, no_store;
-    double peak_tflops;
+    double peak_tflops, peak_gflops, precision;
     int allow_other_machine;
     int canary;              /* --canary: reference workloads interleaved with the cases (issue 11) */
     pg_cli_report_flags rep; /* --md/--json/--junit/--style, gate: --post/--webhook */
@@ -102,6 +102,14 @@ static int do_run(run_flags *fl, char **paths, int npaths, int gate)
     size_t i;
     int err, rc = 3;
 
+    if (fl->peak_gflops < 0 || fl->precision < 0 || fl->precision >= 1) {
+        fprintf(stderr, "perfgate: --peak-gflops must be positive and --precision a fraction below 100%%\n");
+        return 2;
+    }
+    if (fl->clock && strcmp(fl->clock, "cpu") != 0 && strcmp(fl->clock, "wall") != 0) {
+        fprintf(stderr, "perfgate: --clock must be 'wall' or 'cpu', not '%s'\n", fl->clock);
+        return 2;
+    }
     if ((rc = pg_cli_outputs_init(&outs, &fl->rep, 1)) != 0) {
         pg_cli_outputs_free(&outs);
         return rc;
@@ -131,7 +139,13 @@ static int do_run(run_flags *fl, char **paths, int npaths, int gate)
     eo.time_scale = fl->quick ? 0.2 : 1.0;
     eo.trace_dir = fl->trace_dir;
     eo.peak_tflops = fl->peak_tflops;
+<<<<<<< HEAD
     eo.canary = fl->canary;
+=======
+    eo.peak_gflops = fl->peak_gflops;
+    eo.precision = fl->precision;
+    eo.cpu_clock = fl->clock && strcmp(fl->clock, "cpu") == 0;
+>>>>>>> main
     if ((err = pg_exec_run(run, &set, &eo)) != 0) {
         rc = pg_cli_fail(err);
         goto cleanup;
@@ -244,8 +258,17 @@ static int run_or_gate(int argc, char **argv, int gate)
         {"trace-dir", 0, PG_OPT_STR, &fl.trace_dir, "DIR", "export the exact checks' recordings as Chrome traces"},
         {"peak-tflops", 0, PG_OPT_DOUBLE, &fl.peak_tflops, "T",
          "GPU MFU against T TFLOP/s instead of a measured GEMM ceiling"},
+<<<<<<< HEAD
         {"canary", 0, PG_OPT_FLAG, &fl.canary, NULL,
          "measure reference workloads between the cases (suite 'canary') to detect machine drift"},
+=======
+        {"peak-gflops", 0, PG_OPT_DOUBLE, &fl.peak_gflops, "GF",
+         "CPU MFU against this peak (default: a 1024^3 sgemm measured at each thread count)"},
+        {"precision", 0, PG_OPT_DOUBLE, &fl.precision, "PCT",
+         "keep sampling (up to max_run_time) until the median's 95% CI is within +-PCT"},
+        {"clock", 0, PG_OPT_STR, &fl.clock, "wall|cpu",
+         "CPU cases: wall time (default) or process CPU time, which leaves out preemption"},
+>>>>>>> main
     };
     const pg_opt gate_group[] = {
         {"base", 'b', PG_OPT_STR, &fl.base, "SEL", "baseline selector (id, commit:SHA, branch:NAME, last:K, pin:NAME)"},

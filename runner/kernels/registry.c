@@ -7,12 +7,30 @@ extern const pg_kernel pg__kernel_sgemm;
 extern const pg_kernel pg__kernel_dgemm;
 extern const pg_kernel pg__kernel_linear;
 extern const pg_kernel pg__kernel_elementwise;
+extern const pg_kernel pg__kernel_add;
+extern const pg_kernel pg__kernel_mul;
+extern const pg_kernel pg__kernel_gelu;
+extern const pg_kernel pg__kernel_copy;
+extern const pg_kernel pg__kernel_softmax;
+extern const pg_kernel pg__kernel_layernorm;
+extern const pg_kernel pg__kernel_masked_select;
+extern const pg_kernel pg__kernel_mlp_train_step;
+extern const pg_kernel pg__kernel_empty;
 
 static const pg_kernel *const kernels[] = {
     &pg__kernel_sgemm,
     &pg__kernel_dgemm,
     &pg__kernel_linear,
     &pg__kernel_elementwise,
+    &pg__kernel_add,
+    &pg__kernel_mul,
+    &pg__kernel_gelu,
+    &pg__kernel_copy,
+    &pg__kernel_softmax,
+    &pg__kernel_layernorm,
+    &pg__kernel_masked_select,
+    &pg__kernel_mlp_train_step,
+    &pg__kernel_empty,
     NULL,
 };
 
