@@ -139,13 +139,10 @@ static int do_run(run_flags *fl, char **paths, int npaths, int gate)
     eo.time_scale = fl->quick ? 0.2 : 1.0;
     eo.trace_dir = fl->trace_dir;
     eo.peak_tflops = fl->peak_tflops;
-<<<<<<< HEAD
-    eo.canary = fl->canary;
-=======
     eo.peak_gflops = fl->peak_gflops;
     eo.precision = fl->precision;
     eo.cpu_clock = fl->clock && strcmp(fl->clock, "cpu") == 0;
->>>>>>> main
+    eo.canary = fl->canary;
     if ((err = pg_exec_run(run, &set, &eo)) != 0) {
         rc = pg_cli_fail(err);
         goto cleanup;
@@ -258,17 +255,14 @@ static int run_or_gate(int argc, char **argv, int gate)
         {"trace-dir", 0, PG_OPT_STR, &fl.trace_dir, "DIR", "export the exact checks' recordings as Chrome traces"},
         {"peak-tflops", 0, PG_OPT_DOUBLE, &fl.peak_tflops, "T",
          "GPU MFU against T TFLOP/s instead of a measured GEMM ceiling"},
-<<<<<<< HEAD
-        {"canary", 0, PG_OPT_FLAG, &fl.canary, NULL,
-         "measure reference workloads between the cases (suite 'canary') to detect machine drift"},
-=======
         {"peak-gflops", 0, PG_OPT_DOUBLE, &fl.peak_gflops, "GF",
          "CPU MFU against this peak (default: a 1024^3 sgemm measured at each thread count)"},
         {"precision", 0, PG_OPT_DOUBLE, &fl.precision, "PCT",
          "keep sampling (up to max_run_time) until the median's 95% CI is within +-PCT"},
         {"clock", 0, PG_OPT_STR, &fl.clock, "wall|cpu",
          "CPU cases: wall time (default) or process CPU time, which leaves out preemption"},
->>>>>>> main
+        {"canary", 0, PG_OPT_FLAG, &fl.canary, NULL,
+         "measure reference workloads between the cases (suite 'canary') to detect machine drift"},
     };
     const pg_opt gate_group[] = {
         {"base", 'b', PG_OPT_STR, &fl.base, "SEL", "baseline selector (id, commit:SHA, branch:NAME, last:K, pin:NAME)"},
