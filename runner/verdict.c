@@ -287,6 +287,23 @@ static void suite_guard(const pg_comparison *c, pg_case_verdict *v)
                              100 * (shift - 1));
 }
 
+void pg__comparison_recount(pg_comparison *c, const pg_compare_options *opts)
+{
+    pg_compare_options dflt = PG_COMPARE_OPTIONS_INIT;
+    size_t i;
+
+    if (!opts)
+        opts = &dflt;
+    memset(c->counts, 0, sizeof(c->counts));
+    for (i = 0; i < c->ncases; i++)
+        c->counts[c->cases[i].verdict]++;
+    c->exit_code = (c->counts[PG_VERDICT_REGRESSED] > 0 || c->checks_failed > 0 ||
+                    (opts->fail_on_missing && c->counts[PG_VERDICT_MISSING] > 0) ||
+                    (opts->fail_on_new && c->counts[PG_VERDICT_NEW] > 0))
+                       ? 1
+                       : 0;
+}
+
 int pg_comparison_adjust(pg_comparison *c, const pg_compare_options *opts)
 {
     pg_compare_options dflt = PG_COMPARE_OPTIONS_INIT;
@@ -327,13 +344,7 @@ int pg_comparison_adjust(pg_comparison *c, const pg_compare_options *opts)
     }
     if ((err = pg__canary_rule(c)) != 0)
         goto cleanup;
-    for (i = 0; i < c->ncases; i++)
-        c->counts[c->cases[i].verdict]++;
-    c->exit_code = (c->counts[PG_VERDICT_REGRESSED] > 0 || c->checks_failed > 0 ||
-                    (opts->fail_on_missing && c->counts[PG_VERDICT_MISSING] > 0) ||
-                    (opts->fail_on_new && c->counts[PG_VERDICT_NEW] > 0))
-                       ? 1
-                       : 0;
+    pg__comparison_recount(c, opts);
     free(c->method);
     c->method = pg__asprintf(
         "one-sided Mann-Whitney U on log times, Holm over %zu cases; ratio of medians with a %s interval widened "

@@ -49,6 +49,9 @@ typedef struct pg_case_verdict {
     int drift_measured;          /* 1 when base runs contributed to the drift estimate */
     double estimate;             /* centre of the interval: Hodges-Lehmann shift as a ratio */
     double drift_hw;             /* half-width the drift model adds, on the log scale */
+    /* Added by issue 11 (confirm.h): the confirmation re-measurement; 0/NAN when none. */
+    int confirm;                 /* PG_CONFIRM_*: 0 not re-measured */
+    double confirm_ratio, confirm_lo, confirm_hi; /* the re-run vs the baseline */
 } pg_case_verdict;
 
 typedef struct pg_comparison {
@@ -141,6 +144,12 @@ int pg_verdict_decide(pg_case_verdict *v, size_t ntested);
  * pg_compare() calls it; call it again after re-estimating cases.
  */
 int pg_comparison_adjust(pg_comparison *cmp, const pg_compare_options *opts);
+
+/**
+ * Recomputes cmp->counts and cmp->exit_code from the cases' verdicts as they
+ * stand (after a step such as confirmation changed some of them).
+ */
+void pg__comparison_recount(pg_comparison *cmp, const pg_compare_options *opts);
 
 /**
  * Compares `head` with the pooled baseline runs `bases` (may be empty: the

@@ -1,0 +1,136 @@
+/*
+ * confirm_test.c - the confirmation path (confirm.h) on seeded samples, no
+ * timing: a REGRESSED case stays REGRESSED only when its re-run against the
+ * same baseline is REGRESSED too; otherwise UNSURE with both measurements;
+ * a case the budget did not reach keeps its verdict and says so.
+ */
+#include "support.h"
+
+#include "confirm.h"
+#include "stats.h"
+#include "util.h"
+#include "verdict.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double gauss(pg_rng *g)
+{
+    double u1 = ((double)(pg_stats_rng_next(g) >> 11) + 0.5) * 0x1.0p-53;
+    double u2 = ((double)(pg_stats_rng_next(g) >> 11) + 0.5) * 0x1.0p-53;
+
+    return sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
+}
+
+static void add(pg_run *run, const char *name, double median, uint64_t seed)
+{
+    pg_result *r;
+    pg_rng g;
+    size_t i, n = 30;
+
+    pg_stats_rng_seed(&g, seed);
+    pg_assert_ok(pg_run_add_result(&r, run));
+    r->key = pg__asprintf("s/%s@1:cpu", name);
+    r->suite = pg__strdup("s");
+    r->name = pg__strdup(name);
+    r->status = PG_STATUS_OK;
+    r->samples = calloc(n, sizeof(double));
+    r->nsamples = n;
+    for (i = 0; i < n; i++)
+        r->samples[i] = median * exp(0.01 * gauss(&g));
+    pg_assert_ok(pg_stats_summarize(&r->summary, r->samples, n));
+}
+
+static pg_run *head, *base, *rerun;
+static pg_comparison *cmp;
+
+/* base: a and b at 1 ms; head: a +30%, b unchanged (first measurement). */
+static void setup(void)
+{
+    const pg_run *bases[1];
+
+    pg_assert_ok(pg_run_new(&base));
+    pg_assert_ok(pg_run_new(&head));
+    pg_assert_ok(pg_run_new(&rerun));
+    add(base, "a", 1e-3, 1);
+    add(base, "b", 1e-3, 2);
+    add(head, "a", 1.30e-3, 3);
+    add(head, "b", 1e-3, 4);
+    bases[0] = base;
+    pg_assert_ok(pg_compare(&cmp, head, bases, 1, NULL));
+    cr_assert_eq(cmp->cases[0].verdict, PG_VERDICT_REGRESSED, "%s", cmp->cases[0].reason);
+    cr_assert_eq(cmp->exit_code, 1);
+}
+
+static void teardown(void)
+{
+    pg_comparison_free(cmp);
+    pg_run_free(head);
+    pg_run_free(base);
+    pg_run_free(rerun);
+}
+
+TestSuite(confirm, .init = setup, .fini = teardown);
+
+static void apply(void)
+{
+    const pg_run *bases[1] = {base};
+
+    pg_assert_ok(pg_confirm_apply(cmp, rerun, bases, 1, NULL));
+}
+
+Test(confirm, rerun_that_regresses_too_confirms)
+{
+    const pg_case_verdict *a = &cmp->cases[0];
+
+    add(rerun, "a", 1.28e-3, 5);
+    apply();
+    cr_expect_eq(a->verdict, PG_VERDICT_REGRESSED);
+    cr_expect_eq(a->confirm, PG_CONFIRM_CONFIRMED);
+    cr_expect(fabs(a->confirm_ratio - 1.28) < 0.02, "re-run ratio %g", a->confirm_ratio);
+    cr_expect(strstr(a->reason, "confirmed by a re-run: first run +29.8%") != NULL, "%s", a->reason);
+    cr_expect(strstr(a->reason, "re-run +2") != NULL, "%s", a->reason);
+    cr_expect_eq(cmp->exit_code, 1);
+    cr_expect_eq(cmp->cases[1].confirm, PG_CONFIRM_NONE, "only REGRESSED cases are re-measured");
+}
+
+Test(confirm, rerun_back_at_baseline_refutes)
+{
+    const pg_case_verdict *a = &cmp->cases[0];
+
+    add(rerun, "a", 1.0e-3, 6);
+    apply();
+    cr_expect_eq(a->verdict, PG_VERDICT_UNSURE);
+    cr_expect_eq(a->confirm, PG_CONFIRM_REFUTED);
+    cr_expect(strstr(a->reason, "not confirmed by a re-run") != NULL, "%s", a->reason);
+    cr_expect(strstr(a->reason, "first run +29.8%") != NULL && strstr(a->reason, "re-run -0.1%") != NULL, "%s",
+              a->reason);
+    cr_expect_eq(cmp->counts[PG_VERDICT_REGRESSED], 0);
+    cr_expect_eq(cmp->counts[PG_VERDICT_UNSURE], 1 + (cmp->cases[1].verdict == PG_VERDICT_UNSURE));
+    cr_expect_eq(cmp->exit_code, 0);
+}
+
+Test(confirm, no_rerun_keeps_the_verdict_and_says_so)
+{
+    const pg_case_verdict *a = &cmp->cases[0];
+
+    apply();
+    cr_expect_eq(a->verdict, PG_VERDICT_REGRESSED);
+    cr_expect_eq(a->confirm, PG_CONFIRM_NOT_RUN);
+    cr_expect(strstr(a->reason, "not confirmed: no re-run within --confirm-budget") != NULL, "%s", a->reason);
+    cr_expect_eq(cmp->exit_code, 1);
+}
+
+Test(confirm, failed_rerun_keeps_the_verdict)
+{
+    pg_result *r;
+    const pg_case_verdict *a = &cmp->cases[0];
+
+    pg_assert_ok(pg_run_add_result(&r, rerun));
+    r->key = pg__strdup("s/a@1:cpu");
+    r->status = PG_STATUS_ERROR;
+    apply();
+    cr_expect_eq(a->verdict, PG_VERDICT_REGRESSED);
+    cr_expect(strstr(a->reason, "the re-run produced no samples") != NULL, "%s", a->reason);
+}
