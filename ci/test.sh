@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 start=$(date +%s)
 ci/install-deps.sh --test
 cmake -S . -B build-test -DCMAKE_BUILD_TYPE=Debug -DPG_WERROR=ON -DPG_ASAN=ON -DPG_UBSAN=ON \
-  -DPG_BUILD_TESTS=ON
+  -DPG_BUILD_TESTS=ON -DPG_TEST_HOOKS=ON
 cmake --build build-test -j "$(nproc)"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}

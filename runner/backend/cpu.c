@@ -16,6 +16,7 @@
 #include "measure.h"
 #include "perfgate/errors.h"
 #include "stats.h"
+#include "testhooks.h"
 #include "util.h"
 
 #include <jansson.h>
@@ -26,13 +27,22 @@
 typedef struct kernel_body {
     const pg_kernel *k;
     void *state;
+    double slowdown;    /* test builds: PG_TEST_SLOWDOWN factor for this case; 0 or 1: none */
 } kernel_body;
 
 static int run_kernel(void *payload, int64_t iters)
 {
     kernel_body *kb = payload;
+    int64_t t0;
+    int err;
 
-    return kb->k->run(kb->state, iters);
+    if (!(kb->slowdown > 1))
+        return kb->k->run(kb->state, iters);
+    /* Injected slowdown (testhooks.h): extra time proportional to this block's own time. */
+    t0 = pg__mono_ns();
+    err = kb->k->run(kb->state, iters);
+    pg__test_spin((kb->slowdown - 1) * (double)(pg__mono_ns() - t0) * 1e-9);
+    return err;
 }
 
 /* The case's timing settings, scaled by --quick. */
@@ -156,6 +166,7 @@ int pg__backend_cpu_case(pg_result *out, const pg_case *c, const pg_exec_options
 
     out->mfu = -1;
     kb.k = pg_kernel_find_for(c->kernel, "cpu");
+    kb.slowdown = pg__test_slowdown(c->key);
     if (!kb.k)
         return pg__result_error(out, "unknown kernel");
     if ((err = pg_measure_set_threads_ex(&ts, c->threads)) != 0 || (err = kb.k->setup(&kb.state, c)) != 0)

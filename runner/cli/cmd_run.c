@@ -1,6 +1,8 @@
 /* cmd_run.c - `perfgate run` and `perfgate gate`: measure, store, compare. */
 #include "cli.h"
 
+#include "confirm.h"
+
 #include "exec.h"
 #include "meta.h"
 #include "perfgate/errors.h"
@@ -23,6 +25,8 @@ typedef struct run_flags {
     double peak_tflops, peak_gflops, precision;
     int allow_other_machine;
     int canary;              /* --canary: reference workloads interleaved with the cases (issue 11) */
+    int confirm, no_confirm; /* --confirm (default when CI=true) / --no-confirm */
+    double confirm_budget;   /* --confirm-budget: seconds of re-measurement at most */
     pg_cli_report_flags rep; /* --md/--json/--junit/--style, gate: --post/--webhook */
 } run_flags;
 
@@ -87,6 +91,58 @@ static int finish_outputs(pg_cli_outputs *outs, const run_flags *fl, const pg_ru
     }
     pg_comparison_free(own);
     return rc;
+}
+
+/* Finds the case with this key among the loaded suites; NULL when absent. */
+static const pg_case *find_case(const pg_suite_set *set, const char *key)
+{
+    size_t i, j;
+
+    for (i = 0; i < set->count; i++)
+        for (j = 0; j < set->suites[i]->ncases; j++)
+            if (strcmp(set->suites[i]->cases[j].key, key) == 0)
+                return &set->suites[i]->cases[j];
+    return NULL;
+}
+
+/*
+ * gate --confirm: re-measures the REGRESSED cases (in the order of the
+ * comparison, until the budget is spent) and lets pg_confirm_apply() decide
+ * again against the same baseline runs. The re-run is not stored: the stored
+ * run stays the first measurement, and the reason shows both.
+ */
+static int confirm_regressions(pg_comparison *cmp, const pg_suite_set *set, const pg_run *const *bases, size_t nb,
+                               const pg_exec_options *eo, const pg_compare_options *co, double budget, FILE *human)
+{
+    pg_run *rerun = NULL;
+    int64_t t0 = pg__mono_ns();
+    size_t i, n = 0;
+    int err;
+
+    if (cmp->counts[PG_VERDICT_REGRESSED] == 0)
+        return 0;
+    if ((err = pg_run_new(&rerun)) != 0)
+        return err;
+    for (i = 0; i < cmp->ncases; i++) {
+        const pg_case *c;
+        pg_result *r;
+        if (cmp->cases[i].verdict != PG_VERDICT_REGRESSED || !(c = find_case(set, cmp->cases[i].key)))
+            continue;
+        if ((double)(pg__mono_ns() - t0) * 1e-9 >= budget)
+            break;
+        if ((err = pg_run_add_result(&r, rerun)) != 0 || (err = pg_exec_case(r, c, eo)) != 0)
+            goto cleanup;
+        n++;
+    }
+    if (human)
+        fprintf(human, "confirming %zu regressed case%s: re-measured %zu in %.1fs (budget %.0fs)\n",
+                cmp->counts[PG_VERDICT_REGRESSED], cmp->counts[PG_VERDICT_REGRESSED] == 1 ? "" : "s", n,
+                (double)(pg__mono_ns() - t0) * 1e-9, budget);
+    err = pg_confirm_apply(cmp, rerun, bases, nb, co);
+
+cleanup:
+    pg_run_free(rerun);
+    return err;
 }
 
 static int do_run(run_flags *fl, char **paths, int npaths, int gate)
@@ -200,7 +256,10 @@ static int do_run(run_flags *fl, char **paths, int npaths, int gate)
                         run->branch);
             else
                 fprintf(outs.human, "\nbaseline: %s\n\n", sel.described ? sel.described : "stored run");
-            if ((err = pg_compare(&cmp, run, (const pg_run *const *)bases, nb, &co)) != 0) {
+            if ((err = pg_compare(&cmp, run, (const pg_run *const *)bases, nb, &co)) != 0 ||
+                (fl->confirm &&
+                 (err = confirm_regressions(cmp, &set, (const pg_run *const *)bases, nb, &eo, &co,
+                                            fl->confirm_budget, human)) != 0)) {
                 rc = pg_cli_fail(err);
             } else {
                 if (nb && human)
@@ -269,6 +328,10 @@ static int run_or_gate(int argc, char **argv, int gate)
         {"threshold", 0, PG_OPT_DOUBLE, &fl.threshold, "PCT", "minimum effect that can fail (e.g. 5%)"},
         {"alpha", 0, PG_OPT_DOUBLE, &fl.alpha, "P", "family-wise significance level (e.g. 0.05)"},
         {"allow-other-machine", 0, PG_OPT_FLAG, &fl.allow_other_machine, NULL, "compare with a baseline from another machine"},
+        {"confirm", 0, PG_OPT_FLAG, &fl.confirm, NULL,
+         "re-measure REGRESSED cases and fail only if the re-run regresses too (default when CI=true)"},
+        {"no-confirm", 0, PG_OPT_FLAG, &fl.no_confirm, NULL, "never re-measure (overrides CI=true)"},
+        {"confirm-budget", 0, PG_OPT_DOUBLE, &fl.confirm_budget, "SEC", "seconds of re-measurement at most (default 300)"},
     };
     pg_cmd_spec spec = {gate ? "gate" : "run", "[options] SUITE|DIR...",
                         gate ? "Run suites, store the run, compare with the baseline and exit with the verdict."
@@ -277,6 +340,7 @@ static int run_or_gate(int argc, char **argv, int gate)
 
     fl.threshold = -1;
     fl.alpha = -1;
+    fl.confirm_budget = -1;
     add_opts(opts, &nopts, 48, run_group, (int)(sizeof(run_group) / sizeof(run_group[0])));
     if (gate)
         add_opts(opts, &nopts, 48, gate_group, (int)(sizeof(gate_group) / sizeof(gate_group[0])));
@@ -285,6 +349,12 @@ static int run_or_gate(int argc, char **argv, int gate)
     memset(&opts[nopts], 0, sizeof(pg_opt));
     if ((rc = pg_cli_parse(&spec, argc, argv, &nargs)) != 0)
         return rc < 0 ? 0 : rc;
+    {
+        const char *ci = getenv("CI");
+        fl.confirm = !fl.no_confirm && (fl.confirm || (ci && strcmp(ci, "true") == 0));
+    }
+    if (fl.confirm_budget < 0)
+        fl.confirm_budget = 300;
     return do_run(&fl, argv + 1, nargs, gate);
 }
 

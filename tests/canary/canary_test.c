@@ -11,6 +11,7 @@
 #include "exec.h"
 #include "report/report.h"
 #include "stats.h"
+#include "testhooks.h"
 #include "util.h"
 #include "verdict.h"
 
@@ -356,4 +357,60 @@ Test(canary, reports_show_canaries_drift_and_resolution)
     cr_expect(strstr(term.ptr, res) != NULL, "terminal lacks the resolution %s", res);
     pg__buf_free(&md);
     pg__buf_free(&term);
+}
+
+/* ---- test-only slowdown injection (testhooks.h) ---------------------------------------------------- */
+
+Test(testhooks, slowdown_spec_matches_by_glob)
+{
+#ifdef PG_TEST_HOOKS
+    setenv("PG_TEST_SLOWDOWN", "cpu/sgemm?n=256?@*=1.10,bad,x/*=oops,cpu/copy*=1.5", 1);
+    cr_expect_float_eq(pg__test_slowdown("cpu/sgemm[n=256]@1:cpu"), 1.10, 1e-12);
+    cr_expect_float_eq(pg__test_slowdown("cpu/sgemm[n=128]@1:cpu"), 1.0, 1e-12);
+    cr_expect_float_eq(pg__test_slowdown("cpu/copy[n=1]@1:cpu"), 1.5, 1e-12);
+    cr_expect_float_eq(pg__test_slowdown("x/y@1:cpu"), 1.0, 1e-12, "a malformed factor is ignored");
+    unsetenv("PG_TEST_SLOWDOWN");
+    cr_expect_float_eq(pg__test_slowdown("cpu/sgemm[n=256]@1:cpu"), 1.0, 1e-12);
+#else
+    cr_skip_test("built without PG_TEST_HOOKS");
+#endif
+}
+
+/*
+ * Two identical cases, one named in PG_TEST_SLOWDOWN with a large factor (4x, so that a loaded
+ * machine cannot blur it): only that one gets slower. This compares the two cases with each other
+ * inside one process; it asserts no absolute speed.
+ */
+Test(testhooks, slowdown_hits_only_the_named_case, .timeout = 60)
+{
+#ifdef PG_TEST_HOOKS
+    static const char yaml[] = "suite: t\n"
+                               "defaults: {threads: 1, min_run_time: 50ms, min_samples: 9, warmup: 5ms}\n"
+                               "benchmarks:\n"
+                               "  - {name: slow, kernel: sgemm, params: {n: 64}}\n"
+                               "  - {name: same, kernel: sgemm, params: {n: 64}}\n";
+    pg_suite_options so = PG_SUITE_OPTIONS_INIT;
+    pg_exec_options eo = PG_EXEC_OPTIONS_INIT;
+    pg_suite *s = NULL;
+    pg_suite_set set;
+    pg_run *run;
+    double slow, same;
+
+    pg_assert_ok(pg_suite_load_buffer(&s, "t.yaml", yaml, sizeof(yaml) - 1, &so, NULL));
+    set.suites = &s;
+    set.count = 1;
+    pg_assert_ok(pg_run_new(&run));
+    setenv("PG_TEST_SLOWDOWN", "t/slow*=4", 1);
+    pg_assert_ok(pg_exec_run(run, &set, &eo));
+    unsetenv("PG_TEST_SLOWDOWN");
+    cr_assert_eq(run->nresults, 2);
+    slow = run->results[0].summary.min;
+    same = run->results[1].summary.min;
+    /* Fastest blocks: preemption only ever adds time, so the minimum is the cleanest comparison. */
+    cr_expect(slow > 2 * same, "slowed case %g s, untouched twin %g s", slow, same);
+    pg_run_free(run);
+    pg_suite_free(s);
+#else
+    cr_skip_test("built without PG_TEST_HOOKS");
+#endif
 }

@@ -1,0 +1,24 @@
+/*
+ * testhooks.h - test-only fault injection, compiled in only with the CMake
+ * option PG_TEST_HOOKS (ON in ci/test.sh, OFF by default: release builds
+ * never read the variable).
+ *
+ * PG_TEST_SLOWDOWN='GLOB=FACTOR[,GLOB=FACTOR...]', e.g. 'cpu/sgemm*=1.10' (in GLOB, [ opens a
+ * character class: match a key's brackets with ?, as in 'cpu/sgemm?n=256?@*=1.1'):
+ * every CPU kernel case whose key matches GLOB spins after each timed block
+ * for (FACTOR - 1) times the block's own duration, so its measured time per
+ * iteration grows by FACTOR whatever the machine does meanwhile.
+ */
+#ifndef PG_TESTHOOKS_H
+#define PG_TESTHOOKS_H
+
+/**
+ * The slowdown factor for the case `key` (1.0: none; always 1.0 without
+ * PG_TEST_HOOKS). A malformed entry is ignored.
+ */
+double pg__test_slowdown(const char *key);
+
+/** Busy-waits (no sleep: a sleeping core would not look like slower code) for `seconds`. */
+void pg__test_spin(double seconds);
+
+#endif
