@@ -9,6 +9,8 @@
  */
 #include "report/report.h"
 
+#include "canary.h"
+#include "confirm.h"
 #include "perfgate/errors.h"
 
 #include <jansson.h>
@@ -123,6 +125,13 @@ static json_t *verdict_json(const pg_case_verdict *v)
     set(o, "threshold", num(v->threshold));
     set(o, "alpha", num(v->alpha));
     set(o, "resolution", num(v->resolution));
+    if (v->confirm) { /* issue 11: the confirmation re-run, only when there was one to make */
+        static const char *const names[] = {"none", "confirmed", "refuted", "not_run"};
+        set(o, "confirm", str(names[v->confirm]));
+        set(o, "confirm_ratio", num(v->confirm_ratio));
+        set(o, "confirm_ci_lo", num(v->confirm_lo));
+        set(o, "confirm_ci_hi", num(v->confirm_hi));
+    }
     return o;
 }
 
@@ -182,6 +191,16 @@ int pg_render_json(pg_buf *out, const pg_report_data *d, const pg_report_options
     set(o, "verdicts", arr);
     set(o, "checks_total", json_integer((json_int_t)cmp->checks_total));
     set(o, "checks_failed", json_integer((json_int_t)cmp->checks_failed));
+    /* Issue 11: the canaries' head/base ratios and which drifted; only when the run measured them. */
+    if ((cmp->canary_compute > 0 && isfinite(cmp->canary_compute)) ||
+        (cmp->canary_memory > 0 && isfinite(cmp->canary_memory))) {
+        json_t *cy = json_object();
+        set(cy, "compute", cmp->canary_compute > 0 ? num(cmp->canary_compute) : json_null());
+        set(cy, "memory", cmp->canary_memory > 0 ? num(cmp->canary_memory) : json_null());
+        set(cy, "compute_drift", json_boolean(cmp->canary_drift & PG_CANARY_DRIFT_COMPUTE));
+        set(cy, "memory_drift", json_boolean(cmp->canary_drift & PG_CANARY_DRIFT_MEMORY));
+        set(o, "canaries", cy);
+    }
     set(root, "summary", o);
 
     if (cmp->base) {

@@ -355,6 +355,12 @@ Test(canary, reports_show_canaries_drift_and_resolution)
     cr_expect(strstr(term.ptr, "resolves") != NULL, "%s", term.ptr);
     cr_expect(strstr(term.ptr, "machine drift: memory canary +38%") != NULL, "%s", term.ptr);
     cr_expect(strstr(term.ptr, res) != NULL, "terminal lacks the resolution %s", res);
+    {
+        pg_buf js = PG_BUF_INIT;
+        pg_assert_ok(pg_render_json(&js, &d, &o));
+        cr_expect(strstr(js.ptr, "\"canaries\"") && strstr(js.ptr, "\"memory_drift\": true"), "%s", js.ptr);
+        pg__buf_free(&js);
+    }
     pg__buf_free(&md);
     pg__buf_free(&term);
 }
