@@ -59,7 +59,7 @@ def load(name):
     except Exception:
         return None
 def verdicts(doc):
-    return [c for c in doc["cases"] if not c["key"].startswith("canary/")]
+    return [c for c in doc["verdicts"] if not c["key"].startswith("canary/")]
 def series(prefix, n, hog=False):
     runs_reg = unsure_drift = drifted = missing = 0
     for i in range(1, n + 1):
