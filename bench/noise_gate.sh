@@ -69,7 +69,7 @@ def series(prefix, n, hog=False):
             continue
         cs = verdicts(doc)
         runs_reg += any(c["verdict"] == "REGRESSED" for c in cs)
-        d = sum(c["verdict"] == "UNSURE" and "machine drift" in (c["reason"] or "") for c in cs)
+        d = sum(c["verdict"] == "UNSURE" and "machine drift:" in (c["reason"] or "") for c in cs)
         unsure_drift += d
         drifted += d > 0
     return runs_reg, unsure_drift, drifted, missing
@@ -89,7 +89,7 @@ for pct in (10, 5):
         cs = verdicts(doc)
         t = [c for c in cs if c["key"] == target]
         hit += bool(t) and t[0]["verdict"] == "REGRESSED"
-        drift += bool(t) and t[0]["verdict"] == "UNSURE" and "machine drift" in (t[0]["reason"] or "")
+        drift += bool(t) and t[0]["verdict"] == "UNSURE" and "machine drift:" in (t[0]["reason"] or "")
         other += any(c["verdict"] == "REGRESSED" for c in cs if c["key"] != target)
     print("| +%d%% | %d | %d | %d | %d |" % (pct, trials, hit, other, drift))
 PY
