@@ -26,6 +26,10 @@ int pg__backend_command_case(pg_result *out, const pg_case *c, const pg_exec_opt
  */
 void pg__backend_measure_options(pg_measure_options *out, const pg_case *c, const pg_exec_options *opts);
 
+/** Moves the samples and block size of `m` into `out` (status OK); m->samples becomes NULL. */
+struct pg_measurement;
+void pg__result_take(pg_result *out, struct pg_measurement *m);
+
 /** Marks `out` as an ERROR with `message` (copied); returns 0. */
 int pg__result_error(pg_result *out, const char *message);
 /** Marks `out` as SKIPPED with `reason` (copied); returns 0. */

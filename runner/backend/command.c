@@ -424,12 +424,7 @@ int pg__backend_command_case(pg_result *out, const pg_case *c, const pg_exec_opt
         run_free(&x);
         return 0;
     }
-    out->status = PG_STATUS_OK;
-    out->samples = m.samples;
-    out->nsamples = m.nsamples;
-    out->number_per_run = m.number_per_run;
-    out->warmup_s = m.warmup_s;
-    out->warnings = m.warnings;
+    pg__result_take(out, &m);
     out->flops = x.flops;
     out->bytes = x.bytes;
     free(out->extra_json);

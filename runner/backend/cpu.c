@@ -48,16 +48,7 @@ static int run_kernel(void *payload, int64_t iters)
 /* The case's timing settings, scaled by --quick. */
 static void case_options(pg_measure_options *mo, const pg_case *c, const pg_exec_options *opts)
 {
-    pg_measure_options dflt = PG_MEASURE_OPTIONS_INIT;
-
-    *mo = dflt;
-    mo->min_run_time = c->min_run_time * opts->time_scale;
-    mo->max_run_time = c->max_run_time * (opts->time_scale < 1 ? opts->time_scale : 1.0);
-    if (mo->max_run_time < mo->min_run_time)
-        mo->max_run_time = mo->min_run_time;
-    mo->warmup = c->warmup * opts->time_scale;
-    mo->min_samples = c->min_samples;
-    mo->precision = opts->precision;
+    pg__backend_measure_options(mo, c, opts);
     mo->clock = opts->cpu_clock ? &pg_clock_process_cpu : &pg_clock_monotonic;
 }
 
@@ -176,12 +167,7 @@ int pg__backend_cpu_case(pg_result *out, const pg_case *c, const pg_exec_options
     kb.k->teardown(kb.state);
     if (err)
         return pg__result_error(out, pg_error_last());
-    out->status = PG_STATUS_OK;
-    out->samples = m.samples;
-    out->nsamples = m.nsamples;
-    out->number_per_run = m.number_per_run;
-    out->warmup_s = m.warmup_s;
-    out->warnings = m.warnings;
+    pg__result_take(out, &m);
     out->flops = kb.k->flops ? kb.k->flops(c) : 0;
     out->bytes = kb.k->bytes ? kb.k->bytes(c) : 0;
     if ((err = pg_stats_summarize(&out->summary, out->samples, out->nsamples)) != 0)

@@ -51,6 +51,10 @@ int pg_cli_parse(const pg_cmd_spec *spec, int argc, char **argv, int *out_nargs)
 
 void pg_cli_help(FILE *f, const pg_cmd_spec *spec);
 
+/** Loads suite files and directories, printing every diagnostic on stderr. */
+struct pg_suite_set;
+int pg_cli_load_suites(struct pg_suite_set *set, char **paths, int n);
+
 /** Prints "perfgate: <message>" for the last error; returns its exit code. */
 int pg_cli_fail(int err);
 

@@ -13,22 +13,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static int load(pg_suite_set *set, char **paths, int n)
-{
-    pg_suite_options so = PG_SUITE_OPTIONS_INIT;
-    pg_diags diags = {0};
-    size_t i;
-    int err = pg_suite_set_load(set, (const char *const *)paths, (size_t)n, &so, &diags);
-
-    if (err) {
-        for (i = 0; i < diags.count; i++)
-            fprintf(stderr, "%s\n", diags.lines[i]);
-        if (diags.count == 0)
-            fprintf(stderr, "perfgate: %s\n", pg_error_last());
-    }
-    pg_diags_free(&diags);
-    return err;
-}
 
 static void print_paired(FILE *f, const pg_ab_result *ab)
 {
@@ -112,7 +96,7 @@ int pg_cmd_ab(int argc, char **argv)
     o.rounds = (int)rounds;
     o.round_time = round_time;
     o.progress = isatty(fileno(stderr)) ? stderr : NULL;
-    if ((err = load(&set, argv + 1, nargs)) != 0)
+    if ((err = pg_cli_load_suites(&set, argv + 1, nargs)) != 0)
         return pg_error_exit_code(err);
     if ((err = pg_ab_run(&ab, &set, &o)) != 0) {
         pg_suite_set_free(&set);

@@ -46,22 +46,6 @@ static const char gate_desc[] =
     "and exits 1 only on a REGRESSED case or a failed exact check. A first run with\n"
     "no baseline passes with a notice.";
 
-static int load_suites(pg_suite_set *set, char **paths, int n)
-{
-    pg_suite_options so = PG_SUITE_OPTIONS_INIT;
-    pg_diags diags = {0};
-    size_t i;
-    int err = pg_suite_set_load(set, (const char *const *)paths, (size_t)n, &so, &diags);
-
-    if (err) {
-        for (i = 0; i < diags.count; i++)
-            fprintf(stderr, "%s\n", diags.lines[i]);
-        if (diags.count == 0)
-            fprintf(stderr, "perfgate: %s\n", pg_error_last());
-    }
-    pg_diags_free(&diags);
-    return err;
-}
 
 /*
  * Reporting after the run (engineer "report"): every reporter gets the run
@@ -172,7 +156,7 @@ static int do_run(run_flags *fl, char **paths, int npaths, int gate)
     }
     rc = 3;
     human = outs.quiet ? NULL : outs.human;
-    if ((err = load_suites(&set, paths, npaths)) != 0) {
+    if ((err = pg_cli_load_suites(&set, paths, npaths)) != 0) {
         pg_cli_outputs_free(&outs);
         return pg_error_exit_code(err);
     }

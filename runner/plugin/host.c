@@ -545,12 +545,7 @@ int pg_plugin_measure(pg_result *out, const pg_benchmark *b, const pg_case *c, c
             return finish_outcome(out, &h);
         return pg__result_error(out, pg_error_last());
     }
-    out->status = PG_STATUS_OK;
-    out->samples = m.samples;
-    out->nsamples = m.nsamples;
-    out->number_per_run = m.number_per_run;
-    out->warmup_s = m.warmup_s;
-    out->warnings = m.warnings;
+    pg__result_take(out, &m);
     out->flops = h.flops_set ? h.flops : (fb.iters > 0 ? h.counted_flops / (double)fb.iters : 0);
     out->bytes = h.bytes;
     return pg_stats_summarize(&out->summary, out->samples, out->nsamples);
