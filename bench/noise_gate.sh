@@ -25,7 +25,12 @@ pg=$build/perfgate
 hog=$build/bench/bench_hog
 tmp=$(mktemp -d)
 hogpid=
-cleanup() { [[ -n "$hogpid" ]] && kill "$hogpid" 2>/dev/null; rm -rf "$tmp"; }
+# PERFGATE_NOISE_KEEP=DIR keeps every gate run's JSON report there.
+cleanup() {
+  [[ -n "$hogpid" ]] && kill "$hogpid" 2>/dev/null
+  [[ -n "${PERFGATE_NOISE_KEEP:-}" ]] && mkdir -p "$PERFGATE_NOISE_KEEP" && cp "$tmp"/*.json "$PERFGATE_NOISE_KEEP"/ 2>/dev/null
+  rm -rf "$tmp"
+}
 trap cleanup EXIT
 suite=bench/noise_gate.yaml
 start=$(date +%s)
