@@ -3,30 +3,19 @@
 
 #include "perfgate/errors.h"
 #include "report/report.h"
+#include "util.h"
 
 #include <math.h>
 #include <string.h>
 
 static void esc(FILE *f, const char *s)
 {
-    for (; s && *s; s++) {
-        switch (*s) {
-        case '<':
-            fputs("&lt;", f);
-            break;
-        case '>':
-            fputs("&gt;", f);
-            break;
-        case '&':
-            fputs("&amp;", f);
-            break;
-        case '"':
-            fputs("&quot;", f);
-            break;
-        default:
-            fputc(*s, f);
-        }
-    }
+    pg_buf b = PG_BUF_INIT;
+
+    pg__buf_xml_escape(&b, s);
+    if (b.ptr)
+        fputs(b.ptr, f);
+    pg__buf_free(&b);
 }
 
 enum { W = 760, H = 220, ML = 70, MR = 20, MT = 16, MB = 34 };

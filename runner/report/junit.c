@@ -12,36 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void xml(pg_buf *b, const char *s)
-{
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        switch (c) {
-        case '&':
-            pg__buf_puts(b, "&amp;");
-            break;
-        case '<':
-            pg__buf_puts(b, "&lt;");
-            break;
-        case '>':
-            pg__buf_puts(b, "&gt;");
-            break;
-        case '"':
-            pg__buf_puts(b, "&quot;");
-            break;
-        case '\'':
-            pg__buf_puts(b, "&apos;");
-            break;
-        default:
-            /* XML 1.0 forbids most control characters, even escaped. */
-            if (c < 0x20 && c != '\n' && c != '\t' && c != '\r')
-                pg__buf_puts(b, "?");
-            else
-                pg__buf_put(b, s, 1);
-        }
-    }
-}
-
 /* Seconds the case spent measuring: samples are per iteration, number_per_run iterations each. */
 static double measured_seconds(const pg_result *r)
 {
@@ -139,9 +109,9 @@ int pg_render_junit(pg_buf *out, const pg_report_data *d, const pg_report_option
             t++;
             st += secs;
             pg__buf_puts(&body, "    <testcase classname=\"perfgate.");
-            xml(&body, names[s]);
+            pg__buf_xml_escape(&body, names[s]);
             pg__buf_puts(&body, "\" name=\"");
-            xml(&body, v->key);
+            pg__buf_xml_escape(&body, v->key);
             pg__buf_printf(&body, "\" time=\"%.3f\"", secs);
             if (v->verdict == PG_VERDICT_REGRESSED || v->verdict == PG_VERDICT_ERROR ||
                 v->verdict == PG_VERDICT_SKIPPED || v->verdict == PG_VERDICT_MISSING) {
@@ -154,7 +124,7 @@ int pg_render_junit(pg_buf *out, const pg_report_data *d, const pg_report_option
                 sk += v->verdict == PG_VERDICT_SKIPPED || v->verdict == PG_VERDICT_MISSING;
                 verdict_message(&msg, v);
                 pg__buf_printf(&body, ">\n      <%s message=\"", tag);
-                xml(&body, msg.ptr);
+                pg__buf_xml_escape(&body, msg.ptr);
                 if (v->verdict == PG_VERDICT_REGRESSED)
                     pg__buf_puts(&body, "\" type=\"regression");
                 else if (v->verdict == PG_VERDICT_ERROR)
@@ -166,7 +136,7 @@ int pg_render_junit(pg_buf *out, const pg_report_data *d, const pg_report_option
                 pg_buf msg = PG_BUF_INIT;
                 verdict_message(&msg, v);
                 pg__buf_puts(&body, ">\n      <system-out>");
-                xml(&body, msg.ptr);
+                pg__buf_xml_escape(&body, msg.ptr);
                 pg__buf_puts(&body, "</system-out>\n    </testcase>\n");
                 pg__buf_free(&msg);
             }
@@ -177,33 +147,33 @@ int pg_render_junit(pg_buf *out, const pg_report_data *d, const pg_report_option
                 continue;
             t++;
             pg__buf_puts(&body, "    <testcase classname=\"perfgate.");
-            xml(&body, names[s]);
+            pg__buf_xml_escape(&body, names[s]);
             pg__buf_puts(&body, ".checks\" name=\"");
-            xml(&body, c->name);
+            pg__buf_xml_escape(&body, c->name);
             pg__buf_puts(&body, "\" time=\"0.000\"");
             if (c->skipped) {
                 sk++;
                 pg__buf_puts(&body, ">\n      <skipped message=\"");
-                xml(&body, c->message ? c->message : "skipped");
+                pg__buf_xml_escape(&body, c->message ? c->message : "skipped");
                 pg__buf_puts(&body, "\"/>\n    </testcase>\n");
             } else if (!c->passed) {
                 f++;
                 pg__buf_puts(&body, ">\n      <failure message=\"");
-                xml(&body, c->message ? c->message : "exact check failed");
+                pg__buf_xml_escape(&body, c->message ? c->message : "exact check failed");
                 pg__buf_puts(&body, "\" type=\"exact-check\">");
                 pg__buf_printf(&body, "kind: ");
-                xml(&body, c->kind);
+                pg__buf_xml_escape(&body, c->kind);
                 pg__buf_puts(&body, "\nexpected: ");
-                xml(&body, c->expected);
+                pg__buf_xml_escape(&body, c->expected);
                 pg__buf_puts(&body, "\nactual: ");
-                xml(&body, c->actual);
+                pg__buf_xml_escape(&body, c->actual);
                 pg__buf_puts(&body, "</failure>\n    </testcase>\n");
             } else {
                 pg__buf_puts(&body, "/>\n");
             }
         }
         pg__buf_puts(out, "  <testsuite name=\"");
-        xml(out, names[s]);
+        pg__buf_xml_escape(out, names[s]);
         pg__buf_printf(out, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\">\n", t, f,
                        e, sk, st);
         if (body.ptr)

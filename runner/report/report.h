@@ -165,8 +165,8 @@ int pg_report_mux_emit(pg_report_mux *mux, const pg_report_data *data);
 void pg_report_mux_free(pg_report_mux *mux);
 
 /*
- * A JSON report read back (for `perfgate post --from`): the run, a stub of
- * its first baseline run and the comparison, whose cases point into `run`.
+ * A JSON report read back (for `perfgate post --from`): the run, the metadata of
+ * its first baseline run (without results) and the comparison, whose cases point into `run`.
  */
 typedef struct pg_report_doc {
     pg_run *run;
