@@ -116,6 +116,44 @@ typedef struct pg_shift {
  */
 int pg_stats_hodges_lehmann(pg_shift *out, const double *x, size_t nx, const double *y, size_t ny, double level);
 
+/* ---- Wilcoxon signed-rank (paired rounds) ------------------------------ */
+
+/* Largest n for the exact null distribution (scipy's "auto" switches at 50 too). */
+#define PG_SIGNED_RANK_EXACT_MAX 50
+
+typedef struct pg_signed_rank {
+    size_t n;         /* nonzero differences the test used */
+    double w_plus;    /* sum of the ranks of |d| over the positive differences */
+    double p;         /* p-value for the requested alternative */
+    int exact;        /* 1 when p came from the exact distribution */
+    double estimate;  /* Hodges-Lehmann: median of the n(n+1)/2 Walsh averages */
+    double lo, hi;    /* Tukey's distribution-free interval; -inf/+inf when n is too small */
+    double level;     /* the coverage asked for */
+    size_t k;         /* 1-based rank of the lower bound among the sorted Walsh averages */
+    int interval_exact; /* 1 when k came from the exact distribution */
+} pg_signed_rank;
+
+/**
+ * Wilcoxon's signed-rank test of the paired differences d (does their
+ * centre differ from 0?), matching scipy.stats.wilcoxon(d, zero_method=
+ * "wilcox", correction=False): zeros dropped; exact when at most 50 nonzero
+ * differences remain and there are neither zeros nor ties, else the normal
+ * approximation with the tie correction. Also the Hodges-Lehmann estimate of
+ * the centre with Tukey's interval at `level`: [W(k), W(N+1-k)] of the
+ * sorted Walsh averages, k the largest integer with P(W+ <= k-1) <= (1-level)/2
+ * (exact for n <= 50, else k = floor(N/2 - z sqrt(n(n+1)(2n+1)/24))).
+ * Allocates n(n+1)/2 doubles.
+ * @return 0; PG_EINVAL (no differences, a non-finite one, bad level); PG_ENOMEM.
+ */
+int pg_stats_signed_rank(pg_signed_rank *out, const double *d, size_t n, pg_alternative alt, double level);
+
+/**
+ * Exact null distribution of W+ for n untied nonzero differences:
+ * out[w] = P(W+ = w) for w = 0..n(n+1)/2 (the caller allocates that + 1).
+ * @return 0, PG_EINVAL when n > PG_SIGNED_RANK_EXACT_MAX.
+ */
+int pg_stats_signed_rank_pmf(double *out, size_t n);
+
 /* ---- bootstrap -------------------------------------------------------- */
 
 /** A small, seeded generator (splitmix64) so that bootstraps are reproducible. */

@@ -317,3 +317,102 @@ Test(stats_adjust, nan_entries_are_skipped)
     cr_assert(close_rel(bh[0], 0.03, 1e-12));
     cr_assert(close_rel(bh[2], 0.04, 1e-12));
 }
+
+/* ---- Wilcoxon signed-rank and Tukey's interval (tests/data/stats/signed_rank.txt) ---- */
+
+static pg_alternative alternatives[] = {PG_ALT_GREATER, PG_ALT_LESS, PG_ALT_TWO_SIDED};
+
+Test(stats_signed_rank, every_case_matches_scipy)
+{
+    reader r;
+    char *path = pg_test_data("stats/signed_rank.txt");
+    size_t len, n = 0, k;
+    double *d = NULL;
+    int id = 0, cases = 0, exact = 0, approx = 0, infinite = 0, big = 0;
+
+    memset(&r, 0, sizeof(r));
+    pg_assert_ok(pg__read_file(&r.text, &len, path));
+    r.next = r.text;
+    free(path);
+    while (next_line(&r)) {
+        char *kind = word(&r, 1);
+        if (strcmp(kind, "case") == 0) {
+            id = (int)num(&r);
+            cases++;
+        } else if (strcmp(kind, "d") == 0) {
+            free(d);
+            d = nums(&r, &n);
+            big += n > PG_SIGNED_RANK_EXACT_MAX;
+        } else if (strcmp(kind, "test") == 0) {
+            char *method = word(&r, 0);
+            double w = num(&r), nz = num(&r);
+            for (k = 0; k < 3; k++) {
+                pg_signed_rank s;
+                double want = num(&r);
+                pg_assert_ok(pg_stats_signed_rank(&s, d, n, alternatives[k], 0.95));
+                assert_close(s.w_plus, w, REL_VALUE, "W+", id);
+                cr_expect_eq(s.n, (size_t)nz, "case %d: %zu nonzero differences, scipy %g", id, s.n, nz);
+                assert_close(s.p, want, REL_P, "signed-rank p", id);
+                /* scipy's exact method only where perfgate's rule picks it too. */
+                cr_expect_eq(s.exact, strcmp(method, "auto") == 0 && n <= PG_SIGNED_RANK_EXACT_MAX,
+                             "case %d: exact=%d with scipy method %s", id, s.exact, method);
+            }
+            exact += strcmp(method, "auto") == 0 && n <= PG_SIGNED_RANK_EXACT_MAX;
+            approx += strcmp(method, "approx") == 0;
+        } else if (strcmp(kind, "hl") == 0) {
+            pg_signed_rank s;
+            double level = num(&r), est = num(&r), lo = num(&r), hi = num(&r), kk = num(&r);
+            pg_assert_ok(pg_stats_signed_rank(&s, d, n, PG_ALT_TWO_SIDED, level));
+            assert_close(s.estimate, est, REL_VALUE, "Hodges-Lehmann", id);
+            assert_close(s.lo, lo, REL_VALUE, "Tukey lower bound", id);
+            assert_close(s.hi, hi, REL_VALUE, "Tukey upper bound", id);
+            cr_expect_eq(s.k, (size_t)kk, "case %d: k = %zu, scipy's distribution gives %g", id, s.k, kk);
+            infinite += isinf(lo) != 0;
+        } else if (strcmp(kind, "end") != 0) {
+            cr_assert_fail("unknown reference line '%s'", kind);
+        }
+    }
+    cr_assert_gt(cases, 150, "only %d reference cases", cases);
+    cr_assert_gt(exact, 30);
+    cr_assert_gt(approx, 30);
+    cr_assert_gt(infinite, 3);
+    cr_assert_gt(big, 20);
+    free(d);
+    free(r.text);
+}
+
+Test(stats_signed_rank, pmf_sums_to_one_and_is_symmetric)
+{
+    size_t n, w;
+
+    for (n = 1; n <= PG_SIGNED_RANK_EXACT_MAX; n += 7) {
+        size_t max = n * (n + 1) / 2;
+        double *pmf = calloc(max + 1, sizeof(*pmf)), sum = 0;
+        pg_assert_ok(pg_stats_signed_rank_pmf(pmf, n));
+        for (w = 0; w <= max; w++) {
+            sum += pmf[w];
+            cr_expect(close_rel(pmf[w], pmf[max - w], 1e-12), "n=%zu w=%zu not symmetric", n, w);
+        }
+        cr_expect(close_rel(sum, 1.0, 1e-12), "n=%zu sums to %.17g", n, sum);
+        /* All positive is one subset in 2^n. */
+        cr_expect(close_rel(pmf[max], ldexp(1.0, -(int)n), 1e-12));
+        free(pmf);
+    }
+    {
+        double big[PG_SIGNED_RANK_EXACT_MAX + 2];
+        cr_expect_eq(pg_stats_signed_rank_pmf(big, PG_SIGNED_RANK_EXACT_MAX + 1), PG_EINVAL);
+    }
+}
+
+Test(stats_signed_rank, refuses_empty_and_non_finite_and_all_zero_is_no_evidence)
+{
+    pg_signed_rank s;
+    double z[4] = {0, 0, 0, 0}, bad[3] = {0.1, NAN, 0.2};
+
+    cr_expect_eq(pg_stats_signed_rank(&s, z, 0, PG_ALT_GREATER, 0.95), PG_EINVAL);
+    cr_expect_eq(pg_stats_signed_rank(&s, bad, 3, PG_ALT_GREATER, 0.95), PG_EINVAL);
+    cr_expect_eq(pg_stats_signed_rank(&s, z, 4, PG_ALT_GREATER, 1.5), PG_EINVAL);
+    pg_assert_ok(pg_stats_signed_rank(&s, z, 4, PG_ALT_GREATER, 0.95));
+    cr_expect_eq(s.p, 1.0);
+    cr_expect_eq(s.estimate, 0.0);
+}
