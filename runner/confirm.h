@@ -31,4 +31,12 @@ enum {
 int pg_confirm_apply(pg_comparison *cmp, const pg_run *rerun, const pg_run *const *bases, size_t nbases,
                      const pg_compare_options *opts);
 
+/**
+ * The same for interleaved A/B gates: `again` is a fresh interleaved
+ * comparison of (at least) the REGRESSED cases of `cmp`, decided on its own
+ * rounds; a case stays REGRESSED only when it is REGRESSED in `again` too.
+ * @return 0, or PG_ENOMEM.
+ */
+int pg_confirm_apply_paired(pg_comparison *cmp, const pg_comparison *again, const pg_compare_options *opts);
+
 #endif

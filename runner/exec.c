@@ -57,6 +57,19 @@ int pg_exec_case(pg_result *out, const pg_case *c, const pg_exec_options *opts)
     return pg__backend_cpu_case(out, c, opts);
 }
 
+int pg_exec_case_pair(pg_result out[2], const pg_case *const c[2], const pg_exec_options *opts, uint64_t seed)
+{
+    pg_exec_options dflt = PG_EXEC_OPTIONS_INIT;
+
+    if (!opts)
+        opts = &dflt;
+    if (!c[0]->plugin || !c[1]->plugin)
+        return pg_error_set(PG_EINVAL, "only plugin cases run in lockstep (%s)", c[0]->key);
+    fill_identity(&out[0], c[0]);
+    fill_identity(&out[1], c[1]);
+    return pg__backend_plugin_pair(out, c, opts, seed);
+}
+
 static int matches(const pg_exec_options *opts, const char *key)
 {
     return !opts->filter || pg__glob(opts->filter, key);
@@ -108,7 +121,7 @@ int pg_exec_run(pg_run *run, const pg_suite_set *set, const pg_exec_options *opt
     every = opts->canary_every ? opts->canary_every : 5;
     for (i = 0; i < set->count; i++)
         for (j = 0; j < set->suites[i]->ncases; j++)
-            total += matches(opts, set->suites[i]->cases[j].key);
+            total += !opts->checks_only && matches(opts, set->suites[i]->cases[j].key);
     /* Canaries only make sense beside timed cases: a checks-only run gets none. */
     if (opts->canary && total > 0) {
         if ((err = pg_canary_suite(&canary)) != 0)
@@ -138,7 +151,7 @@ int pg_exec_run(pg_run *run, const pg_suite_set *set, const pg_exec_options *opt
         for (j = 0; j < s->ncases; j++) {
             pg_result *r;
             const pg_case *c = &s->cases[j];
-            if (!matches(opts, c->key))
+            if (opts->checks_only || !matches(opts, c->key))
                 continue;
             if (opts->progress && opts->progress_out) {
                 double el = (double)(pg__mono_ns() - t0) * 1e-9;

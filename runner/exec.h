@@ -4,6 +4,7 @@
 #ifndef PG_EXEC_H
 #define PG_EXEC_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "model.h"
@@ -23,10 +24,12 @@ typedef struct pg_exec_options {
     /* Added by issue 11: reference workloads (canary.h) measured in rounds interleaved with the cases. */
     int canary;              /* 1: measure the canaries before the first case, every `canary_every`, after the last */
     size_t canary_every;     /* cases between canary rounds; 0: 5 */
+    /* Added by issue 11: the exact checks only (an interleaved gate measures the cases itself). */
+    int checks_only;
 } pg_exec_options;
 
 #define PG_EXEC_OPTIONS_VERSION 1
-#define PG_EXEC_OPTIONS_INIT {PG_EXEC_OPTIONS_VERSION, NULL, 0, NULL, 1.0, 0, NULL, 0.0, 0.0, 0, 0, 0}
+#define PG_EXEC_OPTIONS_INIT {PG_EXEC_OPTIONS_VERSION, NULL, 0, NULL, 1.0, 0, NULL, 0.0, 0.0, 0, 0, 0, 0}
 
 /**
  * Runs every check and benchmark case of `set`, appending results to `run`.
@@ -39,5 +42,13 @@ int pg_exec_run(pg_run *run, const pg_suite_set *set, const pg_exec_options *opt
 
 /** Measures one case into `out` (fills samples, summary, flops, status). */
 int pg_exec_case(pg_result *out, const pg_case *c, const pg_exec_options *opts);
+
+/**
+ * Measures two variants of one plugin case in lockstep (plugin.h,
+ * pg_plugin_run_pair): c[0] and c[1] differ only in their library. Blocks
+ * of the two alternate in an order drawn from `seed`.
+ * @return as pg_exec_case(); PG_EINVAL when a case is not a plugin case.
+ */
+int pg_exec_case_pair(pg_result out[2], const pg_case *const c[2], const pg_exec_options *opts, uint64_t seed);
 
 #endif

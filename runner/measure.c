@@ -135,7 +135,7 @@ int pg_measure(pg_measurement *out, pg_body_fn body, void *payload, const pg_mea
 {
     pg_measure_options dflt = PG_MEASURE_OPTIONS_INIT;
     const pg_clock *clk;
-    int64_t number = 1, start, elapsed, t = 0, sizing = 0;
+    int64_t number = 1, start, elapsed, t = 0, sizing = 0, warm_iters = 1;
     int64_t warm_ns, min_block_ns, min_run_ns, max_run_ns;
     size_t cap = 0, next_ci = 0;
     double overhead_ns, precision;
@@ -156,13 +156,21 @@ int pg_measure(pg_measurement *out, pg_body_fn body, void *payload, const pg_mea
     overhead_ns = out->clock_overhead_s * 1e9;
 
     /* Warm-up: first calls pay for lazy initialisation, page faults and cold caches; they are
-       never samples. Time-based, and at least one call however long it takes. */
+       never samples. Time-based, and at least one iteration however long it takes. Calls grow
+       (doubling, never past the time left) so that a body with a per-call cost of its own - a
+       plugin's loop form hands each call to another thread - is not called once per iteration. */
     start = clk->now_ns(clk->payload);
+    elapsed = 0;
     do {
-        if ((err = body(payload, 1)) != 0)
+        int64_t t0 = clk->now_ns(clk->payload), left, fit;
+        if ((err = body(payload, warm_iters)) != 0)
             goto fail;
-        out->warmup_calls++;
+        out->warmup_calls += warm_iters;
+        t = clk->now_ns(clk->payload) - t0;
         elapsed = clk->now_ns(clk->payload) - start;
+        left = warm_ns - elapsed;
+        fit = t > 0 ? (int64_t)((double)left / ((double)t / (double)warm_iters)) : 2 * warm_iters;
+        warm_iters = fit < 1 ? 1 : fit < 2 * warm_iters ? fit : 2 * warm_iters;
     } while (elapsed < warm_ns);
     out->warmup_s = (double)elapsed * 1e-9;
 

@@ -63,7 +63,7 @@ typedef struct pg_measurement {
     size_t nsamples;
     int64_t number_per_run;
     double warmup_s;
-    int64_t warmup_calls;
+    int64_t warmup_calls;  /* iterations run in the warm-up (in calls of growing size) */
     double clock_overhead_s;
     unsigned warnings;     /* PG_WARN_* from model.h */
     double clock_resolution_s; /* smallest step the clock showed (0: none seen) */

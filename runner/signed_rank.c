@@ -114,9 +114,9 @@ static int tukey_k(size_t *k, size_t n, double level, int *exact)
 
 int pg_stats_signed_rank(pg_signed_rank *out, const double *d, size_t n, pg_alternative alt, double level)
 {
-    size_t N = n * (n + 1) / 2, i, j, m = 0, nz;
-    double *walsh = NULL, w, tie, sd, z;
-    int err, exact;
+    size_t N = n * (n + 1) / 2, i, j, m = 0, nz = 0;
+    double *walsh = NULL, w = 0, tie = 0, sd, z;
+    int err, exact = 0;
 
     memset(out, 0, sizeof(*out));
     out->p = out->estimate = out->lo = out->hi = NAN;

@@ -211,6 +211,8 @@ static const char *advice(const pg_case_verdict *v)
 {
     double total = log(v->ci_hi) - log(v->ci_lo), samples = log(v->shift_hi) - log(v->shift_lo);
 
+    if (v->paired)
+        return "run more rounds (--rounds) or use a quieter machine";
     if (!isfinite(samples) || samples >= 0.7 * total)
         return "take more samples or a longer min_run_time, or use a quieter machine";
     if (v->drift_measured)
@@ -228,8 +230,10 @@ int pg_verdict_decide(pg_case_verdict *v, size_t ntested)
     snprintf(th, sizeof(th), "%.3g%%", 100 * v->threshold);
     if (!isfinite(v->ci_lo) || !isfinite(v->ci_hi) || v->ci_lo <= 0) {
         v->verdict = PG_VERDICT_UNSURE;
-        reason = pg__asprintf("too few samples (%zu vs %zu) for a %.0f%% interval; raise min_samples",
-                              v->head_n, v->base_n, 100 * (1 - v->alpha));
+        reason = v->paired ? pg__asprintf("too few rounds (%zu) for a %.0f%% interval; run more (--rounds)",
+                                          v->head_n, 100 * (1 - v->alpha))
+                           : pg__asprintf("too few samples (%zu vs %zu) for a %.0f%% interval; raise min_samples",
+                                          v->head_n, v->base_n, 100 * (1 - v->alpha));
     } else if (significant && v->ci_lo > up) {
         v->verdict = PG_VERDICT_REGRESSED;
         reason = pg__asprintf("slower beyond %s (Holm p=%.2g over %zu cases)", th, v->p_adj, ntested);
@@ -336,23 +340,32 @@ int pg_comparison_adjust(pg_comparison *c, const pg_compare_options *opts)
         pg_case_verdict *v = &c->cases[i];
         if (!isnan(v->p)) {
             v->p_adj = isnan(p[i]) ? v->p : adj[i];
-            if (isfinite(c->suite_spread))
+            /* Paired rounds cancel what the suite-wide view guards against: a phase hits both sides. */
+            if (isfinite(c->suite_spread) && !opts->paired)
                 widen(v, fmax(v->drift_hw, pg_stats_norm_ppf(1 - v->alpha / 2) * c->suite_spread));
             pg_verdict_decide(v, ntested);
-            suite_guard(c, v);
+            if (!opts->paired)
+                suite_guard(c, v);
         }
     }
     if ((err = pg__canary_rule(c)) != 0)
         goto cleanup;
     pg__comparison_recount(c, opts);
     free(c->method);
-    c->method = pg__asprintf(
-        "one-sided Mann-Whitney U on log times, Holm over %zu cases; ratio of medians with a %s interval widened "
-        "by run-to-run drift (%s %.3g%% prior, %zu baseline run%s; and by the spread of all cases' changes); "
-        "REGRESSED when Holm p < alpha and the lower bound exceeds 1 + threshold",
-        ntested, opts->interval == PG_INTERVAL_BOOTSTRAP ? "bootstrap" : "Hodges-Lehmann/Moses",
-        c->nbases >= 2 ? "measured on the baseline runs, shrunk to a" : "assumed:",
-        100 * (opts->drift >= 0 ? opts->drift : PG_DRIFT_PRIOR), c->nbases, c->nbases == 1 ? "" : "s");
+    if (opts->paired)
+        c->method = pg__asprintf(
+            "interleaved rounds paired per round: one-sided Wilcoxon signed-rank on the per-round log ratios, Holm "
+            "over %zu cases; Hodges-Lehmann ratio with Tukey's interval; REGRESSED when Holm p < alpha and the "
+            "lower bound exceeds 1 + threshold",
+            ntested);
+    else
+        c->method = pg__asprintf(
+            "one-sided Mann-Whitney U on log times, Holm over %zu cases; ratio of medians with a %s interval widened "
+            "by run-to-run drift (%s %.3g%% prior, %zu baseline run%s; and by the spread of all cases' changes); "
+            "REGRESSED when Holm p < alpha and the lower bound exceeds 1 + threshold",
+            ntested, opts->interval == PG_INTERVAL_BOOTSTRAP ? "bootstrap" : "Hodges-Lehmann/Moses",
+            c->nbases >= 2 ? "measured on the baseline runs, shrunk to a" : "assumed:",
+            100 * (opts->drift >= 0 ? opts->drift : PG_DRIFT_PRIOR), c->nbases, c->nbases == 1 ? "" : "s");
     err = c->method ? 0 : pg_error_set(PG_ENOMEM, "out of memory describing the method");
 
 cleanup:

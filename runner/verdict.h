@@ -52,6 +52,8 @@ typedef struct pg_case_verdict {
     /* Added by issue 11 (confirm.h): the confirmation re-measurement; 0/NAN when none. */
     int confirm;                 /* PG_CONFIRM_*: 0 not re-measured */
     double confirm_ratio, confirm_lo, confirm_hi; /* the re-run vs the baseline */
+    /* Added by issues 10/11: decided on paired interleaved rounds (ab.h); base_n = head_n = rounds. */
+    int paired;
 } pg_case_verdict;
 
 typedef struct pg_comparison {
@@ -88,6 +90,9 @@ typedef struct pg_compare_options {
     double drift_df;         /* weight of that prior in degrees of freedom; <0: PG_DRIFT_PRIOR_DF */
     pg_interval_method interval;
     size_t bootstrap_reps;   /* 0: 2000 */
+    /* Added by issues 10/11: the cases carry paired intervals of interleaved rounds
+     * (ab.h): no suite-wide widening or suite guard, a paired method line. */
+    int paired;
 } pg_compare_options;
 
 /*
@@ -99,7 +104,7 @@ typedef struct pg_compare_options {
 #define PG_DRIFT_PRIOR_DF 6.0
 
 #define PG_COMPARE_OPTIONS_VERSION 1
-#define PG_COMPARE_OPTIONS_INIT {PG_COMPARE_OPTIONS_VERSION, -1.0, -1.0, 0, 0, -1.0, -1.0, PG_INTERVAL_MOSES, 0}
+#define PG_COMPARE_OPTIONS_INIT {PG_COMPARE_OPTIONS_VERSION, -1.0, -1.0, 0, 0, -1.0, -1.0, PG_INTERVAL_MOSES, 0, 0}
 
 /** The samples of one case in one run. */
 typedef struct pg_sample_set {

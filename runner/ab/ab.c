@@ -8,6 +8,7 @@
 #include "util.h"
 
 #include <math.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <limits.h>
@@ -107,7 +108,31 @@ static void round_case_clear(pg_case *rc)
     free(rc->command);
 }
 
-/* Measures one round of one side of case `ac`; its median joins the side's samples. */
+/* Keeps the outcome of one round of one side: its value joins the side's samples. Takes `r`. */
+static int keep_round(ab_case *ac, int which, pg_result *r, const pg_ab_options *o, int rounds)
+{
+    if (r->status != PG_STATUS_OK) {
+        ac->failed[which] = 1;
+    } else {
+        if (!ac->vals[which] && !(ac->vals[which] = calloc((size_t)rounds, sizeof(double)))) {
+            pg__result_clear(r);
+            return pg_error_set(PG_ENOMEM, "out of memory");
+        }
+        /*
+         * The median block of the round by default: both sides of a round run
+         * on the same CPUs, in lockstep for plugins, so interference reaches
+         * both alike and the median is the steadier value; the fastest block
+         * (Chen & Revels, "Robust benchmarking in noisy environments", 2016)
+         * on request. The rounds then carry the statistics.
+         */
+        ac->vals[which][ac->n[which]++] = o->round_min ? r->summary.min : r->summary.median;
+    }
+    pg__result_clear(&ac->last[which]);
+    ac->last[which] = *r;
+    return 0;
+}
+
+/* Measures one round of one side of case `ac`. */
 static int measure_round(ab_case *ac, int which, const side *s, const pg_ab_options *o, int rounds)
 {
     pg_case rc;
@@ -126,24 +151,57 @@ static int measure_round(ab_case *ac, int which, const side *s, const pg_ab_opti
         pg__result_clear(&r);
         return err;
     }
-    if (r.status != PG_STATUS_OK) {
-        ac->failed[which] = 1;
-    } else {
-        if (!ac->vals[which] && !(ac->vals[which] = calloc((size_t)rounds, sizeof(double)))) {
-            pg__result_clear(&r);
-            return pg_error_set(PG_ENOMEM, "out of memory");
-        }
-        /*
-         * The fastest block of the round by default: interference from other
-         * work on a shared machine only ever adds time, so the minimum is the
-         * estimator it disturbs least (Chen & Revels, "Robust benchmarking in
-         * noisy environments", 2016); the rounds then carry the statistics.
-         */
-        ac->vals[which][ac->n[which]++] = o->round_median ? r.summary.median : r.summary.min;
+    return keep_round(ac, which, &r, o, rounds);
+}
+
+/* One round of a plugin case: both sides in lockstep, block by block (exec.h). */
+static int measure_pair(ab_case *ac, const side *sides, const pg_ab_options *o, int rounds, uint64_t seed)
+{
+    pg_case rc[2];
+    pg_result r[2];
+    const pg_case *pair[2] = {&rc[0], &rc[1]};
+    int err, i;
+
+    memset(r, 0, sizeof(r));
+    memset(rc, 0, sizeof(rc));
+    r[0].mfu = r[1].mfu = -1;
+    if ((err = round_case(&rc[0], ac->c, &sides[0], o)) == 0 && (err = round_case(&rc[1], ac->c, &sides[1], o)) == 0)
+        err = pg_exec_case_pair(r, pair, NULL, seed);
+    round_case_clear(&rc[0]);
+    round_case_clear(&rc[1]);
+    for (i = 0; i < 2; i++) {
+        if (!err)
+            err = keep_round(ac, i, &r[i], o, rounds);
+        else
+            pg__result_clear(&r[i]);
     }
-    pg__result_clear(&ac->last[which]);
-    ac->last[which] = r;
-    return 0;
+    return err;
+}
+
+/*
+ * Pins this thread (and so the processes it starts) to `threads` allowed CPUs
+ * from a start drawn by `pick`, for one round: both sides of a round then run
+ * on the same CPUs. On a shared or virtual machine CPUs differ in speed by
+ * more than the changes a gate looks for, and a process that picks its own
+ * CPU would turn that into noise between the sides. Rounds draw afresh, so
+ * they sample every CPU. Returns 1 when pinned (restore from `saved`).
+ */
+static int pin_round(cpu_set_t *saved, int threads, uint64_t pick)
+{
+    cpu_set_t want;
+    int allowed[CPU_SETSIZE], n = 0, cpu, i;
+
+    if (sched_getaffinity(0, sizeof(*saved), saved) != 0)
+        return 0;
+    for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
+        if (CPU_ISSET(cpu, saved))
+            allowed[n++] = cpu;
+    if (threads < 1 || threads > n)
+        return 0;
+    CPU_ZERO(&want);
+    for (i = 0; i < threads; i++)
+        CPU_SET(allowed[(pick % (uint64_t)n + (uint64_t)i) % (uint64_t)n], &want);
+    return sched_setaffinity(0, sizeof(want), &want) == 0;
 }
 
 /* Fills a result of one side from its rounds. */
@@ -186,6 +244,18 @@ static int side_result(pg_run *run, const ab_case *ac, int which, int rounds)
     return pg_stats_summarize(&r->summary, r->samples, r->nsamples);
 }
 
+static int wanted(const pg_ab_options *o, const char *key)
+{
+    size_t i;
+
+    if (!o->keys)
+        return 1;
+    for (i = 0; i < o->nkeys; i++)
+        if (strcmp(o->keys[i], key) == 0)
+            return 1;
+    return 0;
+}
+
 int pg_ab_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_options *opts)
 {
     pg_ab_options o = PG_AB_OPTIONS_INIT;
@@ -194,7 +264,8 @@ int pg_ab_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_options *o
     ab_case *cases = NULL;
     size_t ncases = 0, i, j;
     uint64_t rng;
-    int round, err;
+    cpu_set_t saved;
+    int round, err = 0, pinned;
 
     memset(out, 0, sizeof(*out));
     memset(sides, 0, sizeof(sides));
@@ -221,7 +292,7 @@ int pg_ab_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_options *o
     for (i = 0; i < set->count; i++)
         for (j = 0; j < set->suites[i]->ncases; j++) {
             const pg_case *c = &set->suites[i]->cases[j];
-            if (!o.filter || pg__glob(o.filter, c->key))
+            if ((!o.filter || pg__glob(o.filter, c->key)) && wanted(&o, c->key))
                 cases[ncases++].c = c;
         }
     if (ncases == 0) {
@@ -247,11 +318,19 @@ int pg_ab_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_options *o
                 fprintf(o.progress, "\r\033[K[round %d/%d] %s", round + 1, o.rounds, ac->c->key);
                 fflush(o.progress);
             }
-            for (k = 0; k < 2; k++) {
-                int which = head_first ? 1 - k : k;
-                if ((err = measure_round(ac, which, &sides[which], &o, o.rounds)) != 0)
-                    goto cleanup;
+            pinned = pin_round(&saved, ac->c->threads, next_random(&rng));
+            if (ac->c->plugin && !o.sequential) {
+                err = measure_pair(ac, sides, &o, o.rounds, next_random(&rng));
+            } else {
+                for (k = 0; k < 2 && !err; k++) {
+                    int which = head_first ? 1 - k : k;
+                    err = measure_round(ac, which, &sides[which], &o, o.rounds);
+                }
             }
+            if (pinned)
+                sched_setaffinity(0, sizeof(saved), &saved);
+            if (err)
+                goto cleanup;
         }
     }
     if (o.progress) {
@@ -265,6 +344,8 @@ int pg_ab_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_options *o
     free(out->head->source);
     out->base->source = pg__strdup("ab-base");
     out->head->source = pg__strdup("ab-head");
+    out->base->ref = pg__strdup(o.base);
+    out->head->ref = pg__strdup(o.head);
     out->paired = calloc(ncases, sizeof(*out->paired));
     if (!out->paired) {
         err = pg_error_set(PG_ENOMEM, "out of memory");
@@ -287,7 +368,12 @@ int pg_ab_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_options *o
      * the drift the statistics would otherwise have to assume.
      */
     co.drift = 0;
-    err = pg_compare(&out->cmp, out->head, (const pg_run *const *)&out->base, 1, &co);
+    co.threshold = o.threshold;
+    co.alpha = o.alpha;
+    if ((err = pg_compare(&out->cmp, out->head, (const pg_run *const *)&out->base, 1, &co)) != 0)
+        goto cleanup;
+    /* The rounds pair the sides: each case is decided on its paired analysis. */
+    err = pg_ab_paired_apply(out->cmp, out->head, out->paired, &co);
 
 cleanup:
     for (i = 0; cases && i < ncases; i++) {

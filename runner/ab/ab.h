@@ -5,12 +5,14 @@
  * rounds, each case is measured once per build per round, base and head
  * back to back in an order drawn at random each time, so drift and phases of
  * a shared machine hit both sides alike. A round of one side is a short
- * measurement by the usual backend (a fresh child process for plugins, fresh
- * processes for commands) and contributes one sample: its fastest block
- * (or, on request, its median block). The two
+ * measurement by the usual backend and contributes one sample: its median
+ * block (or, on request, its fastest block). Plugin cases run both sides of a
+ * round in lockstep (two fresh child processes taking turns block by block,
+ * exec.h), so even a phase shorter than a round hits both; commands run one
+ * side after the other (fresh processes each). The two
  * sides become two runs, compared by pg_compare() (verdict.h) like any base
- * and head; and, since rounds pair the sides, a paired analysis of the
- * per-round ratios (ab/paired.c) is reported next to the verdict.
+ * and head; since rounds pair the sides, each case is then decided on the
+ * paired analysis of its per-round ratios (ab/paired.c).
  *
  * A build is a path: a plugin library file (it replaces every plugin case's
  * library), or a build directory substituted for `{build}` in plugin paths
@@ -27,7 +29,7 @@
 #include "verdict.h"
 
 /* Rounds by default: see docs/plugins.md ("perfgate ab") for the power calculation. */
-#define PG_AB_DEFAULT_ROUNDS 15
+#define PG_AB_DEFAULT_ROUNDS 20
 
 typedef struct pg_ab_options {
     unsigned version;
@@ -39,19 +41,23 @@ typedef struct pg_ab_options {
     int64_t round_samples;    /* samples per side per round at least; <= 0: 5 */
     const char *filter;       /* glob over case keys; NULL: all */
     FILE *progress;           /* progress lines, or NULL */
-    int round_median;         /* a round's value: 0 the fastest block (default), 1 the median block */
+    int round_min;            /* a round's value: 0 its median block (default), 1 its fastest block */
+    int sequential;           /* plugin cases: one side after the other per round, not in lockstep */
+    const char *const *keys;  /* only these case keys (exact), e.g. a confirmation; NULL: all (after filter) */
+    size_t nkeys;
+    double threshold, alpha;  /* override each case's (suite) values; < 0: keep them */
 } pg_ab_options;
 
 #define PG_AB_OPTIONS_VERSION 1
-#define PG_AB_OPTIONS_INIT {PG_AB_OPTIONS_VERSION, NULL, NULL, 0, 0, 0, 0, NULL, NULL, 0}
+#define PG_AB_OPTIONS_INIT {PG_AB_OPTIONS_VERSION, NULL, NULL, 0, 0, 0, 0, NULL, NULL, 0, 0, NULL, 0, -1.0, -1.0}
 
 /** The paired analysis of one case: per-round log(head/base). */
 typedef struct pg_ab_paired {
     size_t n;                 /* rounds with both sides measured */
-    double ratio;             /* exp(median of the per-round log ratios) */
-    double ci_lo, ci_hi;      /* distribution-free interval of that median (sign test order statistics) */
-    double confidence;        /* the interval's exact coverage (>= the requested level when n allows) */
-    double p_slower, p_faster;/* one-sided exact sign-test p-values */
+    double ratio;             /* exp(Hodges-Lehmann centre of the per-round log ratios) */
+    double ci_lo, ci_hi;      /* Tukey's distribution-free interval of that centre (Walsh averages) */
+    double confidence;        /* the interval's level */
+    double p_slower, p_faster;/* one-sided Wilcoxon signed-rank p-values */
     size_t head_slower;       /* rounds where head was slower */
 } pg_ab_paired;
 
@@ -76,9 +82,20 @@ int pg_ab_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_options *o
 void pg_ab_result_free(pg_ab_result *r);
 
 /**
- * The paired analysis of `n` rounds (base[i], head[i] > 0), at two-sided
- * level `conf` for the interval (e.g. 0.95).
+ * The paired analysis of `n` rounds (base[i], head[i] > 0), with a two-sided
+ * interval at level `conf` (e.g. 0.95): Wilcoxon signed-rank test and
+ * Hodges-Lehmann/Tukey interval of log(head/base) (stats.h).
  */
 int pg_ab_paired_analyse(pg_ab_paired *out, const double *base, const double *head, size_t n, double conf);
+
+/**
+ * Decides the paired cases of `cmp` on their paired analysis: for every head
+ * result i with paired[i].n > 0 and a tested case, the ratio, interval and
+ * one-sided p become the paired ones (no run-to-run drift: the pairing
+ * cancels it), then pg_comparison_adjust() runs Holm and the rule again with
+ * opts->paired set (no suite-wide widening or guard).
+ */
+int pg_ab_paired_apply(pg_comparison *cmp, const pg_run *head, const pg_ab_paired *paired,
+                       const pg_compare_options *opts);
 
 #endif

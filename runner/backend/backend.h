@@ -18,6 +18,8 @@
 int pg__backend_cpu_case(pg_result *out, const pg_case *c, const pg_exec_options *opts);
 int pg__backend_cuda_case(pg_result *out, const pg_case *c, const pg_exec_options *opts);
 int pg__backend_plugin_case(pg_result *out, const pg_case *c, const pg_exec_options *opts);
+/* Two libraries of one plugin case in lockstep (plugin.h: pg_plugin_run_pair). */
+int pg__backend_plugin_pair(pg_result out[2], const pg_case *const c[2], const pg_exec_options *opts, uint64_t seed);
 int pg__backend_command_case(pg_result *out, const pg_case *c, const pg_exec_options *opts);
 
 /**

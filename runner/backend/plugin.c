@@ -4,7 +4,8 @@
  * The case names the library (`plugin:`, with `{build}` and `{suite_dir}`
  * expanded; relative to the suite file) and the benchmark (`symbol:`, else
  * the case's name). The benchmark runs in a child process (plugin/child.c)
- * under the CPU timing engine's usual settings.
+ * under the CPU timing engine's usual settings; for A/B runs, two builds of
+ * it run in lockstep, one block at a time (pg__backend_plugin_pair).
  */
 #include "backend/backend.h"
 
@@ -13,19 +14,38 @@
 
 #include <stdlib.h>
 
+/* Sizing and sampling are each capped by max_run_time; `timeout` covers setup on top. */
+static double time_limit(const pg_measure_options *mo, const pg_case *c)
+{
+    return mo->warmup + 2 * mo->max_run_time + (c->timeout > 0 ? c->timeout : 60.0);
+}
+
 int pg__backend_plugin_case(pg_result *out, const pg_case *c, const pg_exec_options *opts)
 {
     pg_measure_options mo;
     char *path = NULL;
-    double limit;
     int err;
 
     if ((err = pg__plugin_path(&path, c, NULL)) != 0)
         return err;
     pg__backend_measure_options(&mo, c, opts);
-    /* Sizing and sampling are each capped by max_run_time; `timeout` covers setup on top. */
-    limit = mo.warmup + 2 * mo.max_run_time + (c->timeout > 0 ? c->timeout : 60.0);
-    err = pg_plugin_run_case(out, c, path, &mo, limit);
+    err = pg_plugin_run_case(out, c, path, &mo, time_limit(&mo, c));
     free(path);
+    return err;
+}
+
+int pg__backend_plugin_pair(pg_result out[2], const pg_case *const c[2], const pg_exec_options *opts, uint64_t seed)
+{
+    pg_measure_options mo;
+    char *paths[2] = {NULL, NULL};
+    int err;
+
+    if ((err = pg__plugin_path(&paths[0], c[0], NULL)) == 0 && (err = pg__plugin_path(&paths[1], c[1], NULL)) == 0) {
+        pg__backend_measure_options(&mo, c[0], opts);
+        /* The sides take turns: each waits while the other runs. */
+        err = pg_plugin_run_pair(out, c[0], (const char *const *)paths, &mo, 2 * time_limit(&mo, c[0]), seed);
+    }
+    free(paths[0]);
+    free(paths[1]);
     return err;
 }

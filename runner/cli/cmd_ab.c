@@ -21,7 +21,7 @@ static void print_paired(FILE *f, const pg_ab_result *ab)
     for (i = 0; i < ab->head->nresults; i++)
         if (strlen(ab->head->results[i].key) > w)
             w = strlen(ab->head->results[i].key);
-    fprintf(f, "\npaired rounds (head/base per round, median and sign-test interval):\n");
+    fprintf(f, "\npaired rounds (head/base per round: Hodges-Lehmann centre, Tukey interval, Wilcoxon signed-rank p):\n");
     for (i = 0; i < ab->head->nresults; i++) {
         const pg_ab_paired *p = &ab->paired[i];
         char ch[16], lo[16], hi[16];
@@ -51,23 +51,26 @@ int pg_cmd_ab(int argc, char **argv)
     const pg_opt opts[] = {
         {"base", 0, PG_OPT_STR, &o.base, "PATH", "the base build: a plugin library, or a build directory for {build}"},
         {"head", 0, PG_OPT_STR, &o.head, "PATH", "the head build, the same way"},
-        {"rounds", 'r', PG_OPT_INT, &rounds, "R", "interleaved rounds (default 15)"},
+        {"rounds", 'r', PG_OPT_INT, &rounds, "R", "interleaved rounds (default 20)"},
         {"round-time", 0, PG_OPT_DOUBLE, &round_time, "SEC", "sampling per side per round (default min_run_time/4)"},
         {"seed", 0, PG_OPT_STR, &seed_text, "N", "seed of the random order (default: from the clock; printed)"},
         {"filter", 'f', PG_OPT_STR, &o.filter, "GLOB", "only cases whose key matches GLOB"},
-        {"round-median", 0, PG_OPT_FLAG, &o.round_median, NULL,
-         "a round's value is its median block (default: its fastest block)"},
+        {"round-min", 0, PG_OPT_FLAG, &o.round_min, NULL, "a round's value is its fastest block (default: its median block)"},
+        {"sequential", 0, PG_OPT_FLAG, &o.sequential, NULL,
+         "plugin cases: one side after the other in a round, not in lockstep"},
         {0},
     };
     const pg_cmd_spec spec = {
         "ab", "--base PATH --head PATH [options] SUITE|DIR...",
         "Measure two builds interleaved in one job and give a verdict per case.",
-        "Over R rounds, each benchmark case is measured once per build per round, base and\n"
-        "head back to back in a random order, so the drift of a shared machine hits both\n"
-        "sides alike. Each round contributes its fastest block (interference only adds\n"
-        "time); the verdicts come from the same\n"
-        "statistics as 'perfgate compare', and a paired analysis of the per-round ratios\n"
-        "is printed next to them. Nothing is stored.\n\n"
+        "Over R rounds, each benchmark case is measured once per build per round, both\n"
+        "sides on the same CPUs: plugin cases in lockstep (two processes taking turns\n"
+        "block by block), commands back to back in a random order. So the drift and\n"
+        "phases of a shared machine hit both sides alike. Each round gives one value per\n"
+        "side (its median block), and each case is decided on the per-round ratios:\n"
+        "Wilcoxon signed-rank test, Holm over the cases, Hodges-Lehmann ratio with\n"
+        "Tukey's interval; REGRESSED when significant and the interval's lower bound is\n"
+        "beyond the threshold. Nothing is stored.\n\n"
         "A build is a plugin library (it replaces each plugin case's library) or a\n"
         "directory substituted for {build} in plugin paths and command arguments.\n\n"
         "examples:\n"

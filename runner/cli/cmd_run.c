@@ -1,6 +1,7 @@
 /* cmd_run.c - `perfgate run` and `perfgate gate`: measure, store, compare. */
 #include "cli.h"
 
+#include "ab/ab.h"
 #include "confirm.h"
 
 #include "exec.h"
@@ -28,6 +29,8 @@ typedef struct run_flags {
     int confirm, no_confirm; /* --confirm (default when CI=true) / --no-confirm */
     double confirm_budget;   /* --confirm-budget: seconds of re-measurement at most */
     pg_cli_report_flags rep; /* --md/--json/--junit/--style, gate: --post/--webhook */
+    const char *base_build, *head_build; /* gate: interleaved rounds of two builds (issue 11) */
+    long rounds;             /* their rounds; 0: PG_AB_DEFAULT_ROUNDS */
 } run_flags;
 
 static const char run_desc[] =
@@ -44,7 +47,16 @@ static const char gate_desc[] =
     "Runs the suites like 'perfgate run', stores the run, then compares it with its\n"
     "baseline (by default the newest earlier run on the same branch and machine)\n"
     "and exits 1 only on a REGRESSED case or a failed exact check. A first run with\n"
-    "no baseline passes with a notice.";
+    "no baseline passes with a notice.\n\n"
+    "With --base-build and --head-build the gate measures both builds itself, in\n"
+    "interleaved rounds (as 'perfgate ab': plugin cases in lockstep, commands back to\n"
+    "back, both sides on the same CPUs), decides each case on the paired rounds,\n"
+    "and stores the head's rounds as the run. No stored baseline is needed, and a\n"
+    "machine phase hits both sides alike.\n\n"
+    "examples:\n"
+    "  perfgate gate suites/cpu.yaml\n"
+    "  perfgate gate --base last:5:main suites/\n"
+    "  perfgate gate --base-build ../base/build --head-build build suites/plugin.yaml";
 
 
 /*
@@ -129,6 +141,96 @@ cleanup:
     return err;
 }
 
+/* The interleaved gate's A/B options from the flags; `keys` narrows it to a confirmation. */
+static pg_ab_options ab_options(const run_flags *fl, const char *const *keys, size_t nkeys)
+{
+    pg_ab_options ao = PG_AB_OPTIONS_INIT;
+
+    ao.base = fl->base_build;
+    ao.head = fl->head_build;
+    ao.rounds = (int)fl->rounds;
+    ao.filter = fl->filter;
+    ao.keys = keys;
+    ao.nkeys = nkeys;
+    ao.threshold = fl->threshold;
+    ao.alpha = fl->alpha;
+    ao.progress = isatty(fileno(stderr)) ? stderr : NULL;
+    return ao;
+}
+
+/*
+ * gate --base-build/--head-build: the exact checks into `run` as usual, then
+ * both builds in interleaved rounds; the head's rounds become the run's
+ * results (swapped in, so the comparison's case pointers stay valid) and the
+ * comparison is the paired one.
+ */
+static int measure_interleaved(pg_ab_result *ab, pg_run *run, const pg_suite_set *set, const run_flags *fl,
+                               const pg_exec_options *eo, FILE *human)
+{
+    pg_exec_options checks = *eo;
+    pg_ab_options ao = ab_options(fl, NULL, 0);
+    pg_result *results;
+    size_t n, i;
+    int err;
+
+    checks.checks_only = 1;
+    checks.canary = 0;
+    if ((err = pg_exec_run(run, set, &checks)) != 0)
+        return err;
+    if (human)
+        fprintf(human, "interleaving base %s and head %s over %d rounds\n", fl->base_build, fl->head_build,
+                fl->rounds > 0 ? (int)fl->rounds : PG_AB_DEFAULT_ROUNDS);
+    if ((err = pg_ab_run(ab, set, &ao)) != 0)
+        return err;
+    results = run->results;
+    n = run->nresults;
+    run->results = ab->head->results;
+    run->nresults = ab->head->nresults;
+    ab->head->results = results;
+    ab->head->nresults = n;
+    ab->cmp->head = run;
+    ab->cmp->checks_total = run->nchecks;
+    ab->cmp->checks_failed = 0;
+    for (i = 0; i < run->nchecks; i++)
+        ab->cmp->checks_failed += !run->checks[i].passed;
+    pg__comparison_recount(ab->cmp, NULL);
+    return 0;
+}
+
+/* gate --confirm with both builds at hand: fresh interleaved rounds of the REGRESSED cases only. */
+static int confirm_interleaved(pg_comparison *cmp, const pg_suite_set *set, const run_flags *fl, FILE *human)
+{
+    pg_compare_options co = PG_COMPARE_OPTIONS_INIT;
+    pg_ab_options ao;
+    pg_ab_result again;
+    const char **keys;
+    int64_t t0 = pg__mono_ns();
+    size_t i, n = 0;
+    int err;
+
+    if (cmp->counts[PG_VERDICT_REGRESSED] == 0)
+        return 0;
+    if (!(keys = calloc(cmp->ncases, sizeof(*keys))))
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    for (i = 0; i < cmp->ncases; i++)
+        if (cmp->cases[i].verdict == PG_VERDICT_REGRESSED)
+            keys[n++] = cmp->cases[i].key;
+    ao = ab_options(fl, keys, n);
+    ao.filter = NULL;
+    err = pg_ab_run(&again, set, &ao);
+    free(keys);
+    if (err)
+        return err;
+    if (human)
+        fprintf(human, "confirming %zu regressed case%s: %d fresh interleaved rounds in %.1fs\n", n,
+                n == 1 ? "" : "s", again.rounds, (double)(pg__mono_ns() - t0) * 1e-9);
+    co.threshold = fl->threshold;
+    co.alpha = fl->alpha;
+    err = pg_confirm_apply_paired(cmp, again.cmp, &co);
+    pg_ab_result_free(&again);
+    return err;
+}
+
 static int do_run(run_flags *fl, char **paths, int npaths, int gate)
 {
     pg_exec_options eo = PG_EXEC_OPTIONS_INIT;
@@ -139,9 +241,25 @@ static int do_run(run_flags *fl, char **paths, int npaths, int gate)
     pg_store *store = NULL;
     pg_run *run = NULL;
     pg_buf names = PG_BUF_INIT;
+    pg_ab_result ab;
+    int interleaved = gate && (fl->base_build || fl->head_build);
     size_t i;
     int err, rc = 3;
 
+    memset(&ab, 0, sizeof(ab));
+    if (interleaved && (!fl->base_build || !fl->head_build)) {
+        fprintf(stderr, "perfgate gate: --base-build and --head-build go together; see 'perfgate gate --help'\n");
+        return 2;
+    }
+    if (interleaved && fl->base) {
+        fprintf(stderr, "perfgate gate: --base selects a stored baseline; with --base-build the base build is "
+                        "measured instead (give one or the other)\n");
+        return 2;
+    }
+    if (fl->rounds < 0 || fl->rounds > 10000 || (fl->rounds && !interleaved)) {
+        fprintf(stderr, "perfgate gate: --rounds is between 1 and 10000, with --base-build/--head-build\n");
+        return 2;
+    }
     if (fl->peak_gflops < 0 || fl->precision < 0 || fl->precision >= 1) {
         fprintf(stderr, "perfgate: --peak-gflops must be positive and --precision a fraction below 100%%\n");
         return 2;
@@ -183,7 +301,11 @@ static int do_run(run_flags *fl, char **paths, int npaths, int gate)
     eo.precision = fl->precision;
     eo.cpu_clock = fl->clock && strcmp(fl->clock, "cpu") == 0;
     eo.canary = fl->canary;
-    if ((err = pg_exec_run(run, &set, &eo)) != 0) {
+    if (interleaved && fl->canary && human)
+        fprintf(human, "note: --canary is for comparisons with stored runs; interleaved rounds cancel machine "
+                       "drift themselves\n");
+    err = interleaved ? measure_interleaved(&ab, run, &set, fl, &eo, human) : pg_exec_run(run, &set, &eo);
+    if (err) {
         rc = pg_cli_fail(err);
         goto cleanup;
     }
@@ -209,7 +331,18 @@ static int do_run(run_flags *fl, char **paths, int npaths, int gate)
         if (!run->checks[i].passed)
             rc = 1;
 
-    if (gate && store) {
+    if (interleaved) {
+        if (fl->confirm && (err = confirm_interleaved(ab.cmp, &set, fl, human)) != 0) {
+            rc = pg_cli_fail(err);
+        } else {
+            if (human) {
+                fprintf(human, "\nbaseline: build %s, interleaved with the head over %d rounds (seed %llu)\n\n",
+                        fl->base_build, ab.rounds, (unsigned long long)ab.seed);
+                pg_report_compare_terminal(human, ab.cmp, &outs.style);
+            }
+            rc = finish_outputs(&outs, fl, run, ab.cmp, ab.cmp->exit_code);
+        }
+    } else if (gate && store) {
         pg_compare_options co = PG_COMPARE_OPTIONS_INIT;
         pg_selection sel = {0};
         pg_run **bases = NULL;
@@ -265,6 +398,7 @@ static int do_run(run_flags *fl, char **paths, int npaths, int gate)
             rc = pg_error_exit_code(run->checks[i].error);
 
 cleanup:
+    pg_ab_result_free(&ab);
     pg__buf_free(&names);
     pg_run_free(run);
     pg_store_close(store);
@@ -316,6 +450,10 @@ static int run_or_gate(int argc, char **argv, int gate)
          "re-measure REGRESSED cases and fail only if the re-run regresses too (default when CI=true)"},
         {"no-confirm", 0, PG_OPT_FLAG, &fl.no_confirm, NULL, "never re-measure (overrides CI=true)"},
         {"confirm-budget", 0, PG_OPT_DOUBLE, &fl.confirm_budget, "SEC", "seconds of re-measurement at most (default 300)"},
+        {"base-build", 0, PG_OPT_STR, &fl.base_build, "PATH",
+         "measure this base build interleaved with --head-build (plugin library or {build} directory)"},
+        {"head-build", 0, PG_OPT_STR, &fl.head_build, "PATH", "the head build, the same way"},
+        {"rounds", 'r', PG_OPT_INT, &fl.rounds, "R", "interleaved rounds with --base-build (default 20)"},
     };
     pg_cmd_spec spec = {gate ? "gate" : "run", "[options] SUITE|DIR...",
                         gate ? "Run suites, store the run, compare with the baseline and exit with the verdict."

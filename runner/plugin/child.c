@@ -120,7 +120,36 @@ static void send_result(int fd, const pg_result *r)
         _exit(3);
 }
 
-static void child_main(int fd, const pg_case *c, const char *path, const pg_measure_options *mo)
+/* Lockstep: the child's ends of its two gate pipes. */
+typedef struct child_gate {
+    int go;                   /* read: 'G' runs one block; anything else or EOF stops */
+    int done;                 /* write: 'R' once set up (before the first block), 'D' after each block */
+    int ready_sent;
+} child_gate;
+
+static int gate_enter(void *payload)
+{
+    child_gate *g = payload;
+    char ch = 0;
+    ssize_t n;
+
+    if (!g->ready_sent) {
+        g->ready_sent = 1;
+        if (write_all(g->done, "R", 1) != 0)
+            return -1;
+    }
+    do
+        n = read(g->go, &ch, 1);
+    while (n < 0 && errno == EINTR);
+    return n == 1 && ch == 'G' ? 0 : -1;
+}
+
+static void gate_leave(void *payload)
+{
+    (void)write_all(((child_gate *)payload)->done, "D", 1);
+}
+
+static void child_main(int fd, const pg_case *c, const char *path, const pg_measure_options *mo, child_gate *gate)
 {
     pg_plugin_lib *lib = NULL;
     const pg_benchmark *b = NULL;
@@ -128,10 +157,17 @@ static void child_main(int fd, const pg_case *c, const char *path, const pg_meas
 
     memset(&r, 0, sizeof(r));
     install_crash_handlers(fd);
+    if (gate) {
+        pg_plugin_gate pg = {gate_enter, gate_leave, gate};
+        pg__plugin_set_gate(&pg);
+    }
     if (pg_plugin_open(&lib, path) != 0 || pg_plugin_find(&b, lib, c->symbol ? c->symbol : c->name) != 0)
         pg__result_error(&r, pg_error_last());
     else
         pg_plugin_measure(&r, b, c, mo);
+    /* The runner sees this side finished (EOF) before the result, which may fill the pipe. */
+    if (gate)
+        close(gate->done);
     send_result(fd, &r);
     /* No atexit handlers, no flushing of stdio buffers inherited from the parent. */
     _exit(0);
@@ -225,12 +261,41 @@ static int report_death(pg_result *out, const pg_case *c, const char *path, int 
     return 0;
 }
 
+/* Reaps the child `pid` and turns what it sent (`buf`) into `out`: a result, a crash or a timeout. */
+static int collect(pg_result *out, const pg_case *c, const char *path, pid_t pid, const pg_buf *buf, int err,
+                   int timed_out, double timeout_s)
+{
+    wire_head h;
+    int status = 0;
+
+    if (timed_out || err)
+        kill(pid, SIGKILL);
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (err)
+        return err;
+    if (timed_out) {
+        char *msg = pg__asprintf("benchmark '%s' of plugin %s did not finish within %.0f s; the process was "
+                                 "killed (raise `timeout:` if it needs longer)",
+                                 c->symbol ? c->symbol : c->name, path, timeout_s);
+        pg__result_error(out, msg ? msg : "timed out");
+        free(msg);
+        return 0;
+    }
+    if (buf->len >= sizeof(h))
+        memcpy(&h, buf->ptr, sizeof(h));
+    if (buf->len >= sizeof(h) && h.magic == WIRE_MAGIC && h.kind == WIRE_CRASH)
+        return report_death(out, c, path, status, h.signo);
+    if (buf->len >= sizeof(h) && h.magic == WIRE_MAGIC && h.kind == WIRE_RESULT)
+        return take_result(out, buf, &h);
+    return report_death(out, c, path, status, 0);
+}
+
 int pg_plugin_run_case(pg_result *out, const pg_case *c, const char *path, const pg_measure_options *mo,
                        double timeout_s)
 {
     pg_buf buf = PG_BUF_INIT;
-    wire_head h;
-    int fds[2], status = 0, timed_out = 0, err = 0;
+    int fds[2], timed_out = 0, err = 0;
     pid_t pid;
 
     if (pipe2(fds, O_CLOEXEC) != 0)
@@ -246,34 +311,178 @@ int pg_plugin_run_case(pg_result *out, const pg_case *c, const char *path, const
     }
     if (pid == 0) {
         close(fds[0]);
-        child_main(fds[1], c, path, mo);
+        child_main(fds[1], c, path, mo, NULL);
     }
     close(fds[1]);
     err = read_until_eof(&buf, fds[0], timeout_s, &timed_out);
     close(fds[0]);
-    if (timed_out || err)
-        kill(pid, SIGKILL);
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    if (err)
-        goto cleanup;
-    if (timed_out) {
-        char *msg = pg__asprintf("benchmark '%s' of plugin %s did not finish within %.0f s; the process was "
-                                 "killed (raise `timeout:` if it needs longer)",
-                                 c->symbol ? c->symbol : c->name, path, timeout_s);
-        pg__result_error(out, msg ? msg : "timed out");
-        free(msg);
-        goto cleanup;
-    }
-    if (buf.len >= sizeof(h))
-        memcpy(&h, buf.ptr, sizeof(h));
-    if (buf.len >= sizeof(h) && h.magic == WIRE_MAGIC && h.kind == WIRE_CRASH)
-        err = report_death(out, c, path, status, h.signo);
-    else if (buf.len >= sizeof(h) && h.magic == WIRE_MAGIC && h.kind == WIRE_RESULT)
-        err = take_result(out, &buf, &h);
-    else
-        err = report_death(out, c, path, status, 0);
-cleanup:
+    err = collect(out, c, path, pid, &buf, err, timed_out, timeout_s);
     pg__buf_free(&buf);
+    return err;
+}
+
+/* ---- lockstep pairs ---------------------------------------------------- */
+
+typedef struct pair_side {
+    pid_t pid;
+    int result, go, done;     /* the runner's ends */
+    int finished;             /* its done pipe reached EOF: no more blocks */
+} pair_side;
+
+/* Reads one byte from `fd` before `deadline`: 1 read, 0 EOF, -1 timed out or failed. */
+static int read_byte(int fd, char *ch, int64_t deadline)
+{
+    for (;;) {
+        struct pollfd pfd = {fd, POLLIN, 0};
+        int64_t left_ms = (deadline - pg__mono_ns()) / 1000000;
+        ssize_t n;
+        int rc;
+
+        if (left_ms <= 0)
+            return -1;
+        rc = poll(&pfd, 1, left_ms > 60000 ? 60000 : (int)left_ms);
+        if (rc < 0 && errno != EINTR)
+            return -1;
+        if (rc <= 0)
+            continue;
+        n = read(fd, ch, 1);
+        if (n < 0 && errno == EINTR)
+            continue;
+        return n == 1 ? 1 : n == 0 ? 0 : -1;
+    }
+}
+
+static uint64_t pair_random(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static void close_fd(int *fd)
+{
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+}
+
+/* Forks side `i`: three pipes, the child closes every runner end (its own and the other side's). */
+static int start_side(pair_side *sides, int i, const pg_case *c, const char *path, const pg_measure_options *mo)
+{
+    int res[2], go[2], done[2], j;
+    pair_side *sd = &sides[i];
+
+    if (pipe2(res, O_CLOEXEC) != 0)
+        return pg_error_set(PG_EIO, "cannot create a pipe for the benchmark process: %s", strerror(errno));
+    if (pipe2(go, O_CLOEXEC) != 0) {
+        close(res[0]);
+        close(res[1]);
+        return pg_error_set(PG_EIO, "cannot create a pipe for the benchmark process: %s", strerror(errno));
+    }
+    if (pipe2(done, O_CLOEXEC) != 0) {
+        close(res[0]);
+        close(res[1]);
+        close(go[0]);
+        close(go[1]);
+        return pg_error_set(PG_EIO, "cannot create a pipe for the benchmark process: %s", strerror(errno));
+    }
+    fflush(stdout);
+    fflush(stderr);
+    sd->pid = fork();
+    if (sd->pid < 0) {
+        close(res[0]);
+        close(res[1]);
+        close(go[0]);
+        close(go[1]);
+        close(done[0]);
+        close(done[1]);
+        return pg_error_set(PG_EIO, "cannot start the benchmark process: %s", strerror(errno));
+    }
+    if (sd->pid == 0) {
+        child_gate g = {go[0], done[1], 0};
+        for (j = 0; j < 2; j++)
+            if (j != i) {
+                close_fd(&sides[j].result);
+                close_fd(&sides[j].go);
+                close_fd(&sides[j].done);
+            }
+        close(res[0]);
+        close(go[1]);
+        close(done[0]);
+        child_main(res[1], c, path, mo, &g);
+    }
+    close(res[1]);
+    close(go[0]);
+    close(done[1]);
+    sd->result = res[0];
+    sd->go = go[1];
+    sd->done = done[0];
+    return 0;
+}
+
+int pg_plugin_run_pair(pg_result out[2], const pg_case *c, const char *const paths[2],
+                       const pg_measure_options *mo, double timeout_s, uint64_t seed)
+{
+    pair_side sides[2] = {{-1, -1, -1, -1, 0}, {-1, -1, -1, -1, 0}};
+    int64_t deadline = pg__mono_ns() + (int64_t)(timeout_s * 1e9);
+    struct sigaction ign, old;
+    int i, err = 0, timed_out = 0;
+    char ch;
+
+    /* A side that dies between blocks closes its go pipe: a write there must not kill the runner. */
+    memset(&ign, 0, sizeof(ign));
+    ign.sa_handler = SIG_IGN;
+    sigemptyset(&ign.sa_mask);
+    sigaction(SIGPIPE, &ign, &old);
+    for (i = 0; i < 2 && !err; i++)
+        err = start_side(sides, i, c, paths[i], mo);
+    /* Both set up (each says 'R' before its first block) before either runs a block. */
+    for (i = 0; i < 2 && !err && !timed_out; i++) {
+        int rc = sides[i].pid > 0 ? read_byte(sides[i].done, &ch, deadline) : 0;
+        if (rc < 0)
+            timed_out = 1;
+        else if (rc == 0)
+            sides[i].finished = 1;
+    }
+    /* One block at a time, the sides alternating in a random order per pair of blocks. */
+    while (!err && !timed_out && !(sides[0].finished && sides[1].finished)) {
+        int first = (int)(pair_random(&seed) & 1), k;
+        for (k = 0; k < 2 && !timed_out; k++) {
+            pair_side *sd = &sides[k ? 1 - first : first];
+            int rc;
+            if (sd->finished)
+                continue;
+            if (write(sd->go, "G", 1) != 1) {
+                sd->finished = 1;
+                continue;
+            }
+            rc = read_byte(sd->done, &ch, deadline);
+            if (rc < 0)
+                timed_out = 1;
+            else if (rc == 0)
+                sd->finished = 1;
+        }
+    }
+    for (i = 0; i < 2; i++) {
+        pg_buf buf = PG_BUF_INIT;
+        int to = timed_out, rerr = 0;
+        close_fd(&sides[i].go);
+        close_fd(&sides[i].done);
+        if (sides[i].pid <= 0) {
+            close_fd(&sides[i].result);
+            continue;
+        }
+        if (!err && !to) {
+            double left = (double)(deadline - pg__mono_ns()) * 1e-9;
+            rerr = left > 0 ? read_until_eof(&buf, sides[i].result, left, &to) : (to = 1, 0);
+        }
+        close_fd(&sides[i].result);
+        rerr = collect(&out[i], c, paths[i], sides[i].pid, &buf, err ? err : rerr, to, timeout_s);
+        if (!err)
+            err = rerr;
+        pg__buf_free(&buf);
+    }
+    sigaction(SIGPIPE, &old, NULL);
     return err;
 }

@@ -413,6 +413,32 @@ static void count_gemm(void *payload, const char *name, int64_t m, int64_t n, in
     ((host_state *)payload)->counted_flops += 2.0 * (double)m * (double)n * (double)k;
 }
 
+/* Lockstep (child.c): the process-wide gate every block passes, or none. */
+static pg_plugin_gate block_gate;
+
+void pg__plugin_set_gate(const pg_plugin_gate *gate)
+{
+    if (gate)
+        block_gate = *gate;
+    else
+        memset(&block_gate, 0, sizeof(block_gate));
+}
+
+/* A block, through the gate when there is one: it waits for its turn and says when it is done. */
+static int gated_block(host_state *h, int64_t iters)
+{
+    int err;
+
+    if (block_gate.enter && block_gate.enter(block_gate.payload) != 0) {
+        set_outcome(&h->pub, PG_EKERNEL, "the runner stopped the lockstep measurement");
+        return h->outcome;
+    }
+    err = run_block(h, iters);
+    if (block_gate.leave)
+        block_gate.leave(block_gate.payload);
+    return err;
+}
+
 /* The first block also counts the GEMM FLOPs made through pg_gemm_*. */
 typedef struct first_block {
     host_state *h;
@@ -428,11 +454,11 @@ static int run_block_counting(void *payload, int64_t iters)
     int err;
 
     if (fb->done)
-        return run_block(fb->h, iters);
+        return gated_block(fb->h, iters);
     counter.gemm = count_gemm;
     counter.payload = fb->h;
     prev = pg__instrument_set(&counter);
-    err = run_block(fb->h, iters);
+    err = gated_block(fb->h, iters);
     pg__instrument_set(prev);
     fb->done = 1;
     fb->iters = iters;

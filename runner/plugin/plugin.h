@@ -66,6 +66,30 @@ int pg_plugin_run_case(pg_result *out, const pg_case *c, const char *path, const
                        double timeout_s);
 
 /**
+ * Measures the same case of two builds in lockstep: two child processes
+ * (paths[0] and paths[1]) each load their library, set the benchmark up and
+ * run the engine's usual warm-up, sizing and sampling, but every block of
+ * either waits for its turn: the runner lets one block of one side run at a
+ * time, alternating the sides in an order drawn from `seed` per pair of
+ * blocks. Both sides thus sample the same stretch of machine time, block by
+ * block; a machine phase hits both alike. Either side's failure is an ERROR
+ * in its own out[i]; the other side finishes alone.
+ * @return 0, or an error that must stop the run (PG_ENOMEM, fork failure).
+ */
+int pg_plugin_run_pair(pg_result out[2], const pg_case *c, const char *const paths[2],
+                       const pg_measure_options *mo, double timeout_s, uint64_t seed);
+
+/** What a lockstep child calls around each block: enter waits for the turn (nonzero: stop). */
+typedef struct pg_plugin_gate {
+    int (*enter)(void *payload);
+    void (*leave)(void *payload);
+    void *payload;
+} pg_plugin_gate;
+
+/** Installs the gate for every block pg_plugin_measure() runs in this process (NULL: none). */
+void pg__plugin_set_gate(const pg_plugin_gate *gate);
+
+/**
  * Expands `{build}` (the build directory: `build_dir`, else $PERFGATE_BUILD,
  * else ./build; made absolute) and `{suite_dir}` (the directory of the suite
  * file `c` came from) in `text`.

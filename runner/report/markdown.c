@@ -198,7 +198,12 @@ static void head_lines(pg_buf *b, const pg_report_data *d, const pg_report_optio
         pg__buf_puts(b, " on ");
         md_code(b, run->branch);
     }
-    if (cmp->base) {
+    if (cmp->base && cmp->base->source && strcmp(cmp->base->source, "ab-base") == 0) {
+        /* An interleaved gate: the baseline is a build measured in the same job. */
+        pg__buf_puts(b, " vs base build ");
+        md_code(b, cmp->base->ref ? cmp->base->ref : "?");
+        pg__buf_puts(b, " (interleaved rounds, paired)");
+    } else if (cmp->base) {
         pg__buf_puts(b, " vs baseline ");
         short_sha(b, cmp->base->commit);
         if (cmp->base->branch) {

@@ -26,7 +26,7 @@ static void teardown(void)
 
 TestSuite(ab, .init = setup, .fini = teardown, .timeout = 300);
 
-/* Reference values from tests/data/ab/paired_reference.py (scipy.stats.binom). */
+/* Reference values from tests/data/ab/paired_reference.py (scipy.stats.wilcoxon, Walsh averages). */
 Test(ab, paired_analysis_matches_the_scipy_reference)
 {
     const double base[] = {1.00, 1.02, 0.98, 1.01, 0.99, 1.03, 1.00, 0.97, 1.02, 1.01, 1.00, 0.99, 1.04, 1.00, 0.98};
@@ -36,21 +36,21 @@ Test(ab, paired_analysis_matches_the_scipy_reference)
 
     pg_assert_ok(pg_ab_paired_analyse(&p, base, head, 15, 0.95));
     cr_assert_eq(p.n, 15);
-    cr_assert_float_eq(p.ratio, 1.0918367346938775, 1e-12);
-    cr_assert_float_eq(p.ci_lo, 1.0900000000000001, 1e-12);
-    cr_assert_float_eq(p.ci_hi, 1.108910891089109, 1e-12);
-    cr_assert_float_eq(p.confidence, 0.96484375, 1e-12);
+    cr_assert_float_eq(p.ratio, 1.0954451150103324, 1e-12);
+    cr_assert_float_eq(p.ci_lo, 1.086260969679298, 1e-12);
+    cr_assert_float_eq(p.ci_hi, 1.1054862685266205, 1e-12);
+    cr_assert_float_eq(p.confidence, 0.95, 1e-12);
     cr_assert_eq(p.head_slower, 14);
-    cr_assert_float_eq(p.p_slower, 0.00048828125, 1e-16);
-    cr_assert_float_eq(p.p_faster, 0.999969482421875, 1e-12);
+    cr_assert_float_eq(p.p_slower, 0.00040067676717834899, 1e-15);
+    cr_assert_float_eq(p.p_faster, 0.99959932323282163, 1e-12);
 
+    /* Ties among |log ratios| (and rounds that tied outright): the normal approximation, as scipy. */
     pg_assert_ok(pg_ab_paired_analyse(&p, base, same, 6, 0.95));
-    cr_assert_float_eq(p.ratio, 1.0000970826661189, 1e-12);
+    cr_assert_float_eq(p.ratio, 1.0000500037503126, 1e-12);
     cr_assert_float_eq(p.ci_lo, 0.98039215686274506, 1e-12);
     cr_assert_float_eq(p.ci_hi, 1.010204081632653, 1e-12);
-    cr_assert_float_eq(p.confidence, 0.96875, 1e-12);
-    cr_assert_float_eq(p.p_slower, 0.65625, 1e-12);
-    cr_assert_float_eq(p.p_faster, 0.65625, 1e-12);
+    cr_assert_float_eq(p.p_slower, 0.4167420021944796, 1e-9);
+    cr_assert_float_eq(p.p_faster, 0.58325799780552035, 1e-9);
 }
 
 static void write_script(const char *dir, const char *name, const char *body)
@@ -187,6 +187,76 @@ Test(ab, the_binary_runs_the_example_plugin_builds)
     cr_assert(strstr(p.err, "/no/such/lib.so") != NULL, "%s", p.err);
     pg_proc_free(&p);
     free(build);
+    free(base);
+    free(head);
+}
+
+/* gate --base-build/--head-build: interleaved rounds inside the gate, stored, confirmed by fresh rounds. */
+Test(ab, the_gate_interleaves_two_builds_stores_the_head_and_confirms)
+{
+    char *base = pg__asprintf("%s/base", tmp), *head = pg__asprintf("%s/head", tmp);
+    char *suite, *db = pg__asprintf("%s/pg.db", tmp), *md = pg__asprintf("%s/report.md", tmp), *text;
+    const char *env[] = {"CI=true", NULL};
+    size_t len;
+    pg_proc p;
+
+    cr_assert(mkdir(base, 0755) == 0 && mkdir(head, 0755) == 0);
+    /* 20 ms against 60 ms of sleep: a change no load can hide; `same` is the same script in both. */
+    write_script(base, "bench.sh", "#!/bin/sh\nsleep 0.02\n");
+    write_script(head, "bench.sh", "#!/bin/sh\nsleep 0.06\n");
+    write_script(base, "same.sh", "#!/bin/sh\nsleep 0.02\n");
+    write_script(head, "same.sh", "#!/bin/sh\nsleep 0.02\n");
+    suite = pg_test_write(tmp, "ab.yaml",
+                          "suite: ab\n"
+                          "defaults: {warmup: 1ms, min_samples: 2}\n"
+                          "benchmarks:\n"
+                          "  - {name: slow, command: ['{build}/bench.sh']}\n"
+                          "  - {name: same, command: ['{build}/same.sh']}\n");
+    {
+        const char *argv[] = {"gate", "--db", db, "--branch", "pr", "--commit", "c0ffee", "--base-build", base,
+                              "--head-build", head, "-r", "6", "--md", md, suite, NULL};
+        pg_test_run(&p, NULL, env, argv);
+    }
+    cr_assert_eq(p.status, 1, "%d\n%s\n%s", p.status, p.out, p.err);
+    cr_assert(strstr(p.out, "interleaving base") != NULL, "%s", p.out);
+    /* CI=true confirms: the regressed case got fresh interleaved rounds, and both measurements show. */
+    cr_assert(strstr(p.out, "confirming 1 regressed case") != NULL, "%s", p.out);
+    cr_assert(strstr(p.out, "confirmed by a re-run: first run +") != NULL, "%s", p.out);
+    cr_assert(strstr(p.out, "Wilcoxon signed-rank") != NULL, "%s", p.out);
+    pg_proc_free(&p);
+    pg_assert_ok(pg__read_file(&text, &len, md));
+    cr_assert(strstr(text, "vs base build") != NULL, "%s", text);
+    cr_assert(strstr(text, "`ab/slow@1:cpu`") != NULL || strstr(text, "ab/slow") != NULL, "%s", text);
+    free(text);
+    /* The head's rounds are stored as the run: six values per case. */
+    {
+        const char *argv[] = {"history", "--db", db, "ab/slow*", NULL};
+        pg_test_run(&p, NULL, NULL, argv);
+        cr_assert_eq(p.status, 0, "%d %s %s", p.status, p.out, p.err);
+        cr_assert(strstr(p.out, "c0ffee") != NULL, "%s", p.out);
+        pg_proc_free(&p);
+    }
+    /* The two ways of naming a baseline exclude each other; a lone build is half an A/B. */
+    {
+        const char *both[] = {"gate", "--db", db, "--base", "last:1", "--base-build", base, "--head-build", head,
+                              suite, NULL};
+        const char *lone[] = {"gate", "--db", db, "--base-build", base, suite, NULL};
+        const char *rounds[] = {"gate", "--db", db, "-r", "5", suite, NULL};
+        pg_test_run(&p, NULL, NULL, both);
+        cr_assert_eq(p.status, 2, "%d %s", p.status, p.err);
+        cr_assert(strstr(p.err, "--base-build") != NULL, "%s", p.err);
+        pg_proc_free(&p);
+        pg_test_run(&p, NULL, NULL, lone);
+        cr_assert_eq(p.status, 2, "%d %s", p.status, p.err);
+        cr_assert(strstr(p.err, "--head-build") != NULL, "%s", p.err);
+        pg_proc_free(&p);
+        pg_test_run(&p, NULL, NULL, rounds);
+        cr_assert_eq(p.status, 2, "%d %s", p.status, p.err);
+        pg_proc_free(&p);
+    }
+    free(suite);
+    free(db);
+    free(md);
     free(base);
     free(head);
 }

@@ -66,8 +66,9 @@ Test(measure_fake, warmup_is_time_based_and_reported)
     pg_measurement m;
 
     pg_assert_ok(pg_measure(&m, fake_body, &f, &o));
-    /* 50 ms of 10 us calls. */
+    /* 50 ms of 10 us iterations, in calls of 1, 2, 4, ... iterations. */
     cr_expect_eq(m.warmup_calls, 5000);
+    cr_expect_eq(f.calls, 13 + 8 + m.nsamples);
     cr_expect(fabs(m.warmup_s - 0.05) < 1e-12, "warmup %.9f s", m.warmup_s);
     free(m.samples);
 }
@@ -98,7 +99,8 @@ Test(measure_fake, block_doubles_until_one_ms)
     /* 1, 2, ..., 128 iterations of 10 us: 128 is the first block >= 1 ms (1.28 ms). */
     cr_expect_eq(m.number_per_run, 128);
     cr_expect_eq(m.sizing_blocks, 8);
-    cr_expect_eq(f.max_iters, 128);
+    /* The largest call was the warm-up's 2048 (1, 2, ..., 2048, then the 905 that fill 50 ms). */
+    cr_expect_eq(f.max_iters, 2048);
     /* 0.1 s of 1.28 ms blocks: 78 blocks are 99.84 ms, so 79. */
     cr_expect_eq(m.nsamples, 79);
     cr_expect_eq(m.stop, PG_STOP_MINIMUMS);
@@ -254,16 +256,16 @@ Test(measure_fake, ten_percent_iqr_is_noisy_but_not_very)
 
 Test(measure_fake, body_error_aborts_and_frees)
 {
-    fake f = {.iter_ns = 10000, .fail_at_call = 5010};
+    fake f = {.iter_ns = 10000, .fail_at_call = 23};
     pg_clock clk = {fake_now, &f};
     pg_measure_options o = fake_opts(&clk);
     pg_measurement m;
 
-    /* 5000 warm-up calls, 8 sizing blocks, then the second sample fails. */
+    /* 13 warm-up calls (5000 iterations), 8 sizing blocks, then the second sample fails. */
     cr_expect_eq(pg_measure(&m, fake_body, &f, &o), PG_EKERNEL);
     cr_expect_null(m.samples);
     cr_expect_eq(m.nsamples, 0);
-    cr_expect(strstr(pg_error_last(), "call 5010") != NULL, "%s", pg_error_last());
+    cr_expect(strstr(pg_error_last(), "call 23") != NULL, "%s", pg_error_last());
 }
 
 Test(measure_ci, median_interval_uses_order_statistics)

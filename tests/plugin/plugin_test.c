@@ -11,6 +11,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 
 static char *tmp;
@@ -276,4 +277,56 @@ Test(plugin, example_suite_runs_stores_and_gates, .timeout = 300)
     free(build);
     free(env_build);
     free(db);
+}
+
+/* Two builds in lockstep (exec.h): each side is its own process; one dying leaves the other measured. */
+Test(plugin, lockstep_pairs_measure_both_sides_and_survive_one_crashing, .timeout = 120)
+{
+    char *good = pg_test_build_plugin(tmp, "plugin/crashy.c", "crashy", NULL);
+    char *sub = pg__asprintf("%s/bad", tmp), *bad;
+    char *path = pg_test_write(tmp, "pair.yaml",
+                               "suite: pair\n"
+                               "defaults: {min_run_time: 20ms, warmup: 5ms, min_samples: 5, max_run_time: 1s}\n"
+                               "benchmarks:\n  - {name: ok, plugin: libcrashy.so, symbol: ok}\n");
+    const char *paths[] = {path};
+    pg_suite_options so = PG_SUITE_OPTIONS_INIT;
+    pg_suite_set set = {0};
+    pg_case c[2];
+    const pg_case *pair[2] = {&c[0], &c[1]};
+    pg_result r[2];
+    int i;
+
+    cr_assert(mkdir(sub, 0755) == 0);
+    bad = pg_test_build_plugin(sub, "plugin/crashy.c", "crashy", "-DCRASHY_OK_CRASHES");
+    pg_assert_ok(pg_suite_set_load(&set, paths, 1, &so, NULL));
+    c[0] = c[1] = set.suites[0]->cases[0];
+    c[0].plugin = good;
+    c[1].plugin = good;
+    memset(r, 0, sizeof(r));
+    pg_assert_ok(pg_exec_case_pair(r, pair, NULL, 7));
+    for (i = 0; i < 2; i++) {
+        cr_assert_eq(r[i].status, PG_STATUS_OK, "side %d: %s", i, r[i].message);
+        cr_assert_geq(r[i].nsamples, 5, "side %d: %zu samples", i, r[i].nsamples);
+        cr_assert_str_eq(r[i].key, c[0].key);
+        pg__result_clear(&r[i]);
+    }
+    c[1].plugin = bad;
+    memset(r, 0, sizeof(r));
+    pg_assert_ok(pg_exec_case_pair(r, pair, NULL, 7));
+    cr_assert_eq(r[0].status, PG_STATUS_OK, "%s", r[0].message);
+    cr_assert_geq(r[0].nsamples, 5);
+    cr_assert_eq(r[1].status, PG_STATUS_ERROR);
+    cr_assert(strstr(r[1].message, "crashed with signal 11") != NULL, "%s", r[1].message);
+    pg__result_clear(&r[0]);
+    pg__result_clear(&r[1]);
+    /* Only plugin cases pair up. */
+    c[0].plugin = c[1].plugin = NULL;
+    c[0].command = c[1].command = NULL;
+    memset(r, 0, sizeof(r));
+    cr_assert_eq(pg_exec_case_pair(r, pair, NULL, 7), PG_EINVAL);
+    pg_suite_set_free(&set);
+    free(path);
+    free(sub);
+    free(good);
+    free(bad);
 }

@@ -1,7 +1,8 @@
 /*
  * crashy.c - a test plugin whose benchmarks misbehave in every way a user's
  * code can: a crash, an abort, exit(), a hang, a skip, an error, no loop, a
- * loop left early. One benchmark ("ok") is fine, and "setup_heavy" spends
+ * loop left early. One benchmark ("ok") is fine (built with
+ * -DCRASHY_OK_CRASHES it dies mid-measurement), and "setup_heavy" spends
  * 20 ms before its loop (which must never reach a sample).
  */
 #include <perfgate/perfgate.h>
@@ -22,11 +23,19 @@ static volatile int sink;
 
 static void ok(pg_state *st)
 {
-    int64_t n = pg_param_int(st, "n", 64), i;
+    int64_t n = pg_param_int(st, "n", 64), i, iters = 0;
 
-    while (pg_keep_running(st))
+    while (pg_keep_running(st)) {
         for (i = 0; i < n; i++)
             sink += (int)i;
+#ifdef CRASHY_OK_CRASHES
+        /* Built with this define, "ok" dies in the middle of its measurement (lockstep tests). */
+        if (++iters == 20000)
+            raise(SIGSEGV);
+#else
+        (void)iters;
+#endif
+    }
 }
 
 static void segv(pg_state *st)
