@@ -9,8 +9,11 @@
 #     any REGRESSED, and cases UNSURE with a "machine drift" reason;
 #  4. TRIALS gate runs with +10% and +5% injected into ng/sgemm[n=128] only:
 #     how often that case is REGRESSED, and how often any other case is.
-# Every gate run uses --canary and --no-confirm (the first measurement's verdict).
-# usage: bench/noise_gate.sh [AA=20] [TRIALS=10] [BASE=3]   (prints a markdown table)
+# Every gate run uses --canary and confirms as in CI (CI=true: a REGRESSED case is
+# re-measured and fails only if the re-run regresses too); the tables count the
+# first verdicts (before confirmation) and the final ones.
+# (For interleaved A/B gates of two builds, see bench/noise_ab.sh.)
+# usage: bench/noise_gate.sh [AA=20] [TRIALS=10] [BASE=3]   (prints markdown tables; TRIALS=0 skips 4.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 aa=${1:-20}
@@ -39,7 +42,7 @@ for i in $(seq 1 "$nbase"); do
 done
 gate() { # NAME: one head gate run on a copy of the baseline database, JSON into $tmp/NAME.json
   cp "$tmp/base.db" "$tmp/run.db"
-  "$pg" gate --canary --no-confirm --style none --db "$tmp/run.db" --branch head --commit "$1" \
+  CI=true "$pg" gate --canary --style none --db "$tmp/run.db" --branch head --commit "$1" \
     --base "last:$nbase:base" --json "$tmp/$1.json" "$suite" >/dev/null 2>&1 || true
 }
 for i in $(seq 1 "$aa"); do gate "aa$i"; done
@@ -65,36 +68,43 @@ def load(name):
         return None
 def verdicts(doc):
     return [c for c in doc["verdicts"] if not c["key"].startswith("canary/")]
+def first(c):  # REGRESSED before confirmation
+    return c["verdict"] == "REGRESSED" or c.get("confirm", "none") != "none"
 def series(prefix, n, hog=False):
-    runs_reg = unsure_drift = drifted = missing = 0
+    runs_first = runs_reg = unsure_drift = drifted = missing = 0
     for i in range(1, n + 1):
         doc = load("%s%d" % (prefix, i))
         if doc is None:
             missing += 1
             continue
         cs = verdicts(doc)
+        runs_first += any(first(c) for c in cs)
         runs_reg += any(c["verdict"] == "REGRESSED" for c in cs)
         d = sum(c["verdict"] == "UNSURE" and "machine drift:" in (c["reason"] or "") for c in cs)
         unsure_drift += d
         drifted += d > 0
-    return runs_reg, unsure_drift, drifted, missing
-print("\n| series | runs | runs with any REGRESSED | runs with drift-UNSURE cases | drift-UNSURE cases | failed runs |")
+    return runs_first, runs_reg, unsure_drift, drifted, missing
+print("\n| series | runs | runs with any REGRESSED: first verdict / after confirmation | runs with drift-UNSURE cases | drift-UNSURE cases | failed runs |")
 print("|---|---|---|---|---|---|")
 for name, prefix in (("A/A", "aa"), ("A/A, hog in every other head run", "hog")):
-    r, u, d, m = series(prefix, aa)
-    print("| %s | %d | %d | %d | %d | %d |" % (name, aa, r, d, u, m))
-print("\n| injected into %s | trials | that case REGRESSED | any other case REGRESSED | that case UNSURE (drift) |" % target)
+    f, r, u, d, m = series(prefix, aa)
+    print("| %s | %d | %d / %d | %d | %d | %d |" % (name, aa, f, r, d, u, m))
+if trials == 0:
+    sys.exit(0)
+print("\n| injected into %s | trials | that case REGRESSED: first / final | any other case REGRESSED: first / final | that case UNSURE (drift) |" % target)
 print("|---|---|---|---|---|")
 for pct in (10, 5):
-    hit = other = drift = 0
+    hit1 = hit = oth1 = other = drift = 0
     for i in range(1, trials + 1):
         doc = load("ab%d_%d" % (pct, i))
         if doc is None:
             continue
         cs = verdicts(doc)
         t = [c for c in cs if c["key"] == target]
+        hit1 += bool(t) and first(t[0])
         hit += bool(t) and t[0]["verdict"] == "REGRESSED"
         drift += bool(t) and t[0]["verdict"] == "UNSURE" and "machine drift:" in (t[0]["reason"] or "")
+        oth1 += any(first(c) for c in cs if c["key"] != target)
         other += any(c["verdict"] == "REGRESSED" for c in cs if c["key"] != target)
-    print("| +%d%% | %d | %d | %d | %d |" % (pct, trials, hit, other, drift))
+    print("| +%d%% | %d | %d / %d | %d / %d | %d |" % (pct, trials, hit1, hit, oth1, other, drift))
 PY

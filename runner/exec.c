@@ -5,6 +5,7 @@
 #include "canary.h"
 #include "checks/checks.h"
 #include "perfgate/errors.h"
+#include "plugin/plugin.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -68,6 +69,19 @@ int pg_exec_case_pair(pg_result out[2], const pg_case *const c[2], const pg_exec
     fill_identity(&out[0], c[0]);
     fill_identity(&out[1], c[1]);
     return pg__backend_plugin_pair(out, c, opts, seed);
+}
+
+int pg_exec_case_fresh(pg_result *out, const pg_case *c, const pg_exec_options *opts)
+{
+    pg_exec_options dflt = PG_EXEC_OPTIONS_INIT;
+    double scale;
+
+    if (!opts)
+        opts = &dflt;
+    fill_identity(out, c);
+    /* As the plugin backend: sizing and sampling each capped by max_run_time, plus a minute for setup. */
+    scale = opts->time_scale > 0 ? opts->time_scale : 1.0;
+    return pg__child_exec_case(out, c, opts, 1, c->warmup + 2 * c->max_run_time * scale + 60.0);
 }
 
 static int matches(const pg_exec_options *opts, const char *key)

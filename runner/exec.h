@@ -44,6 +44,14 @@ int pg_exec_run(pg_run *run, const pg_suite_set *set, const pg_exec_options *opt
 int pg_exec_case(pg_result *out, const pg_case *c, const pg_exec_options *opts);
 
 /**
+ * Measures `c` again in a fresh child process on other CPUs than this
+ * process uses (confirmation re-runs: an independent second measurement,
+ * not one that shares this process's CPU or memory placement).
+ * @return as pg_exec_case().
+ */
+int pg_exec_case_fresh(pg_result *out, const pg_case *c, const pg_exec_options *opts);
+
+/**
  * Measures two variants of one plugin case in lockstep (plugin.h,
  * pg_plugin_run_pair): c[0] and c[1] differ only in their library. Blocks
  * of the two alternate in an order drawn from `seed`.

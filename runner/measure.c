@@ -288,11 +288,26 @@ static int pin_all_threads(const cpu_set_t *want)
     return ok;
 }
 
+/* The mask the process started with: later cases may want more CPUs than an earlier one. */
+static cpu_set_t allowed;
+static int have_allowed, first;
+
+void pg_measure_shift_cpus(int by)
+{
+    int cpu, steps = 0;
+
+    if (!have_allowed || by <= 0)
+        return;
+    /* The next allowed CPU after `first`, `by` times, wrapping around. */
+    for (cpu = (first + 1) % CPU_SETSIZE; cpu != first; cpu = (cpu + 1) % CPU_SETSIZE)
+        if (CPU_ISSET(cpu, &allowed) && ++steps == by) {
+            first = cpu;
+            return;
+        }
+}
+
 int pg_measure_set_threads_ex(pg_thread_state *out, int threads)
 {
-    /* The mask the process started with: later cases may want more CPUs than an earlier one. */
-    static cpu_set_t allowed;
-    static int have_allowed, first;
     pg_thread_state st;
     cpu_set_t want;
     char num[16];

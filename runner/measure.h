@@ -115,6 +115,14 @@ typedef struct pg_thread_state {
  */
 int pg_measure_set_threads_ex(pg_thread_state *out, int threads);
 
+/**
+ * Moves this process's choice of CPUs `by` allowed CPUs on (the next case's
+ * pg_measure_set_threads_ex() pins there): a re-measurement in a child
+ * process then runs on other CPUs than the first measurement did. Does
+ * nothing before the first choice or with one allowed CPU.
+ */
+void pg_measure_shift_cpus(int by);
+
 /** Same as pg_measure_set_threads_ex(NULL, threads). */
 int pg_measure_set_threads(int threads);
 

@@ -30,15 +30,6 @@ typedef struct ab_case {
     int failed[2];
 } ab_case;
 
-static uint64_t next_random(uint64_t *s)
-{
-    /* splitmix64: the order of the sides must be reproducible from the seed. */
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 static int side_init(side *s, const char *path, const char *which)
 {
     struct stat st;
@@ -263,7 +254,7 @@ int pg_ab_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_options *o
     side sides[2];
     ab_case *cases = NULL;
     size_t ncases = 0, i, j;
-    uint64_t rng;
+    pg_rng rng;               /* splitmix64: the order and CPUs are reproducible from the seed */
     cpu_set_t saved;
     int round, err = 0, pinned;
 
@@ -277,7 +268,7 @@ int pg_ab_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_options *o
         o.seed = (uint64_t)pg__mono_ns() ^ ((uint64_t)pg__now_unix() << 20);
     out->rounds = o.rounds;
     out->seed = o.seed;
-    rng = o.seed;
+    pg_stats_rng_seed(&rng, o.seed);
     if ((err = side_init(&sides[0], o.base, "base")) != 0 || (err = side_init(&sides[1], o.head, "head")) != 0)
         goto cleanup;
 
@@ -310,7 +301,7 @@ int pg_ab_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_options *o
     for (round = 0; round < o.rounds; round++) {
         for (i = 0; i < ncases; i++) {
             ab_case *ac = &cases[i];
-            int head_first = (int)(next_random(&rng) & 1), k;
+            int head_first = (int)(pg_stats_rng_next(&rng) & 1), k;
             if (ac->failed[0] || ac->failed[1])
                 continue;
             out->order_head_first[(size_t)round * ncases + i] = head_first;
@@ -318,9 +309,9 @@ int pg_ab_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_options *o
                 fprintf(o.progress, "\r\033[K[round %d/%d] %s", round + 1, o.rounds, ac->c->key);
                 fflush(o.progress);
             }
-            pinned = pin_round(&saved, ac->c->threads, next_random(&rng));
+            pinned = pin_round(&saved, ac->c->threads, pg_stats_rng_next(&rng));
             if (ac->c->plugin && !o.sequential) {
-                err = measure_pair(ac, sides, &o, o.rounds, next_random(&rng));
+                err = measure_pair(ac, sides, &o, o.rounds, pg_stats_rng_next(&rng));
             } else {
                 for (k = 0; k < 2 && !err; k++) {
                     int which = head_first ? 1 - k : k;

@@ -126,7 +126,8 @@ static int confirm_regressions(pg_comparison *cmp, const pg_suite_set *set, cons
             continue;
         if ((double)(pg__mono_ns() - t0) * 1e-9 >= budget)
             break;
-        if ((err = pg_run_add_result(&r, rerun)) != 0 || (err = pg_exec_case(r, c, eo)) != 0)
+        /* A fresh process on other CPUs: a re-run that shares the first one's placement would repeat it. */
+        if ((err = pg_run_add_result(&r, rerun)) != 0 || (err = pg_exec_case_fresh(r, c, eo)) != 0)
             goto cleanup;
         n++;
     }

@@ -241,23 +241,30 @@ static int take_result(pg_result *out, const pg_buf *buf, const wire_head *h)
     return pg_stats_summarize(&out->summary, out->samples, out->nsamples);
 }
 
+/* How messages name what ran: a plugin's benchmark, or a case re-measured in a fresh process (path NULL). */
+static char *what_ran(const pg_case *c, const char *path)
+{
+    if (!path)
+        return pg__asprintf("case %s (in a fresh process)", c->key);
+    return pg__asprintf("benchmark '%s' of plugin %s", c->symbol ? c->symbol : c->name, path);
+}
+
 static int report_death(pg_result *out, const pg_case *c, const char *path, int status, int crash_sig)
 {
-    const char *bench = c->symbol ? c->symbol : c->name;
     int sig = crash_sig ? crash_sig : WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-    char *msg;
+    char *what = what_ran(c, path), *msg;
 
     if (sig)
-        msg = pg__asprintf("benchmark '%s' of plugin %s crashed with signal %d (%s); its samples are discarded",
-                           bench, path, sig, strsignal(sig));
+        msg = pg__asprintf("%s crashed with signal %d (%s); its samples are discarded", what, sig, strsignal(sig));
     else if (WIFEXITED(status))
-        msg = pg__asprintf("benchmark '%s' of plugin %s exited with status %d before reporting a result "
+        msg = pg__asprintf("%s exited with status %d before reporting a result "
                            "(exit() or a sanitizer abort inside the plugin?)",
-                           bench, path, WEXITSTATUS(status));
+                           what, WEXITSTATUS(status));
     else
-        msg = pg__asprintf("benchmark '%s' of plugin %s ended without a result", bench, path);
+        msg = pg__asprintf("%s ended without a result", what);
     pg__result_error(out, msg ? msg : "the benchmark process died");
     free(msg);
+    free(what);
     return 0;
 }
 
@@ -275,11 +282,13 @@ static int collect(pg_result *out, const pg_case *c, const char *path, pid_t pid
     if (err)
         return err;
     if (timed_out) {
-        char *msg = pg__asprintf("benchmark '%s' of plugin %s did not finish within %.0f s; the process was "
-                                 "killed (raise `timeout:` if it needs longer)",
-                                 c->symbol ? c->symbol : c->name, path, timeout_s);
+        char *what = what_ran(c, path);
+        char *msg = pg__asprintf("%s did not finish within %.0f s; the process was killed (raise `timeout:` if it "
+                                 "needs longer)",
+                                 what, timeout_s);
         pg__result_error(out, msg ? msg : "timed out");
         free(msg);
+        free(what);
         return 0;
     }
     if (buf->len >= sizeof(h))
@@ -321,6 +330,45 @@ int pg_plugin_run_case(pg_result *out, const pg_case *c, const char *path, const
     return err;
 }
 
+/* ---- any case in a fresh process -------------------------------------- */
+
+int pg__child_exec_case(pg_result *out, const pg_case *c, const pg_exec_options *opts, int cpu_shift,
+                        double timeout_s)
+{
+    pg_buf buf = PG_BUF_INIT;
+    int fds[2], timed_out = 0, err = 0;
+    pid_t pid;
+
+    if (pipe2(fds, O_CLOEXEC) != 0)
+        return pg_error_set(PG_EIO, "cannot create a pipe for the benchmark process: %s", strerror(errno));
+    fflush(stdout);
+    fflush(stderr);
+    pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return pg_error_set(PG_EIO, "cannot start the benchmark process: %s", strerror(errno));
+    }
+    if (pid == 0) {
+        pg_result r;
+        close(fds[0]);
+        install_crash_handlers(fds[1]);
+        memset(&r, 0, sizeof(r));
+        r.mfu = -1;
+        pg_measure_shift_cpus(cpu_shift);
+        if (pg_exec_case(&r, c, opts) != 0)
+            pg__result_error(&r, pg_error_last());
+        send_result(fds[1], &r);
+        _exit(0);
+    }
+    close(fds[1]);
+    err = read_until_eof(&buf, fds[0], timeout_s, &timed_out);
+    close(fds[0]);
+    err = collect(out, c, NULL, pid, &buf, err, timed_out, timeout_s);
+    pg__buf_free(&buf);
+    return err;
+}
+
 /* ---- lockstep pairs ---------------------------------------------------- */
 
 typedef struct pair_side {
@@ -350,14 +398,6 @@ static int read_byte(int fd, char *ch, int64_t deadline)
             continue;
         return n == 1 ? 1 : n == 0 ? 0 : -1;
     }
-}
-
-static uint64_t pair_random(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
 }
 
 static void close_fd(int *fd)
@@ -427,9 +467,11 @@ int pg_plugin_run_pair(pg_result out[2], const pg_case *c, const char *const pat
     pair_side sides[2] = {{-1, -1, -1, -1, 0}, {-1, -1, -1, -1, 0}};
     int64_t deadline = pg__mono_ns() + (int64_t)(timeout_s * 1e9);
     struct sigaction ign, old;
+    pg_rng rng;
     int i, err = 0, timed_out = 0;
     char ch;
 
+    pg_stats_rng_seed(&rng, seed);
     /* A side that dies between blocks closes its go pipe: a write there must not kill the runner. */
     memset(&ign, 0, sizeof(ign));
     ign.sa_handler = SIG_IGN;
@@ -447,7 +489,7 @@ int pg_plugin_run_pair(pg_result out[2], const pg_case *c, const char *const pat
     }
     /* One block at a time, the sides alternating in a random order per pair of blocks. */
     while (!err && !timed_out && !(sides[0].finished && sides[1].finished)) {
-        int first = (int)(pair_random(&seed) & 1), k;
+        int first = (int)(pg_stats_rng_next(&rng) & 1), k;
         for (k = 0; k < 2 && !timed_out; k++) {
             pair_side *sd = &sides[k ? 1 - first : first];
             int rc;

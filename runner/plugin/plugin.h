@@ -79,6 +79,16 @@ int pg_plugin_run_case(pg_result *out, const pg_case *c, const char *path, const
 int pg_plugin_run_pair(pg_result out[2], const pg_case *c, const char *const paths[2],
                        const pg_measure_options *mo, double timeout_s, uint64_t seed);
 
+/**
+ * Measures any case (pg_exec_case) in a fresh child process whose CPU choice
+ * is moved `cpu_shift` allowed CPUs on (pg_measure_shift_cpus): a second,
+ * independent measurement for confirmation re-runs. Fills status, samples,
+ * summary, FLOPs and bytes; a crash or `timeout_s` is an ERROR in `out`.
+ * @return 0, or an error that must stop the run (fork failure, PG_ENOMEM).
+ */
+int pg__child_exec_case(pg_result *out, const pg_case *c, const pg_exec_options *opts, int cpu_shift,
+                        double timeout_s);
+
 /** What a lockstep child calls around each block: enter waits for the turn (nonzero: stop). */
 typedef struct pg_plugin_gate {
     int (*enter)(void *payload);

@@ -3,6 +3,7 @@
 
 #include "ab/ab.h"
 #include "compile.h"
+#include "stats.h"
 #include "suite.h"
 #include "util.h"
 
@@ -259,4 +260,59 @@ Test(ab, the_gate_interleaves_two_builds_stores_the_head_and_confirms)
     free(md);
     free(base);
     free(head);
+}
+
+/*
+ * Recorded rounds, no timing: the machine's phases move both sides of each
+ * round together (x1.0 ... x1.9) and head is exactly 10% slower in every
+ * round. Unpaired, the phases drown the change; paired, it is plain.
+ */
+Test(ab, pairing_finds_a_change_that_phases_hide_from_the_unpaired_test)
+{
+    static const double phase[] = {1.0, 1.5, 0.8, 1.9, 1.1, 1.3, 0.9, 1.7, 1.2, 1.0,
+                                   1.6, 0.85, 1.4, 1.05, 1.8, 0.95, 1.25, 1.55, 1.15, 1.35};
+    const size_t n = sizeof(phase) / sizeof(phase[0]);
+    pg_run *base, *head;
+    pg_result *rb, *rh;
+    pg_comparison *cmp;
+    pg_ab_paired paired;
+    pg_compare_options co = PG_COMPARE_OPTIONS_INIT;
+    const pg_run *bases[1];
+    size_t i;
+
+    pg_assert_ok(pg_run_new(&base));
+    pg_assert_ok(pg_run_new(&head));
+    pg_assert_ok(pg_run_add_result(&rb, base));
+    pg_assert_ok(pg_run_add_result(&rh, head));
+    rb->key = pg__strdup("s/k@1:cpu");
+    rh->key = pg__strdup("s/k@1:cpu");
+    rb->status = rh->status = PG_STATUS_OK;
+    rb->threshold = rh->threshold = 0.05;
+    rb->alpha = rh->alpha = 0.05;
+    rb->samples = calloc(n, sizeof(double));
+    rh->samples = calloc(n, sizeof(double));
+    rb->nsamples = rh->nsamples = n;
+    for (i = 0; i < n; i++) {
+        /* A little per-round noise of its own, so the ratios are not all equal. */
+        rb->samples[i] = 1e-3 * phase[i] * (1 + 0.004 * (double)(i % 5));
+        rh->samples[i] = 1.10e-3 * phase[i] * (1 + 0.004 * (double)((i + 2) % 5));
+    }
+    pg_assert_ok(pg_stats_summarize(&rb->summary, rb->samples, n));
+    pg_assert_ok(pg_stats_summarize(&rh->summary, rh->samples, n));
+    bases[0] = base;
+    co.drift = 0;
+    pg_assert_ok(pg_compare(&cmp, head, bases, 1, &co));
+    cr_assert_neq(cmp->cases[0].verdict, PG_VERDICT_REGRESSED, "unpaired: %s", cmp->cases[0].reason);
+    pg_assert_ok(pg_ab_paired_analyse(&paired, rb->samples, rh->samples, n, 0.95));
+    pg_assert_ok(pg_ab_paired_apply(cmp, head, &paired, &co));
+    cr_assert_eq(cmp->cases[0].verdict, PG_VERDICT_REGRESSED, "paired: %s", cmp->cases[0].reason);
+    cr_assert(cmp->cases[0].paired);
+    cr_assert(fabs(cmp->cases[0].ratio - 1.10) < 0.01, "ratio %g", cmp->cases[0].ratio);
+    cr_assert_gt(cmp->cases[0].ci_lo, 1.05);
+    cr_assert_lt(cmp->cases[0].ci_hi, 1.12);
+    cr_assert(strstr(cmp->method, "Wilcoxon signed-rank") != NULL, "%s", cmp->method);
+    cr_assert_eq(cmp->exit_code, 1);
+    pg_comparison_free(cmp);
+    pg_run_free(base);
+    pg_run_free(head);
 }

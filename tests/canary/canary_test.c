@@ -420,3 +420,43 @@ Test(testhooks, slowdown_hits_only_the_named_case, .timeout = 60)
     cr_skip_test("built without PG_TEST_HOOKS");
 #endif
 }
+
+/*
+ * Confirmation re-runs measure in a fresh process (exec.h: pg_exec_case_fresh): the result comes
+ * back whole, and the injected slowdown (an environment the child inherits) still shows against
+ * the untouched twin measured the same way.
+ */
+Test(testhooks, a_case_measured_in_a_fresh_process_comes_back_whole, .timeout = 60)
+{
+#ifdef PG_TEST_HOOKS
+    static const char yaml[] = "suite: t\n"
+                               "defaults: {threads: 1, min_run_time: 50ms, min_samples: 9, warmup: 5ms}\n"
+                               "benchmarks:\n"
+                               "  - {name: slow, kernel: sgemm, params: {n: 64}}\n"
+                               "  - {name: same, kernel: sgemm, params: {n: 64}}\n";
+    pg_suite_options so = PG_SUITE_OPTIONS_INIT;
+    pg_suite *s = NULL;
+    pg_result r[2];
+    int i;
+
+    pg_assert_ok(pg_suite_load_buffer(&s, "t.yaml", yaml, sizeof(yaml) - 1, &so, NULL));
+    memset(r, 0, sizeof(r));
+    setenv("PG_TEST_SLOWDOWN", "t/slow*=4", 1);
+    for (i = 0; i < 2; i++)
+        pg_assert_ok(pg_exec_case_fresh(&r[i], &s->cases[i], NULL));
+    unsetenv("PG_TEST_SLOWDOWN");
+    for (i = 0; i < 2; i++) {
+        cr_assert_eq(r[i].status, PG_STATUS_OK, "%s", r[i].message);
+        cr_assert_str_eq(r[i].key, s->cases[i].key);
+        cr_assert_geq(r[i].nsamples, 9);
+        cr_assert_gt(r[i].flops, 0);
+    }
+    cr_expect(r[0].summary.min > 2 * r[1].summary.min, "slowed case %g s, untouched twin %g s", r[0].summary.min,
+              r[1].summary.min);
+    pg__result_clear(&r[0]);
+    pg__result_clear(&r[1]);
+    pg_suite_free(s);
+#else
+    cr_skip_test("built without PG_TEST_HOOKS");
+#endif
+}

@@ -134,3 +134,56 @@ Test(confirm, failed_rerun_keeps_the_verdict)
     cr_expect_eq(a->verdict, PG_VERDICT_REGRESSED);
     cr_expect(strstr(a->reason, "the re-run produced no samples") != NULL, "%s", a->reason);
 }
+
+/* Interleaved gates: the re-run is a fresh paired comparison of case a, base 1 ms against `head_median`. */
+static void confirm_paired_with(double head_median)
+{
+    pg_run *again_base, *again_head;
+    pg_comparison *again;
+    const pg_run *bases[1];
+
+    pg_assert_ok(pg_run_new(&again_base));
+    pg_assert_ok(pg_run_new(&again_head));
+    add(again_base, "a", 1e-3, 11);
+    add(again_head, "a", head_median, 12);
+    bases[0] = again_base;
+    pg_assert_ok(pg_compare(&again, again_head, bases, 1, NULL));
+    pg_assert_ok(pg_confirm_apply_paired(cmp, again, NULL));
+    pg_comparison_free(again);
+    pg_run_free(again_base);
+    pg_run_free(again_head);
+}
+
+Test(confirm, paired_confirmation_keeps_only_what_the_fresh_rounds_regress_too)
+{
+    /* The fresh rounds see case a +30% again. */
+    confirm_paired_with(1.30e-3);
+    cr_assert_eq(cmp->cases[0].verdict, PG_VERDICT_REGRESSED);
+    cr_assert_eq(cmp->cases[0].confirm, PG_CONFIRM_CONFIRMED);
+    cr_assert(fabs(cmp->cases[0].confirm_ratio - 1.30) < 0.02, "%g", cmp->cases[0].confirm_ratio);
+    cr_assert(strstr(cmp->cases[0].reason, "confirmed by a re-run: first run +") != NULL, "%s",
+              cmp->cases[0].reason);
+    cr_assert_eq(cmp->exit_code, 1);
+    /* b was never REGRESSED: untouched. */
+    cr_assert_eq(cmp->cases[1].confirm, PG_CONFIRM_NONE);
+}
+
+Test(confirm, paired_confirmation_refutes_a_one_off)
+{
+    /* The fresh rounds see no change in a: the first measurement was a phase. */
+    confirm_paired_with(1e-3);
+    cr_assert_eq(cmp->cases[0].verdict, PG_VERDICT_UNSURE);
+    cr_assert_eq(cmp->cases[0].confirm, PG_CONFIRM_REFUTED);
+    cr_assert(strstr(cmp->cases[0].reason, "not confirmed by a re-run") != NULL, "%s", cmp->cases[0].reason);
+    cr_assert(strstr(cmp->cases[0].reason, "re-run +0.") != NULL || strstr(cmp->cases[0].reason, "re-run -0.") != NULL,
+              "%s", cmp->cases[0].reason);
+    cr_assert_eq(cmp->exit_code, 0);
+}
+
+Test(confirm, paired_confirmation_without_a_rerun_keeps_the_verdict)
+{
+    pg_assert_ok(pg_confirm_apply_paired(cmp, NULL, NULL));
+    cr_assert_eq(cmp->cases[0].verdict, PG_VERDICT_REGRESSED);
+    cr_assert_eq(cmp->cases[0].confirm, PG_CONFIRM_NOT_RUN);
+    cr_assert(strstr(cmp->cases[0].reason, "no re-run") != NULL, "%s", cmp->cases[0].reason);
+}

@@ -355,3 +355,21 @@ Test(measure_real, process_cpu_clock_runs_the_loop)
     cr_expect(m.clock_overhead_s <= 1e-4 * m.samples[0] * (double)m.number_per_run + 1e-12);
     free(m.samples);
 }
+
+/* A confirmation child moves its CPU choice on: with two CPUs allowed it pins to the other one. */
+Test(measure_threads, shifting_the_cpu_choice_moves_to_the_next_allowed_cpu)
+{
+    pg_thread_state a, b;
+    cpu_set_t now, start;
+
+    cr_assert_eq(sched_getaffinity(0, sizeof(start), &start), 0);
+    pg_assert_ok(pg_measure_set_threads_ex(&a, 1));
+    pg_measure_shift_cpus(1);
+    pg_assert_ok(pg_measure_set_threads_ex(&b, 1));
+    cr_assert_eq(sched_getaffinity(0, sizeof(now), &now), 0);
+    cr_assert_eq(CPU_COUNT(&now), 1, "one thread, one CPU");
+    if (CPU_COUNT(&start) >= 2)
+        cr_expect_str_neq(a.affinity, b.affinity, "still on %s", b.affinity);
+    else
+        cr_expect_str_eq(a.affinity, b.affinity);
+}

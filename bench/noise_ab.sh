@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# noise_ab.sh - issue 11's A/B measurement: interleaved gates on a noisy machine.
+#
+# `perfgate gate --base-build B --head-build H` on bench/noise_ab.yaml (the 20
+# cases of bench/noise_gate.yaml as the plugin bench/plugin/ng.c), base build
+# libng_base.so against:
+#   same    libng_same.so, an identical build (A/A): runs with any REGRESSED;
+#   slow10  libng_slow10.so, +10% injected into sgemm n=128 only;
+#   slow5   libng_slow5.so, +5% injected there;
+# TRIALS gates each, with confirmation as in CI (CI=true: a REGRESSED case is
+# re-measured in fresh interleaved rounds and fails only if confirmed).
+# Counts, per series: the first verdict REGRESSED (before confirmation) and
+# the final one, for the injected case and for any other case.
+#
+# usage: bash bench/noise_ab.sh [TRIALS=10] [THRESHOLD=5%] [ROUNDS=perfgate's default] [HEADS="same slow10 slow5"]
+#        PERFGATE_NOISE_BUILD=DIR (default build-bench) is built as Release if needed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+trials=${1:-10}
+threshold=${2:-5%}
+rounds=${3:-}
+heads=${4:-same slow10 slow5}
+build=${PERFGATE_NOISE_BUILD:-build-bench}
+if [[ ! -x "$build/perfgate" || ! -f "$build/bench/libng_slow5.so" ]]; then
+  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DPG_BUILD_TESTS=OFF >/dev/null
+  cmake --build "$build" -j2 >/dev/null
+fi
+pg=$build/perfgate
+lib=$build/bench
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+start=$(date +%s)
+echo "# noise_ab: $trials interleaved gates per head build, threshold $threshold, ${rounds:-default} rounds; load $(cut -d' ' -f1-3 /proc/loadavg)"
+for head in $heads; do
+  for i in $(seq 1 "$trials"); do
+    t0=$(date +%s)
+    CI=true "$pg" gate --style none --db "$tmp/ab.db" --branch head --commit "$head$i" --threshold "$threshold" \
+      --base-build "$lib/libng_base.so" --head-build "$lib/libng_$head.so" ${rounds:+-r "$rounds"} \
+      --json "$tmp/$head$i.json" bench/noise_ab.yaml >/dev/null 2>&1 || true
+    echo "  $head $i: $(( $(date +%s) - t0 )) s"
+  done
+done
+echo "noise_ab: $(wc -w <<< "$heads") x $trials gates in $(( $(date +%s) - start )) s on $(nproc) cores, $(date -u +%FT%TZ)"
+python3 - "$tmp" "$trials" $heads <<'PY'
+import json, sys
+tmp, trials, heads = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+target = "ngp/sgemm[n=128]@1:cpu"
+def first(c):  # REGRESSED before confirmation: confirmation ran (or was due) on it
+    return c["verdict"] == "REGRESSED" or c.get("confirm", "none") != "none"
+print("\n| head build | gates | injected case REGRESSED first / final | another case REGRESSED first / final | gates with any REGRESSED (final) | failed gates |")
+print("|---|---|---|---|---|---|")
+for head in heads:
+    hit1 = hit = oth1 = oth = anyr = failed = 0
+    for i in range(1, trials + 1):
+        try:
+            doc = json.load(open("%s/%s%d.json" % (tmp, head, i)))
+        except Exception:
+            failed += 1
+            continue
+        cs = doc["verdicts"]
+        t = [c for c in cs if c["key"] == target]
+        others = [c for c in cs if c["key"] != target]
+        hit1 += bool(t) and first(t[0])
+        hit += bool(t) and t[0]["verdict"] == "REGRESSED"
+        oth1 += any(first(c) for c in others)
+        oth += any(c["verdict"] == "REGRESSED" for c in others)
+        anyr += any(c["verdict"] == "REGRESSED" for c in cs)
+    print("| %s | %d | %d / %d | %d / %d | %d | %d |" % (head, trials, hit1, hit, oth1, oth, anyr, failed))
+PY
