@@ -48,6 +48,7 @@ int pg_exec_case(pg_result *out, const pg_case *c, const pg_exec_options *opts)
 
     if (!opts)
         opts = &dflt;
+    pg_measure_stable_layout();
     fill_identity(out, c);
     if (c->plugin)
         return pg__backend_plugin_case(out, c, opts);
@@ -66,6 +67,7 @@ int pg_exec_case_pair(pg_result out[2], const pg_case *const c[2], const pg_exec
         opts = &dflt;
     if (!c[0]->plugin || !c[1]->plugin)
         return pg_error_set(PG_EINVAL, "only plugin cases run in lockstep (%s)", c[0]->key);
+    pg_measure_stable_layout();
     fill_identity(&out[0], c[0]);
     fill_identity(&out[1], c[1]);
     return pg__backend_plugin_pair(out, c, opts, seed);

@@ -13,6 +13,7 @@
 #include <cblas.h>
 #include <dirent.h>
 #include <dlfcn.h>
+#include <malloc.h>
 #include <math.h>
 #include <sched.h>
 #include <stdio.h>
@@ -286,6 +287,25 @@ static int pin_all_threads(const cpu_set_t *want)
     }
     closedir(d);
     return ok;
+}
+
+void pg_measure_stable_layout(void)
+{
+    static int done;
+
+    /*
+     * Buffers of 4 KiB and more come from mmap: page-aligned (plus malloc's
+     * fixed header) in every process, whatever the heap went through before.
+     * From the heap, their offsets modulo the page size depend on everything
+     * the process allocated earlier (a gate loads baselines first, a run does
+     * not), and a power-of-two GEMM or a streaming kernel can be 30-60 %
+     * slower or faster from that alone (4K aliasing, cache sets): a per-process
+     * difference no statistics can tell from a change.
+     */
+    if (!done) {
+        mallopt(M_MMAP_THRESHOLD, 4096);
+        done = 1;
+    }
 }
 
 /* The mask the process started with: later cases may want more CPUs than an earlier one. */

@@ -116,6 +116,14 @@ typedef struct pg_thread_state {
 int pg_measure_set_threads_ex(pg_thread_state *out, int threads);
 
 /**
+ * Makes the memory layout of the buffers a case allocates the same in every
+ * process (allocations of 4 KiB and more are page-aligned mappings), so that
+ * two processes measuring the same code see the same alignment. Called by
+ * the executor before the first case; idempotent.
+ */
+void pg_measure_stable_layout(void);
+
+/**
  * Moves this process's choice of CPUs `by` allowed CPUs on (the next case's
  * pg_measure_set_threads_ex() pins there): a re-measurement in a child
  * process then runs on other CPUs than the first measurement did. Does
