@@ -14,6 +14,8 @@
 #
 # usage: bash bench/noise_ab.sh [TRIALS=10] [THRESHOLD=5%] [ROUNDS=perfgate's default] [HEADS="same slow10 slow5"]
 #        PERFGATE_NOISE_BUILD=DIR (default build-bench) is built as Release if needed.
+#        PERFGATE_NOISE_HOG=1 runs `bench_hog mem` (a memory-bandwidth hog on the other
+#        core) during every other gate, from its start to its end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 trials=${1:-10}
@@ -28,16 +30,19 @@ fi
 pg=$build/perfgate
 lib=$build/bench
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+hogpid=
+trap '[[ -n "$hogpid" ]] && kill "$hogpid" 2>/dev/null; rm -rf "$tmp"' EXIT
 start=$(date +%s)
-echo "# noise_ab: $trials interleaved gates per head build, threshold $threshold, ${rounds:-default} rounds; load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# noise_ab: $trials interleaved gates per head build, threshold $threshold, ${rounds:-default} rounds${PERFGATE_NOISE_HOG:+, bandwidth hog in every other gate}; load $(cut -d' ' -f1-3 /proc/loadavg)"
 for head in $heads; do
   for i in $(seq 1 "$trials"); do
     t0=$(date +%s)
+    if [[ -n "${PERFGATE_NOISE_HOG:-}" ]] && (( i % 2 == 1 )); then "$build/bench/bench_hog" mem 600 >/dev/null 2>&1 & hogpid=$!; fi
     CI=true "$pg" gate --style none --db "$tmp/ab.db" --branch head --commit "$head$i" --threshold "$threshold" \
       --base-build "$lib/libng_base.so" --head-build "$lib/libng_$head.so" ${rounds:+-r "$rounds"} \
       --json "$tmp/$head$i.json" bench/noise_ab.yaml >/dev/null 2>&1 || true
-    echo "  $head $i: $(( $(date +%s) - t0 )) s"
+    if [[ -n "$hogpid" ]]; then kill "$hogpid" 2>/dev/null || true; wait "$hogpid" 2>/dev/null || true; hogpid=; fi
+    echo "  $head $i: $(( $(date +%s) - t0 )) s${PERFGATE_NOISE_HOG:+$( (( i % 2 == 1 )) && echo ' (hog)')}"
   done
 done
 echo "noise_ab: $(wc -w <<< "$heads") x $trials gates in $(( $(date +%s) - start )) s on $(nproc) cores, $(date -u +%FT%TZ)"
