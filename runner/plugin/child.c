@@ -300,8 +300,15 @@ static int collect(pg_result *out, const pg_case *c, const char *path, pid_t pid
     return report_death(out, c, path, status, 0);
 }
 
-int pg_plugin_run_case(pg_result *out, const pg_case *c, const char *path, const pg_measure_options *mo,
-                       double timeout_s)
+/*
+ * Forks a child that runs `body` (which sends its result on `fd` and never
+ * returns), then collects that result, crash or timeout into `out`. `path`
+ * names the plugin in messages (NULL: a case in a fresh process).
+ */
+typedef void (*child_body)(int fd, const pg_case *c, const void *ctx);
+
+static int run_child(pg_result *out, const pg_case *c, const char *path, double timeout_s, child_body body,
+                     const void *ctx)
 {
     pg_buf buf = PG_BUF_INIT;
     int fds[2], timed_out = 0, err = 0;
@@ -309,7 +316,7 @@ int pg_plugin_run_case(pg_result *out, const pg_case *c, const char *path, const
 
     if (pipe2(fds, O_CLOEXEC) != 0)
         return pg_error_set(PG_EIO, "cannot create a pipe for the benchmark process: %s", strerror(errno));
-    /* Buffered output would otherwise be written twice if the plugin calls exit(). */
+    /* Buffered output would otherwise be written twice if the child calls exit(). */
     fflush(stdout);
     fflush(stderr);
     pid = fork();
@@ -320,7 +327,8 @@ int pg_plugin_run_case(pg_result *out, const pg_case *c, const char *path, const
     }
     if (pid == 0) {
         close(fds[0]);
-        child_main(fds[1], c, path, mo, NULL);
+        body(fds[1], c, ctx);
+        _exit(0);
     }
     close(fds[1]);
     err = read_until_eof(&buf, fds[0], timeout_s, &timed_out);
@@ -330,43 +338,53 @@ int pg_plugin_run_case(pg_result *out, const pg_case *c, const char *path, const
     return err;
 }
 
+typedef struct plugin_ctx {
+    const char *path;
+    const pg_measure_options *mo;
+} plugin_ctx;
+
+static void plugin_body(int fd, const pg_case *c, const void *ctx)
+{
+    const plugin_ctx *p = ctx;
+
+    child_main(fd, c, p->path, p->mo, NULL);
+}
+
+int pg_plugin_run_case(pg_result *out, const pg_case *c, const char *path, const pg_measure_options *mo,
+                       double timeout_s)
+{
+    plugin_ctx p = {path, mo};
+
+    return run_child(out, c, path, timeout_s, plugin_body, &p);
+}
+
 /* ---- any case in a fresh process -------------------------------------- */
+
+typedef struct fresh_ctx {
+    const pg_exec_options *opts;
+    int cpu_shift;
+} fresh_ctx;
+
+static void fresh_body(int fd, const pg_case *c, const void *ctx)
+{
+    const fresh_ctx *f = ctx;
+    pg_result r;
+
+    install_crash_handlers(fd);
+    memset(&r, 0, sizeof(r));
+    r.mfu = -1;
+    pg_measure_shift_cpus(f->cpu_shift);
+    if (pg_exec_case(&r, c, f->opts) != 0)
+        pg__result_error(&r, pg_error_last());
+    send_result(fd, &r);
+}
 
 int pg__child_exec_case(pg_result *out, const pg_case *c, const pg_exec_options *opts, int cpu_shift,
                         double timeout_s)
 {
-    pg_buf buf = PG_BUF_INIT;
-    int fds[2], timed_out = 0, err = 0;
-    pid_t pid;
+    fresh_ctx f = {opts, cpu_shift};
 
-    if (pipe2(fds, O_CLOEXEC) != 0)
-        return pg_error_set(PG_EIO, "cannot create a pipe for the benchmark process: %s", strerror(errno));
-    fflush(stdout);
-    fflush(stderr);
-    pid = fork();
-    if (pid < 0) {
-        close(fds[0]);
-        close(fds[1]);
-        return pg_error_set(PG_EIO, "cannot start the benchmark process: %s", strerror(errno));
-    }
-    if (pid == 0) {
-        pg_result r;
-        close(fds[0]);
-        install_crash_handlers(fds[1]);
-        memset(&r, 0, sizeof(r));
-        r.mfu = -1;
-        pg_measure_shift_cpus(cpu_shift);
-        if (pg_exec_case(&r, c, opts) != 0)
-            pg__result_error(&r, pg_error_last());
-        send_result(fds[1], &r);
-        _exit(0);
-    }
-    close(fds[1]);
-    err = read_until_eof(&buf, fds[0], timeout_s, &timed_out);
-    close(fds[0]);
-    err = collect(out, c, NULL, pid, &buf, err, timed_out, timeout_s);
-    pg__buf_free(&buf);
-    return err;
+    return run_child(out, c, NULL, timeout_s, fresh_body, &f);
 }
 
 /* ---- lockstep pairs ---------------------------------------------------- */

@@ -382,6 +382,13 @@ Test(testhooks, slowdown_spec_matches_by_glob)
 #endif
 }
 
+/* Two identical sgemm cases; the tests below slow down "slow" only. */
+static const char twins_yaml[] = "suite: t\n"
+                                 "defaults: {threads: 1, min_run_time: 50ms, min_samples: 9, warmup: 5ms}\n"
+                                 "benchmarks:\n"
+                                 "  - {name: slow, kernel: sgemm, params: {n: 64}}\n"
+                                 "  - {name: same, kernel: sgemm, params: {n: 64}}\n";
+
 /*
  * Two identical cases, one named in PG_TEST_SLOWDOWN with a large factor (4x, so that a loaded
  * machine cannot blur it): only that one gets slower. This compares the two cases with each other
@@ -390,11 +397,6 @@ Test(testhooks, slowdown_spec_matches_by_glob)
 Test(testhooks, slowdown_hits_only_the_named_case, .timeout = 60)
 {
 #ifdef PG_TEST_HOOKS
-    static const char yaml[] = "suite: t\n"
-                               "defaults: {threads: 1, min_run_time: 50ms, min_samples: 9, warmup: 5ms}\n"
-                               "benchmarks:\n"
-                               "  - {name: slow, kernel: sgemm, params: {n: 64}}\n"
-                               "  - {name: same, kernel: sgemm, params: {n: 64}}\n";
     pg_suite_options so = PG_SUITE_OPTIONS_INIT;
     pg_exec_options eo = PG_EXEC_OPTIONS_INIT;
     pg_suite *s = NULL;
@@ -402,7 +404,7 @@ Test(testhooks, slowdown_hits_only_the_named_case, .timeout = 60)
     pg_run *run;
     double slow, same;
 
-    pg_assert_ok(pg_suite_load_buffer(&s, "t.yaml", yaml, sizeof(yaml) - 1, &so, NULL));
+    pg_assert_ok(pg_suite_load_buffer(&s, "t.yaml", twins_yaml, sizeof(twins_yaml) - 1, &so, NULL));
     set.suites = &s;
     set.count = 1;
     pg_assert_ok(pg_run_new(&run));
@@ -429,17 +431,12 @@ Test(testhooks, slowdown_hits_only_the_named_case, .timeout = 60)
 Test(testhooks, a_case_measured_in_a_fresh_process_comes_back_whole, .timeout = 60)
 {
 #ifdef PG_TEST_HOOKS
-    static const char yaml[] = "suite: t\n"
-                               "defaults: {threads: 1, min_run_time: 50ms, min_samples: 9, warmup: 5ms}\n"
-                               "benchmarks:\n"
-                               "  - {name: slow, kernel: sgemm, params: {n: 64}}\n"
-                               "  - {name: same, kernel: sgemm, params: {n: 64}}\n";
     pg_suite_options so = PG_SUITE_OPTIONS_INIT;
     pg_suite *s = NULL;
     pg_result r[2];
     int i;
 
-    pg_assert_ok(pg_suite_load_buffer(&s, "t.yaml", yaml, sizeof(yaml) - 1, &so, NULL));
+    pg_assert_ok(pg_suite_load_buffer(&s, "t.yaml", twins_yaml, sizeof(twins_yaml) - 1, &so, NULL));
     memset(r, 0, sizeof(r));
     setenv("PG_TEST_SLOWDOWN", "t/slow*=4", 1);
     for (i = 0; i < 2; i++)
