@@ -16,15 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "case.h"
 #include "node.h"
-
-/** One expanded parameter value. */
-typedef struct pg_param {
-    char *name;
-    char *value;        /* canonical text */
-    int is_number;      /* value parses as a number */
-    double num;
-} pg_param;
 
 /** Diagnostics: every error found in the files loaded, in file order. */
 typedef struct pg_diags {
@@ -38,34 +31,6 @@ int pg__diag_add(pg_diags *d, const pg_node *at, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
-
-typedef struct pg_case {
-    char *key;
-    char *suite;
-    char *name;
-    char *kernel;       /* built-in kernel, or NULL */
-    char *plugin;       /* shared library path, or NULL */
-    char *symbol;       /* benchmark name inside the plugin */
-    char **command;     /* argv, NULL-terminated, or NULL */
-    double timeout;     /* command: seconds before the process is killed (default 60) */
-    char *metrics;      /* command: "json" to read its printed metrics, or NULL */
-    int keep_output;    /* command: keep stdout/stderr (output: keep) instead of discarding */
-    int cold;           /* cuda: flush L2 before each sample */
-    char *device;       /* "cpu" | "cuda" */
-    int threads;
-    pg_param *params;   /* sorted by name */
-    size_t nparams;
-    char *params_json;  /* canonical JSON object of params */
-    double min_run_time;  /* seconds */
-    double max_run_time;
-    double warmup;        /* seconds */
-    int64_t min_samples;
-    double threshold;     /* fraction, e.g. 0.05 */
-    double alpha;
-    char **tags;
-    size_t ntags;
-    const pg_node *node;  /* the benchmark entry, for messages */
-} pg_case;
 
 typedef struct pg_check {
     char *name;
@@ -135,18 +100,6 @@ void pg_suite_set_free(pg_suite_set *set);
  * pg_case_clear().
  */
 int pg_case_from_workload(pg_case *out, const pg_node *workload, const char *suite, const char *name);
-
-/** Frees what a case owns and zeroes it. */
-void pg_case_clear(pg_case *c);
-
-/**
- * Typed parameter access for kernels. Returns `dflt` when absent, when not
- * a number (int, double), or for int when the number does not fit 64 bits.
- */
-const pg_param *pg_case_param(const pg_case *c, const char *name);
-int64_t pg_case_param_int(const pg_case *c, const char *name, int64_t dflt);
-double pg_case_param_double(const pg_case *c, const char *name, double dflt);
-const char *pg_case_param_str(const pg_case *c, const char *name, const char *dflt);
 
 /**
  * Evaluates an integer expression (a scalar node such as an `expect` value,

@@ -13,7 +13,7 @@
 #include "exec.h"
 #include "measure.h"
 #include "model.h"
-#include "suite.h"
+#include "case.h"
 
 int pg__backend_cpu_case(pg_result *out, const pg_case *c, const pg_exec_options *opts);
 int pg__backend_cuda_case(pg_result *out, const pg_case *c, const pg_exec_options *opts);

@@ -12,7 +12,7 @@
 
 #include "kernels/kernels.h"
 #include "perfgate/errors.h"
-#include "suite.h"
+#include "case.h"
 #include "util.h"
 
 #include <stdlib.h>

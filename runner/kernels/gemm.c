@@ -1,9 +1,9 @@
 /* gemm.c - the single GEMM entry point (OpenBLAS) and the sgemm/dgemm kernels. */
 #include "kernels/kernels.h"
 
+#include "case.h"
 #include "instrument.h"
 #include "perfgate/errors.h"
-#include "suite.h"
 
 #include <cblas.h>
 #include <stdio.h>

@@ -11,9 +11,9 @@
  */
 #include "kernels/kernels.h"
 
+#include "case.h"
 #include "instrument.h"
 #include "perfgate/errors.h"
-#include "suite.h"
 
 #include <math.h>
 #include <stdio.h>

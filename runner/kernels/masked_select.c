@@ -12,8 +12,8 @@
 #include "kernels/kernels.h"
 #include "kernels/ops.h"
 
+#include "case.h"
 #include "perfgate/errors.h"
-#include "suite.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -10,10 +10,10 @@
  */
 #include "kernels/mlp.h"
 
+#include "case.h"
 #include "kernels/kernels.h"
 #include "kernels/ops.h"
 #include "perfgate/errors.h"
-#include "suite.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -9,8 +9,8 @@
 #include "kernels/kernels.h"
 #include "kernels/ops.h"
 
+#include "case.h"
 #include "perfgate/errors.h"
-#include "suite.h"
 
 #include <math.h>
 #include <stdlib.h>

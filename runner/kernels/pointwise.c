@@ -10,8 +10,8 @@
 #include "kernels/kernels.h"
 #include "kernels/ops.h"
 
+#include "case.h"
 #include "perfgate/errors.h"
-#include "suite.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -17,7 +17,7 @@
 #include "measure.h"
 #include "model.h"
 #include "perfgate/plugin.h"
-#include "suite.h"
+#include "case.h"
 
 typedef struct pg_plugin_lib pg_plugin_lib;
 

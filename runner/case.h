@@ -1,0 +1,77 @@
+/*
+ * case.h - one benchmark case: a kernel, plugin or command with one value
+ * for each parameter, and the settings it is measured with.
+ *
+ * Cases come from suites (suite.h expands them) and go to everything that
+ * runs or reports one: kernels, backends, plugins, measurement. A case's
+ * key, `SUITE/NAME[p1=v1,p2=v2]@THREADS:DEVICE`, names it in the history.
+ */
+#ifndef PG_CASE_H
+#define PG_CASE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "node.h"
+
+/** One expanded parameter value. */
+typedef struct pg_param {
+    char *name;
+    char *value;        /* canonical text */
+    int is_number;      /* value parses as a number */
+    double num;
+} pg_param;
+
+/**
+ * One case of a benchmark: what runs, with one value per parameter, and the
+ * settings it is measured with. Owns every string and array it points to
+ * (not `node`); free with pg_case_clear().
+ */
+typedef struct pg_case {
+    char *key;
+    char *suite;
+    char *name;
+    char *kernel;       /* built-in kernel, or NULL */
+    char *plugin;       /* shared library path, or NULL */
+    char *symbol;       /* benchmark name inside the plugin */
+    char **command;     /* argv, NULL-terminated, or NULL */
+    double timeout;     /* command: seconds before the process is killed (default 60) */
+    char *metrics;      /* command: "json" to read its printed metrics, or NULL */
+    int keep_output;    /* command: keep stdout/stderr (output: keep) instead of discarding */
+    int cold;           /* cuda: flush L2 before each sample */
+    char *device;       /* "cpu" | "cuda" */
+    int threads;
+    pg_param *params;   /* sorted by name */
+    size_t nparams;
+    char *params_json;  /* canonical JSON object of params */
+    double min_run_time;  /* seconds */
+    double max_run_time;
+    double warmup;        /* seconds */
+    int64_t min_samples;
+    double threshold;     /* fraction, e.g. 0.05 */
+    double alpha;
+    char **tags;
+    size_t ntags;
+    const pg_node *node;  /* the benchmark entry, for messages */
+} pg_case;
+
+/** Frees what a case owns and zeroes it. */
+void pg_case_clear(pg_case *c);
+
+/**
+ * Typed parameter access for kernels. Returns `dflt` when absent, when not
+ * a number (int, double), or for int when the number does not fit 64 bits.
+ */
+const pg_param *pg_case_param(const pg_case *c, const char *name);
+int64_t pg_case_param_int(const pg_case *c, const char *name, int64_t dflt);
+double pg_case_param_double(const pg_case *c, const char *name, double dflt);
+const char *pg_case_param_str(const pg_case *c, const char *name, const char *dflt);
+
+/**
+ * Fills `key` and `params_json` of a case whose suite, name, threads,
+ * device and params (sorted by name) are set.
+ * @return 0, or PG_ENOMEM (nothing set).
+ */
+int pg__case_finish(pg_case *c);
+
+#endif
