@@ -1,5 +1,5 @@
 /*
- * diag.c - the pg__loader's diagnostics: collecting "FILE:LINE:COL: message"
+ * diag.c - the suite loader's diagnostics: collecting "FILE:LINE:COL: message"
  * lines, sorting them by position, and suggesting the name a typo meant.
  */
 #include "suite/internal.h"

@@ -21,17 +21,12 @@ static const pg__hint top_hints[] = {
 
 /* ---- repeated keys, names and cases ---- */
 
-typedef struct key_dup_ctx {
-    pg_diags *d;
-    pg_node *const *keys;
-} key_dup_ctx;
-
-static void report_dup_key(void *payload, size_t later, size_t first)
+static void report_dup_key(pg_diags *d, size_t later, size_t first, void *payload)
 {
-    key_dup_ctx *c = payload;
+    pg_node *const *keys = payload;
 
-    pg__diag_add(c->d, c->keys[later], "duplicate key '%s' (first at %d:%d)", c->keys[later]->scalar,
-                 c->keys[first]->line, c->keys[first]->col);
+    pg__diag_add(d, keys[later], "duplicate key '%s' (first at %d:%d)", keys[later]->scalar, keys[first]->line,
+                 keys[first]->col);
 }
 
 /* YAML keeps the first of two equal keys: a silent override is a mistake, so report it. */
@@ -45,7 +40,6 @@ static void check_dup_keys(pg__loader *L, pg_doc *doc)
         const char **texts;
         pg_node **keys;
         size_t k = 0;
-        key_dup_ctx c;
         if (m->type != PG_NODE_MAP || m->count < 2)
             continue;
         texts = malloc(m->count * sizeof(*texts));
@@ -56,44 +50,36 @@ static void check_dup_keys(pg__loader *L, pg_doc *doc)
                     texts[k] = m->keys[j]->scalar;
                     keys[k++] = m->keys[j];
                 }
-            c.d = L->d;
-            c.keys = keys;
-            pg__each_dup(texts, k, report_dup_key, &c);
+            pg__each_dup(L->d, texts, k, report_dup_key, keys);
         }
         free(texts);
         free(keys);
     }
 }
 
-typedef struct name_dup_ctx {
-    pg_diags *d;
-    const pg_node **names;
-} name_dup_ctx;
-
-static void report_dup_name(void *payload, size_t later, size_t first)
+static void report_dup_name(pg_diags *d, size_t later, size_t first, void *payload)
 {
-    name_dup_ctx *c = payload;
+    const pg_node **names = payload;
 
-    pg__diag_add(c->d, c->names[later], "duplicate name '%s' (first at %d:%d); names are unique in a suite",
-                 c->names[later]->scalar, c->names[first]->line, c->names[first]->col);
+    pg__diag_add(d, names[later], "duplicate name '%s' (first at %d:%d); names are unique in a suite",
+                 names[later]->scalar, names[first]->line, names[first]->col);
 }
 
-typedef struct case_dup_ctx {
-    pg_diags *d;
+typedef struct case_dups {
     const pg_suite *s;
-    const pg_node *last;
-} case_dup_ctx;
+    const pg_node *last;      /* the benchmark last reported */
+} case_dups;
 
-static void report_dup_case(void *payload, size_t later, size_t first)
+static void report_dup_case(pg_diags *d, size_t later, size_t first, void *payload)
 {
-    case_dup_ctx *c = payload;
+    case_dups *c = payload;
     const pg_case *a = &c->s->cases[first], *b = &c->s->cases[later];
 
     /* Different entries with one name were reported as duplicate names; report a benchmark once. */
     if (a->node != b->node || c->last == b->node)
         return;
     c->last = b->node;
-    pg__diag_add(c->d, b->node, "benchmark '%s' expands to the case %s twice (zipped values repeat)", b->name,
+    pg__diag_add(d, b->node, "benchmark '%s' expands to the case %s twice (zipped values repeat)", b->name,
                  b->key);
 }
 
@@ -101,21 +87,16 @@ static void check_unique(pg__loader *L)
 {
     const char **texts;
     size_t i, n = L->nnames > L->s->ncases ? L->nnames : L->s->ncases;
+    case_dups dups = {L->s, NULL};
 
     if (!(texts = malloc((n ? n : 1) * sizeof(*texts))))
         return;
-    {
-        name_dup_ctx c = {L->d, L->names};
-        for (i = 0; i < L->nnames; i++)
-            texts[i] = L->names[i]->scalar;
-        pg__each_dup(texts, L->nnames, report_dup_name, &c);
-    }
-    {
-        case_dup_ctx c = {L->d, L->s, NULL};
-        for (i = 0; i < L->s->ncases; i++)
-            texts[i] = L->s->cases[i].key;
-        pg__each_dup(texts, L->s->ncases, report_dup_case, &c);
-    }
+    for (i = 0; i < L->nnames; i++)
+        texts[i] = L->names[i]->scalar;
+    pg__each_dup(L->d, texts, L->nnames, report_dup_name, L->names);
+    for (i = 0; i < L->s->ncases; i++)
+        texts[i] = L->s->cases[i].key;
+    pg__each_dup(L->d, texts, L->s->ncases, report_dup_case, &dups);
     free(texts);
 }
 

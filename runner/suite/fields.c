@@ -230,8 +230,7 @@ static int keyed_cmp(const void *a, const void *b)
     return x->index < y->index ? -1 : x->index > y->index;
 }
 
-/* Calls fn for each string equal to an earlier one, in O(n log n). */
-int pg__each_dup(const char *const *strs, size_t n, pg__dup_fn fn, void *payload)
+int pg__each_dup(pg_diags *d, const char *const *strs, size_t n, pg__dup_fn fn, void *payload)
 {
     keyed *k;
     size_t i, run;
@@ -249,7 +248,7 @@ int pg__each_dup(const char *const *strs, size_t n, pg__dup_fn fn, void *payload
         if (strcmp(k[i].s, k[run].s) != 0)
             run = i;
         else
-            fn(payload, k[i].index, k[run].index);
+            fn(d, k[i].index, k[run].index, payload);
     }
     free(k);
     return 0;

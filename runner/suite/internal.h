@@ -58,9 +58,10 @@ int pg__check_name(pg_diags *d, const pg_node *n, const char *what);
 /** Parameter names are identifiers, so expressions can use them. */
 int pg__check_param_name(pg_diags *d, const pg_node *k);
 
-typedef void (*pg__dup_fn)(void *payload, size_t later, size_t first);
+/** Reports item `later`, which repeats item `first`, into `d`. */
+typedef void (*pg__dup_fn)(pg_diags *d, size_t later, size_t first, void *payload);
 /** Calls fn for each string equal to an earlier one, in O(n log n). */
-int pg__each_dup(const char *const *strs, size_t n, pg__dup_fn fn, void *payload);
+int pg__each_dup(pg_diags *d, const char *const *strs, size_t n, pg__dup_fn fn, void *payload);
 
 /* ---- params.c ---- */
 

@@ -133,18 +133,14 @@ int pg__canon_value(pg_diags *d, pg__pval *out, const pg_node *v, const char *pn
     return 0;
 }
 
-typedef struct dup_ctx {
-    pg_diags *d;
-    const pg__pval *vals;
-    const char *what;
-} dup_ctx;
-
-static void report_repeat(void *payload, size_t later, size_t first)
+static void report_repeat(pg_diags *d, size_t later, size_t first, void *payload)
 {
-    dup_ctx *c = payload;
+    const pg__dim *dm = payload;
+    const pg__pval *a = &dm->vals[first], *b = &dm->vals[later];
+    char what[96];
 
-    pg__diag_add(c->d, c->vals[later].node, "%s lists %s twice (also at %d:%d)", c->what,
-                 c->vals[later].text, c->vals[first].node->line, c->vals[first].node->col);
+    snprintf(what, sizeof(what), "parameter '%s'", dm->name);
+    pg__diag_add(d, b->node, "%s lists %s twice (also at %d:%d)", what, b->text, a->node->line, a->node->col);
 }
 
 /* Reads a parameter's scalar or non-empty list into canonical values. */
@@ -185,16 +181,13 @@ static int parse_dim(pg_diags *d, pg__dim *dm, const pg_node *key, const pg_node
 int pg__check_repeats(pg_diags *d, const pg__dim *dm)
 {
     const char **texts;
-    char what[96];
-    dup_ctx c = {d, dm->vals, what};
     size_t i, before = d->count;
 
     if (dm->count < 2 || dm->zip >= 0 || !(texts = malloc(dm->count * sizeof(*texts))))
         return 0;
-    snprintf(what, sizeof(what), "parameter '%s'", dm->name);
     for (i = 0; i < dm->count; i++)
         texts[i] = dm->vals[i].text;
-    pg__each_dup(texts, dm->count, report_repeat, &c);
+    pg__each_dup(d, texts, dm->count, report_repeat, (void *)dm);
     free(texts);
     return d->count > before ? -1 : 0;
 }
