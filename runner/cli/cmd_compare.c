@@ -3,8 +3,8 @@
 
 #include "perfgate/errors.h"
 #include "report/report.h"
-#include "select.h"
-#include "store.h"
+#include "store/select.h"
+#include "store/store.h"
 #include "verdict.h"
 
 #include <jansson.h>
@@ -121,7 +121,7 @@ int pg_cmd_compare(int argc, char **argv)
     if ((err = pg_store_open(&store, pg_store_path(db))) != 0 ||
         (err = pg_select_head(&head_id, store, head_sel)) != 0 ||
         (err = pg_store_load_run(&head, store, head_id)) != 0 ||
-        (err = pg_select_base_ext(&sel, store, base_sel, head_id, &so)) != 0) {
+        (err = pg_select_base(&sel, store, base_sel, head_id, &so)) != 0) {
         rc = pg_cli_fail(err);
         goto cleanup;
     }

@@ -9,8 +9,8 @@
 #include "perfgate/errors.h"
 #include "report/report.h"
 #include "report_cli.h"
-#include "select.h"
-#include "store.h"
+#include "store/select.h"
+#include "store/store.h"
 #include "suite.h"
 #include "util.h"
 #include "verdict.h"
@@ -355,7 +355,7 @@ static int do_run(run_flags *fl, char **paths, int npaths, int gate)
         pg_select_options so = PG_SELECT_OPTIONS_INIT;
 
         so.allow_other_machine = fl->allow_other_machine;
-        if ((err = pg_select_base_ext(&sel, store, fl->base, run->id, &so)) != 0) {
+        if ((err = pg_select_base(&sel, store, fl->base, run->id, &so)) != 0) {
             rc = pg_cli_fail(err);
             goto cleanup;
         }

@@ -7,7 +7,7 @@
 
 #include "perfgate/errors.h"
 #include "post/post.h"
-#include "select.h"
+#include "store/select.h"
 #include "util.h"
 #include "verdict.h"
 
@@ -200,7 +200,7 @@ int pg_cli_compare_stored(pg_cli_compared *c, const char *db, const char *head_s
     if ((err = pg_store_open(&c->store, pg_store_path(db))) != 0 ||
         (err = pg_select_head(&head_id, c->store, head_sel)) != 0 ||
         (err = pg_store_load_run(&c->head, c->store, head_id)) != 0 ||
-        (err = pg_select_base(&sel, c->store, base_sel, head_id)) != 0)
+        (err = pg_select_base(&sel, c->store, base_sel, head_id, NULL)) != 0)
         goto fail;
     c->bases = calloc(sel.count + 1, sizeof(*c->bases));
     if (!c->bases) {

@@ -9,7 +9,7 @@
 
 #include "cli.h"
 #include "report/report.h"
-#include "store.h"
+#include "store/store.h"
 
 /* --md/--json/--junit FILE|-, --style; gate also --post and --webhook. */
 typedef struct pg_cli_report_flags {
