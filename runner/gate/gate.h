@@ -19,8 +19,8 @@
 
 #include "exec.h"
 #include "meta.h"
-#include "select.h"
-#include "store.h"
+#include "store/select.h"
+#include "store/store.h"
 #include "suite.h"
 #include "verdict.h"
 

@@ -20,7 +20,7 @@ int pg_stored_select(pg_stored_comparison *out, pg_store *store, const pg_run *h
     assert(out && store && head);
     memset(out, 0, sizeof(*out));
     out->head = head;
-    if ((err = pg_select_base_ext(&out->selection, store, base_sel, head->id, so)) != 0)
+    if ((err = pg_select_base(&out->selection, store, base_sel, head->id, so)) != 0)
         return err;
     if (!(out->bases = calloc(out->selection.count + 1, sizeof(*out->bases))))
         return pg_error_set(PG_ENOMEM, "out of memory loading baseline runs");
