@@ -14,8 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "select.h"
-#include "store.h"
+#include "model.h"
+#include "store/types.h"
 
 typedef struct pg_store_ops pg_store_ops;
 

@@ -1,4 +1,6 @@
 /* maint.c - database maintenance: merge, prune, check. */
+#include "store.h"
+
 #include "engine.h"
 #include "perfgate/errors.h"
 #include "util.h"

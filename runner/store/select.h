@@ -62,19 +62,6 @@ int pg_baseline_pin(pg_store *store, const char *name, int64_t run_id);
  */
 int pg_baseline_unpin(size_t *out_removed, pg_store *store, const char *name, int64_t run_id);
 
-typedef struct pg_baseline_entry {
-    char *name;
-    int64_t run_id;
-    int64_t pinned_at;
-    char *commit;
-    char *branch;
-} pg_baseline_entry;
-
-typedef struct pg_baseline_list {
-    pg_baseline_entry *items;
-    size_t count;
-} pg_baseline_list;
-
 /** Lists pins (of `name`, or all when NULL) by name, newest run first. */
 int pg_baseline_list_get(pg_baseline_list *out, pg_store *store, const char *name);
 void pg_baseline_list_free(pg_baseline_list *list);

@@ -10,6 +10,8 @@
 #include <stdint.h>
 
 #include "engine.h"
+#include "select.h"
+#include "store.h"
 
 typedef struct pg_sqlite_store {
     pg_store base;

@@ -2,6 +2,8 @@
  * store.c - the public store: picks the engine for a path and hands every
  * call to it.
  */
+#include "store.h"
+
 #include "engine.h"
 
 #include <stdlib.h>
