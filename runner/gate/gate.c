@@ -185,6 +185,7 @@ static int measure_interleaved(pg_gate_result *r, const pg_suite_set *set, const
     rebind_head(st->ab.cmp, r->run);
     r->cmp = st->ab.cmp;
     r->interleaved = 1;
+    r->base_build = o->base_build;
     r->rounds = st->ab.rounds;
     r->seed = st->ab.seed;
     return 0;

@@ -68,6 +68,7 @@ typedef struct pg_gate_result {
     size_t nbases;            /* stored baseline runs compared (history mode) */
     const char *described;    /* how the stored baseline was chosen; NULL when none */
     int interleaved;          /* 1: decided on interleaved rounds of two builds */
+    const char *base_build;   /* interleaved: the base build (opts->base_build) */
     int rounds;               /* interleaved: the rounds measured */
     uint64_t seed;            /* interleaved: the seed of their order */
     int exit_code;            /* 0 pass; 1 a case REGRESSED or an exact check failed */
