@@ -24,12 +24,29 @@ static int sig3(char *out, size_t len, double v)
     return 0;
 }
 
+/*
+ * Prints `v` into `num` (32 bytes) in three significant digits, moving up a
+ * unit (dividing by 1000) while the rounded value would print as 1000 or
+ * more, but never past unit `top`. Returns the unit's index.
+ */
+static int scaled(char num[32], double v, int top)
+{
+    int i = 0;
+
+    while (i < top && sig3(num, 32, v)) {
+        v /= 1000;
+        i++;
+    }
+    if (i == top && sig3(num, 32, v))
+        snprintf(num, 32, "%.0f", v);
+    return i;
+}
+
 void pg_fmt_duration(char *out, size_t len, double s)
 {
     static const char *const units[] = {"ns", "µs", "ms", "s"};
-    double v = s * 1e9;
     char num[32];
-    int i = 0;
+    int i;
 
     if (!isfinite(s)) {
         snprintf(out, len, "-");
@@ -39,13 +56,7 @@ void pg_fmt_duration(char *out, size_t len, double s)
         snprintf(out, len, "0 s");
         return;
     }
-    /* Move up a unit while the rounded value would print as 1000 or more. */
-    while (i < 3 && sig3(num, sizeof(num), v)) {
-        v /= 1000;
-        i++;
-    }
-    if (i == 3 && sig3(num, sizeof(num), v))
-        snprintf(num, sizeof(num), "%.0f", v);
+    i = scaled(num, s * 1e9, 3);
     snprintf(out, len, "%s %s", num, units[i]);
 }
 
@@ -53,17 +64,12 @@ void pg_fmt_rate(char *out, size_t len, double v, const char *unit)
 {
     static const char *const prefix[] = {"", "k", "M", "G", "T", "P", "E"};
     char num[32];
-    int i = 0;
+    int i;
 
     if (!isfinite(v) || v <= 0) {
         snprintf(out, len, "-");
         return;
     }
-    while (i < 6 && sig3(num, sizeof(num), v)) {
-        v /= 1000;
-        i++;
-    }
-    if (i == 6 && sig3(num, sizeof(num), v))
-        snprintf(num, sizeof(num), "%.0f", v);
+    i = scaled(num, v, 6);
     snprintf(out, len, "%s %s%s", num, prefix[i], unit);
 }
