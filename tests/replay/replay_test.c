@@ -25,7 +25,7 @@
 #include "perfgate/config.h"
 #include "report/report.h"
 #include "stats.h"
-#include "store.h"
+#include "store/store.h"
 #include "util.h"
 #include "verdict.h"
 
