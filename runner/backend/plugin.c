@@ -3,9 +3,10 @@
  *
  * The case names the library (`plugin:`, with `{build}` and `{suite_dir}`
  * expanded; relative to the suite file) and the benchmark (`symbol:`, else
- * the case's name). The benchmark runs in a child process (plugin/child.c)
- * under the CPU timing engine's usual settings; for A/B runs, two builds of
- * it run in lockstep, one block at a time (pg__backend_plugin_pair).
+ * the case's name). The benchmark runs in a child process (plugin/child.c,
+ * over child.h) under the CPU timing engine's usual settings; for A/B runs,
+ * two builds of it run in lockstep, one block at a time
+ * (pg__backend_plugin_pair).
  */
 #include "backend/backend.h"
 
