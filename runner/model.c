@@ -4,6 +4,7 @@
 #include "perfgate/errors.h"
 #include "util.h"
 
+#include <assert.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,6 +93,25 @@ void pg__result_clear(pg_result *r)
     free(r->samples);
     free(r->extra_json);
     memset(r, 0, sizeof(*r));
+}
+
+static int set_outcome(pg_result *out, pg_status status, const char *message)
+{
+    assert(out);
+    out->status = status;
+    free(out->message);
+    out->message = pg__strdup(message);
+    return 0;
+}
+
+int pg__result_error(pg_result *out, const char *message)
+{
+    return set_outcome(out, PG_STATUS_ERROR, message);
+}
+
+int pg__result_skip(pg_result *out, const char *reason)
+{
+    return set_outcome(out, PG_STATUS_SKIPPED, reason);
 }
 
 void pg__check_clear(pg_check_result *c)

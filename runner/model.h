@@ -109,6 +109,16 @@ int pg_run_add_check(pg_check_result **out, pg_run *run);
 pg_result *pg_run_find(const pg_run *run, const char *key);
 
 void pg__result_clear(pg_result *r);
+
+/*
+ * Outcomes every measuring path gives a result: the message is copied and
+ * replaces any earlier one; both return 0, so a backend can end with
+ * `return pg__result_error(out, ...)` (a failed case is not a failed run).
+ */
+/** Marks `out` as an ERROR with `message` (copied; NULL: none); returns 0. */
+int pg__result_error(pg_result *out, const char *message);
+/** Marks `out` as SKIPPED with `reason` (copied; NULL: none); returns 0. */
+int pg__result_skip(pg_result *out, const char *reason);
 void pg__check_clear(pg_check_result *c);
 
 /** Fills a random RFC 4122 version-4 uuid string. */
