@@ -2,7 +2,6 @@
 #include "cli.h"
 
 #include "ab/ab.h"
-#include "confirm.h"
 
 #include "exec.h"
 #include "meta.h"
@@ -25,11 +24,11 @@ typedef struct run_flags {
     int quick, no_store;
     double peak_tflops, peak_gflops, precision;
     int allow_other_machine;
-    int canary;              /* --canary: reference workloads interleaved with the cases (issue 11) */
+    int canary;              /* --canary: reference workloads interleaved with the cases */
     int confirm, no_confirm; /* --confirm (default when CI=true) / --no-confirm */
     double confirm_budget;   /* --confirm-budget: seconds of re-measurement at most */
     pg_cli_report_flags rep; /* --md/--json/--junit/--style, gate: --post/--webhook */
-    const char *base_build, *head_build; /* gate: interleaved rounds of two builds (issue 11) */
+    const char *base_build, *head_build; /* gate: interleaved rounds of two builds */
     long rounds;             /* their rounds; 0: PG_AB_DEFAULT_ROUNDS */
 } run_flags;
 
@@ -103,7 +102,7 @@ static const pg_case *find_case(const pg_suite_set *set, const char *key)
 
 /*
  * gate --confirm: re-measures the REGRESSED cases (in the order of the
- * comparison, until the budget is spent) and lets pg_confirm_apply() decide
+ * comparison, until the budget is spent) and lets pg_verdict_confirm() decide
  * again against the same baseline runs. The re-run is not stored: the stored
  * run stays the first measurement, and the reason shows both.
  */
@@ -135,7 +134,7 @@ static int confirm_regressions(pg_comparison *cmp, const pg_suite_set *set, cons
         fprintf(human, "confirming %zu regressed case%s: re-measured %zu in %.1fs (budget %.0fs)\n",
                 cmp->counts[PG_VERDICT_REGRESSED], cmp->counts[PG_VERDICT_REGRESSED] == 1 ? "" : "s", n,
                 (double)(pg__mono_ns() - t0) * 1e-9, budget);
-    err = pg_confirm_apply(cmp, rerun, bases, nb, co);
+    err = pg_verdict_confirm(cmp, rerun, bases, nb, co);
 
 cleanup:
     pg_run_free(rerun);
@@ -171,7 +170,7 @@ static int measure_interleaved(pg_ab_result *ab, pg_run *run, const pg_suite_set
     pg_exec_options checks = *eo;
     pg_ab_options ao = ab_options(fl, NULL, 0);
     pg_result *results;
-    size_t n, i;
+    size_t n;
     int err;
 
     checks.checks_only = 1;
@@ -189,19 +188,13 @@ static int measure_interleaved(pg_ab_result *ab, pg_run *run, const pg_suite_set
     run->nresults = ab->head->nresults;
     ab->head->results = results;
     ab->head->nresults = n;
-    ab->cmp->head = run;
-    ab->cmp->checks_total = run->nchecks;
-    ab->cmp->checks_failed = 0;
-    for (i = 0; i < run->nchecks; i++)
-        ab->cmp->checks_failed += !run->checks[i].passed;
-    pg__comparison_recount(ab->cmp, NULL);
+    pg_comparison_rebind_head(ab->cmp, run);
     return 0;
 }
 
 /* gate --confirm with both builds at hand: fresh interleaved rounds of the REGRESSED cases only. */
 static int confirm_interleaved(pg_comparison *cmp, const pg_suite_set *set, const run_flags *fl, FILE *human)
 {
-    pg_compare_options co = PG_COMPARE_OPTIONS_INIT;
     pg_ab_options ao;
     pg_ab_result again;
     const char **keys;
@@ -225,9 +218,7 @@ static int confirm_interleaved(pg_comparison *cmp, const pg_suite_set *set, cons
     if (human)
         fprintf(human, "confirming %zu regressed case%s: %d fresh interleaved rounds in %.1fs\n", n,
                 n == 1 ? "" : "s", again.rounds, (double)(pg__mono_ns() - t0) * 1e-9);
-    co.threshold = fl->threshold;
-    co.alpha = fl->alpha;
-    err = pg_confirm_apply_paired(cmp, again.cmp, &co);
+    err = pg_verdict_confirm_paired(cmp, again.cmp);
     pg_ab_result_free(&again);
     return err;
 }

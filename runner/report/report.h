@@ -32,7 +32,7 @@ void pg_fmt_change(char *out, size_t len, double ratio);
 void pg_fmt_change_ci(char *out, size_t len, double ratio, double lo, double hi);
 /** A p-value: "0.0123", "<0.0001", "-" when not finite. */
 void pg_fmt_p(char *out, size_t len, double p);
-/** The smallest change a case resolves, as "7.5%" (two significant digits); "-" when unknown (issue 11). */
+/** The smallest change a case resolves, as "7.5%" (two significant digits); "-" when unknown. */
 void pg_fmt_resolution(char *out, size_t len, double fraction);
 /** Display width in terminal columns of a UTF-8 string (one per code point). */
 size_t pg__utf8_width(const char *s);
