@@ -1,18 +1,10 @@
 /* cmd_run.c - `perfgate run` and `perfgate gate`: measure, store, compare. */
 #include "cli.h"
 
-#include "ab/ab.h"
-
-#include "exec.h"
-#include "meta.h"
+#include "gate/gate.h"
 #include "perfgate/errors.h"
 #include "report/report.h"
 #include "report_cli.h"
-#include "select.h"
-#include "store.h"
-#include "suite.h"
-#include "util.h"
-#include "verdict.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -58,187 +50,44 @@ static const char gate_desc[] =
     "  perfgate gate --base-build ../base/build --head-build build suites/plugin.yaml";
 
 
-/*
- * Reporting after the run (engineer "report"): every reporter gets the run
- * and its comparison (without a baseline every case is NEW), then the gate
- * posts if asked. Posting problems are printed and never change `rc`: the
- * verdict decides the exit code, a GitHub outage does not.
- */
-static int finish_outputs(pg_cli_outputs *outs, const run_flags *fl, const pg_run *run, const pg_comparison *cmp,
-                          int rc)
-{
-    pg_comparison *own = NULL;
-    int err;
+/* What the human reads while the gate works: the steps as they happen. */
+typedef struct run_view {
+    const run_flags *fl;
+    pg_cli_outputs *outs;
+    FILE *human;              /* NULL with --style none */
+} run_view;
 
-    if (!cmp) {
-        if ((err = pg_compare(&own, run, NULL, 0, NULL)) != 0)
-            return pg_cli_fail(err);
-        cmp = own;
+static void on_step(const pg_gate_result *r, pg_gate_step step, const char *text, void *payload)
+{
+    run_view *v = payload;
+
+    switch (step) {
+    case PG_GATE_NOTE:
+        if (v->human)
+            fprintf(v->human, "%s\n", text);
+        break;
+    case PG_GATE_MEASURED:
+        if (v->human)
+            pg_report_run_terminal(v->human, r->run, &v->outs->style);
+        break;
+    case PG_GATE_STORED:
+        fprintf(v->outs->human, "\nstored run %lld (%s @ %.12s) in %s\n", (long long)r->run->id, r->run->branch,
+                r->run->commit ? r->run->commit : "no commit", pg_store_path(v->fl->db));
+        break;
+    case PG_GATE_BASELINE:
+        if (r->nbases == 0)
+            fprintf(v->outs->human,
+                    "\nno baseline yet for branch '%s' on this machine: this run becomes the baseline; pass\n",
+                    r->run->branch);
+        else
+            fprintf(v->outs->human, "\nbaseline: %s\n\n", r->described ? r->described : "stored run");
+        break;
     }
-    if (pg_cli_outputs_emit(outs, run, cmp) != 0 && rc == 0)
-        rc = 3;
-    if (fl->rep.post || fl->rep.webhook) {
-        pg_cli_post_flags pf = {0};
-        pg_report_data d = {run, cmp, &outs->origin};
-        pf.no_comment = pf.no_status = !fl->rep.post;
-        pf.webhook = fl->rep.webhook;
-        (void)pg_cli_post(&d, &pf);
-    }
-    pg_comparison_free(own);
-    return rc;
 }
 
-/* Finds the case with this key among the loaded suites; NULL when absent. */
-static const pg_case *find_case(const pg_suite_set *set, const char *key)
+/* Rejects flag combinations before anything is measured. @return 0 or 2 (printed). */
+static int check_flags(const run_flags *fl, int interleaved)
 {
-    size_t i, j;
-
-    for (i = 0; i < set->count; i++)
-        for (j = 0; j < set->suites[i]->ncases; j++)
-            if (strcmp(set->suites[i]->cases[j].key, key) == 0)
-                return &set->suites[i]->cases[j];
-    return NULL;
-}
-
-/*
- * gate --confirm: re-measures the REGRESSED cases (in the order of the
- * comparison, until the budget is spent) and lets pg_verdict_confirm() decide
- * again against the same baseline runs. The re-run is not stored: the stored
- * run stays the first measurement, and the reason shows both.
- */
-static int confirm_regressions(pg_comparison *cmp, const pg_suite_set *set, const pg_run *const *bases, size_t nb,
-                               const pg_exec_options *eo, const pg_compare_options *co, double budget, FILE *human)
-{
-    pg_run *rerun = NULL;
-    int64_t t0 = pg__mono_ns();
-    size_t i, n = 0;
-    int err;
-
-    if (cmp->counts[PG_VERDICT_REGRESSED] == 0)
-        return 0;
-    if ((err = pg_run_new(&rerun)) != 0)
-        return err;
-    for (i = 0; i < cmp->ncases; i++) {
-        const pg_case *c;
-        pg_result *r;
-        if (cmp->cases[i].verdict != PG_VERDICT_REGRESSED || !(c = find_case(set, cmp->cases[i].key)))
-            continue;
-        if ((double)(pg__mono_ns() - t0) * 1e-9 >= budget)
-            break;
-        /* A fresh process on other CPUs: a re-run that shares the first one's placement would repeat it. */
-        if ((err = pg_run_add_result(&r, rerun)) != 0 || (err = pg_exec_case_fresh(r, c, eo)) != 0)
-            goto cleanup;
-        n++;
-    }
-    if (human)
-        fprintf(human, "confirming %zu regressed case%s: re-measured %zu in %.1fs (budget %.0fs)\n",
-                cmp->counts[PG_VERDICT_REGRESSED], cmp->counts[PG_VERDICT_REGRESSED] == 1 ? "" : "s", n,
-                (double)(pg__mono_ns() - t0) * 1e-9, budget);
-    err = pg_verdict_confirm(cmp, rerun, bases, nb, co);
-
-cleanup:
-    pg_run_free(rerun);
-    return err;
-}
-
-/* The interleaved gate's A/B options from the flags; `keys` narrows it to a confirmation. */
-static pg_ab_options ab_options(const run_flags *fl, const char *const *keys, size_t nkeys)
-{
-    pg_ab_options ao = PG_AB_OPTIONS_INIT;
-
-    ao.base = fl->base_build;
-    ao.head = fl->head_build;
-    ao.rounds = (int)fl->rounds;
-    ao.filter = fl->filter;
-    ao.keys = keys;
-    ao.nkeys = nkeys;
-    ao.threshold = fl->threshold;
-    ao.alpha = fl->alpha;
-    ao.progress = isatty(fileno(stderr)) ? stderr : NULL;
-    return ao;
-}
-
-/*
- * gate --base-build/--head-build: the exact checks into `run` as usual, then
- * both builds in interleaved rounds; the head's rounds become the run's
- * results (swapped in, so the comparison's case pointers stay valid) and the
- * comparison is the paired one.
- */
-static int measure_interleaved(pg_ab_result *ab, pg_run *run, const pg_suite_set *set, const run_flags *fl,
-                               const pg_exec_options *eo, FILE *human)
-{
-    pg_exec_options checks = *eo;
-    pg_ab_options ao = ab_options(fl, NULL, 0);
-    pg_result *results;
-    size_t n;
-    int err;
-
-    checks.checks_only = 1;
-    checks.canary = 0;
-    if ((err = pg_exec_run(run, set, &checks)) != 0)
-        return err;
-    if (human)
-        fprintf(human, "interleaving base %s and head %s over %d rounds\n", fl->base_build, fl->head_build,
-                fl->rounds > 0 ? (int)fl->rounds : PG_AB_DEFAULT_ROUNDS);
-    if ((err = pg_ab_run(ab, set, &ao)) != 0)
-        return err;
-    results = run->results;
-    n = run->nresults;
-    run->results = ab->head->results;
-    run->nresults = ab->head->nresults;
-    ab->head->results = results;
-    ab->head->nresults = n;
-    pg_comparison_rebind_head(ab->cmp, run);
-    return 0;
-}
-
-/* gate --confirm with both builds at hand: fresh interleaved rounds of the REGRESSED cases only. */
-static int confirm_interleaved(pg_comparison *cmp, const pg_suite_set *set, const run_flags *fl, FILE *human)
-{
-    pg_ab_options ao;
-    pg_ab_result again;
-    const char **keys;
-    int64_t t0 = pg__mono_ns();
-    size_t i, n = 0;
-    int err;
-
-    if (cmp->counts[PG_VERDICT_REGRESSED] == 0)
-        return 0;
-    if (!(keys = calloc(cmp->ncases, sizeof(*keys))))
-        return pg_error_set(PG_ENOMEM, "out of memory");
-    for (i = 0; i < cmp->ncases; i++)
-        if (cmp->cases[i].verdict == PG_VERDICT_REGRESSED)
-            keys[n++] = cmp->cases[i].key;
-    ao = ab_options(fl, keys, n);
-    ao.filter = NULL;
-    err = pg_ab_run(&again, set, &ao);
-    free(keys);
-    if (err)
-        return err;
-    if (human)
-        fprintf(human, "confirming %zu regressed case%s: %d fresh interleaved rounds in %.1fs\n", n,
-                n == 1 ? "" : "s", again.rounds, (double)(pg__mono_ns() - t0) * 1e-9);
-    err = pg_verdict_confirm_paired(cmp, again.cmp);
-    pg_ab_result_free(&again);
-    return err;
-}
-
-static int do_run(run_flags *fl, char **paths, int npaths, int gate)
-{
-    pg_exec_options eo = PG_EXEC_OPTIONS_INIT;
-    pg_meta_options mo = {fl->commit, fl->branch};
-    pg_cli_outputs outs;
-    FILE *human;
-    pg_suite_set set = {0};
-    pg_store *store = NULL;
-    pg_run *run = NULL;
-    pg_buf names = PG_BUF_INIT;
-    pg_ab_result ab;
-    int interleaved = gate && (fl->base_build || fl->head_build);
-    size_t i;
-    int err, rc = 3;
-
-    memset(&ab, 0, sizeof(ab));
     if (interleaved && (!fl->base_build || !fl->head_build)) {
         fprintf(stderr, "perfgate gate: --base-build and --head-build go together; see 'perfgate gate --help'\n");
         return 2;
@@ -260,12 +109,89 @@ static int do_run(run_flags *fl, char **paths, int npaths, int gate)
         fprintf(stderr, "perfgate: --clock must be 'wall' or 'cpu', not '%s'\n", fl->clock);
         return 2;
     }
+    return 0;
+}
+
+static pg_gate_options gate_options(const run_flags *fl, int gate, pg_store *store)
+{
+    pg_gate_options go = PG_GATE_OPTIONS_INIT;
+
+    go.exec.filter = fl->filter;
+    go.exec.progress = isatty(fileno(stderr));
+    go.exec.progress_out = stderr;
+    go.exec.time_scale = fl->quick ? 0.2 : 1.0;
+    go.exec.trace_dir = fl->trace_dir;
+    go.exec.peak_tflops = fl->peak_tflops;
+    go.exec.peak_gflops = fl->peak_gflops;
+    go.exec.precision = fl->precision;
+    go.exec.cpu_clock = fl->clock && strcmp(fl->clock, "cpu") == 0;
+    go.exec.canary = fl->canary;
+    go.meta.commit = fl->commit;
+    go.meta.branch = fl->branch;
+    go.store = store;
+    go.compare = gate;
+    go.base = fl->base;
+    go.allow_other_machine = fl->allow_other_machine;
+    go.threshold = fl->threshold;
+    go.alpha = fl->alpha;
+    go.confirm = fl->confirm;
+    go.confirm_budget = fl->confirm_budget;
+    go.base_build = fl->base_build;
+    go.head_build = fl->head_build;
+    go.rounds = (int)fl->rounds;
+    go.ab_progress = isatty(fileno(stderr)) ? stderr : NULL;
+    return go;
+}
+
+/*
+ * After the gate: the comparison on the terminal, every reporter, then the
+ * post if asked. Posting problems are printed and never change the exit
+ * code: the verdict decides it, a GitHub outage does not.
+ */
+static int finish(pg_cli_outputs *outs, const run_flags *fl, const pg_gate_result *r, FILE *human)
+{
+    int rc = r->exit_code;
+
+    if (human && r->interleaved) {
+        fprintf(human, "\nbaseline: build %s, interleaved with the head over %d rounds (seed %llu)\n\n",
+                fl->base_build, r->rounds, (unsigned long long)r->seed);
+        pg_report_compare_terminal(human, r->cmp, &outs->style);
+    } else if (human && r->nbases) {
+        pg_report_compare_terminal(human, r->cmp, &outs->style);
+    }
+    if (pg_cli_outputs_emit(outs, r->run, r->cmp) != 0 && rc == 0)
+        rc = 3;
+    if (fl->rep.post || fl->rep.webhook) {
+        pg_cli_post_flags pf = {0};
+        pg_report_data d = {r->run, r->cmp, &outs->origin};
+        pf.no_comment = pf.no_status = !fl->rep.post;
+        pf.webhook = fl->rep.webhook;
+        (void)pg_cli_post(&d, &pf);
+    }
+    return rc > r->check_error_code ? rc : r->check_error_code;
+}
+
+static int do_run(run_flags *fl, char **paths, int npaths, int gate)
+{
+    int interleaved = gate && (fl->base_build || fl->head_build);
+    pg_cli_outputs outs;
+    pg_suite_set set = {0};
+    pg_store *store = NULL;
+    pg_gate_result res;
+    pg_gate_options go;
+    run_view view;
+    int err, rc;
+
+    memset(&res, 0, sizeof(res));
+    if ((rc = check_flags(fl, interleaved)) != 0)
+        return rc;
     if ((rc = pg_cli_outputs_init(&outs, &fl->rep, 1)) != 0) {
         pg_cli_outputs_free(&outs);
         return rc;
     }
-    rc = 3;
-    human = outs.quiet ? NULL : outs.human;
+    view.fl = fl;
+    view.outs = &outs;
+    view.human = outs.quiet ? NULL : outs.human;
     if ((err = pg_cli_load_suites(&set, paths, npaths)) != 0) {
         pg_cli_outputs_free(&outs);
         return pg_error_exit_code(err);
@@ -275,124 +201,19 @@ static int do_run(run_flags *fl, char **paths, int npaths, int gate)
         rc = pg_cli_fail(err);
         goto cleanup;
     }
-    if ((err = pg_run_new(&run)) != 0 || (err = pg_meta_fill(run, &mo)) != 0) {
+    if (interleaved && fl->canary && view.human)
+        fprintf(view.human, "note: --canary is for comparisons with stored runs; interleaved rounds cancel machine "
+                            "drift themselves\n");
+    go = gate_options(fl, gate, store);
+    go.notify = on_step;
+    go.payload = &view;
+    if ((err = pg_gate_run(&res, &set, &go)) != 0)
         rc = pg_cli_fail(err);
-        goto cleanup;
-    }
-    for (i = 0; i < set.count; i++)
-        pg__buf_printf(&names, "%s%s", i ? "," : "", set.suites[i]->name);
-    run->suite_set = pg__buf_detach(&names);
-
-    eo.filter = fl->filter;
-    eo.progress = isatty(fileno(stderr));
-    eo.progress_out = stderr;
-    eo.time_scale = fl->quick ? 0.2 : 1.0;
-    eo.trace_dir = fl->trace_dir;
-    eo.peak_tflops = fl->peak_tflops;
-    eo.peak_gflops = fl->peak_gflops;
-    eo.precision = fl->precision;
-    eo.cpu_clock = fl->clock && strcmp(fl->clock, "cpu") == 0;
-    eo.canary = fl->canary;
-    if (interleaved && fl->canary && human)
-        fprintf(human, "note: --canary is for comparisons with stored runs; interleaved rounds cancel machine "
-                       "drift themselves\n");
-    err = interleaved ? measure_interleaved(&ab, run, &set, fl, &eo, human) : pg_exec_run(run, &set, &eo);
-    if (err) {
-        rc = pg_cli_fail(err);
-        goto cleanup;
-    }
-    run->finished_at = pg__now_unix();
-    if (run->nresults == 0 && run->nchecks == 0) {
-        fprintf(stderr, "perfgate: no case or check matched%s%s\n", fl->filter ? " the filter " : "",
-                fl->filter ? fl->filter : "");
-        rc = 2;
-        goto cleanup;
-    }
-    if (human)
-        pg_report_run_terminal(human, run, &outs.style);
-    if (store) {
-        if ((err = pg_store_save_run(store, run)) != 0) {
-            rc = pg_cli_fail(err);
-            goto cleanup;
-        }
-        fprintf(outs.human, "\nstored run %lld (%s @ %.12s) in %s\n", (long long)run->id, run->branch,
-               run->commit ? run->commit : "no commit", pg_store_path(fl->db));
-    }
-    rc = 0;
-    for (i = 0; i < run->nchecks; i++)
-        if (!run->checks[i].passed)
-            rc = 1;
-
-    if (interleaved) {
-        if (fl->confirm && (err = confirm_interleaved(ab.cmp, &set, fl, human)) != 0) {
-            rc = pg_cli_fail(err);
-        } else {
-            if (human) {
-                fprintf(human, "\nbaseline: build %s, interleaved with the head over %d rounds (seed %llu)\n\n",
-                        fl->base_build, ab.rounds, (unsigned long long)ab.seed);
-                pg_report_compare_terminal(human, ab.cmp, &outs.style);
-            }
-            rc = finish_outputs(&outs, fl, run, ab.cmp, ab.cmp->exit_code);
-        }
-    } else if (gate && store) {
-        pg_compare_options co = PG_COMPARE_OPTIONS_INIT;
-        pg_selection sel = {0};
-        pg_run **bases = NULL;
-        pg_comparison *cmp = NULL;
-        size_t nb = 0;
-
-        co.threshold = fl->threshold;
-        co.alpha = fl->alpha;
-        pg_select_options so = PG_SELECT_OPTIONS_INIT;
-
-        so.allow_other_machine = fl->allow_other_machine;
-        if ((err = pg_select_base_ext(&sel, store, fl->base, run->id, &so)) != 0) {
-            rc = pg_cli_fail(err);
-            goto cleanup;
-        }
-        bases = calloc(sel.count + 1, sizeof(*bases));
-        for (i = 0; bases && i < sel.count; i++) {
-            if ((err = pg_store_load_run(&bases[nb], store, sel.ids[i])) != 0)
-                break;
-            nb++;
-        }
-        if (!bases || err) {
-            rc = pg_cli_fail(err ? err : PG_ENOMEM);
-        } else {
-            if (nb == 0)
-                fprintf(outs.human,
-                        "\nno baseline yet for branch '%s' on this machine: this run becomes the baseline; pass\n",
-                        run->branch);
-            else
-                fprintf(outs.human, "\nbaseline: %s\n\n", sel.described ? sel.described : "stored run");
-            if ((err = pg_compare(&cmp, run, (const pg_run *const *)bases, nb, &co)) != 0 ||
-                (fl->confirm &&
-                 (err = confirm_regressions(cmp, &set, (const pg_run *const *)bases, nb, &eo, &co,
-                                            fl->confirm_budget, human)) != 0)) {
-                rc = pg_cli_fail(err);
-            } else {
-                if (nb && human)
-                    pg_report_compare_terminal(human, cmp, &outs.style);
-                rc = finish_outputs(&outs, fl, run, cmp, cmp->exit_code);
-            }
-        }
-        pg_comparison_free(cmp);
-        for (i = 0; i < nb; i++)
-            pg_run_free(bases[i]);
-        free(bases);
-        pg_selection_free(&sel);
-    } else {
-        rc = finish_outputs(&outs, fl, run, NULL, rc);
-    }
-    /* A check that could not run is bad input (2) or broken infrastructure (3), never a regression. */
-    for (i = 0; i < run->nchecks; i++)
-        if (run->checks[i].error && pg_error_exit_code(run->checks[i].error) > rc)
-            rc = pg_error_exit_code(run->checks[i].error);
+    else
+        rc = finish(&outs, fl, &res, view.human);
 
 cleanup:
-    pg_ab_result_free(&ab);
-    pg__buf_free(&names);
-    pg_run_free(run);
+    pg_gate_result_free(&res);
     pg_store_close(store);
     pg_suite_set_free(&set);
     pg_cli_outputs_free(&outs);

@@ -9,7 +9,7 @@
 
 #include "cli.h"
 #include "report/report.h"
-#include "store.h"
+#include "gate/gate.h"
 
 /* --md/--json/--junit FILE|-, --style; gate also --post and --webhook. */
 typedef struct pg_cli_report_flags {
@@ -56,10 +56,10 @@ int pg_cli_post(const pg_report_data *data, const pg_cli_post_flags *pf);
 /* A stored run compared with its baseline, as `compare` does it. */
 typedef struct pg_cli_compared {
     pg_store *store;
-    pg_run *head;
-    pg_run **bases;
+    pg_stored_comparison stored;
+    const pg_run *head;       /* stored.head */
+    const pg_comparison *cmp; /* stored.cmp */
     size_t nbases;
-    pg_comparison *cmp;
 } pg_cli_compared;
 
 /** @return 0, or the exit code to return now (printed). */

@@ -10,7 +10,7 @@
 #include "kernels/kernels.h"
 #include "instrument.h"
 #include "perfgate/config.h"
-#include "store.h"
+#include "store/store.h"
 #include "suite.h"
 #include "util.h"
 

@@ -5,7 +5,7 @@
 #include "exec.h"
 #include "instrument.h"
 #include "plugin/plugin.h"
-#include "store.h"
+#include "store/store.h"
 #include "suite.h"
 #include "util.h"
 
