@@ -12,7 +12,6 @@
 #include "gate/gate.h"
 
 #include "ab/ab.h"
-#include "confirm.h"
 #include "perfgate/errors.h"
 #include "util.h"
 
@@ -116,7 +115,7 @@ static int confirm_stored(pg_gate_result *r, const pg_suite_set *set, const pg_g
     note(o, r, "confirming %zu regressed case%s: re-measured %zu in %.1fs (budget %.0fs)",
          cmp->counts[PG_VERDICT_REGRESSED], plural(cmp->counts[PG_VERDICT_REGRESSED]), n,
          (double)(pg__mono_ns() - t0) * 1e-9, o->confirm_budget);
-    err = pg_confirm_apply(cmp, rerun, (const pg_run *const *)st->stored.bases, st->stored.nbases, &co);
+    err = pg_verdict_confirm(cmp, rerun, (const pg_run *const *)st->stored.bases, st->stored.nbases, &co);
 
 cleanup:
     pg_run_free(rerun);
@@ -138,19 +137,6 @@ static pg_ab_options ab_options(const pg_gate_options *o, const char *const *key
     ao.alpha = o->alpha;
     ao.progress = o->ab_progress;
     return ao;
-}
-
-/* Points the comparison at the run that now holds its head results, and counts that run's checks. */
-static void rebind_head(pg_comparison *cmp, const pg_run *run)
-{
-    size_t i;
-
-    cmp->head = run;
-    cmp->checks_total = run->nchecks;
-    cmp->checks_failed = 0;
-    for (i = 0; i < run->nchecks; i++)
-        cmp->checks_failed += !run->checks[i].passed;
-    pg__comparison_recount(cmp, NULL);
 }
 
 /*
@@ -182,7 +168,7 @@ static int measure_interleaved(pg_gate_result *r, const pg_suite_set *set, const
     r->run->nresults = st->ab.head->nresults;
     st->ab.head->results = results;
     st->ab.head->nresults = n;
-    rebind_head(st->ab.cmp, r->run);
+    pg_comparison_rebind_head(st->ab.cmp, r->run);
     r->cmp = st->ab.cmp;
     r->interleaved = 1;
     r->base_build = o->base_build;
@@ -194,7 +180,6 @@ static int measure_interleaved(pg_gate_result *r, const pg_suite_set *set, const
 /* Interleaved confirmation: fresh interleaved rounds of the REGRESSED cases only. */
 static int confirm_interleaved(pg_gate_result *r, const pg_suite_set *set, const pg_gate_options *o)
 {
-    pg_compare_options co = compare_options(o);
     pg_comparison *cmp = r->cmp;
     pg_ab_options ao;
     pg_ab_result again;
@@ -217,7 +202,7 @@ static int confirm_interleaved(pg_gate_result *r, const pg_suite_set *set, const
         return err;
     note(o, r, "confirming %zu regressed case%s: %d fresh interleaved rounds in %.1fs", n, plural(n), again.rounds,
          (double)(pg__mono_ns() - t0) * 1e-9);
-    err = pg_confirm_apply_paired(cmp, again.cmp, &co);
+    err = pg_verdict_confirm_paired(cmp, again.cmp);
     pg_ab_result_free(&again);
     return err;
 }

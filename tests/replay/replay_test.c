@@ -21,7 +21,6 @@
 
 #include "ab/ab.h"
 #include "canary.h"
-#include "confirm.h"
 #include "perfgate/config.h"
 #include "report/report.h"
 #include "stats.h"
@@ -329,12 +328,12 @@ Test(replay, history_mode_with_canaries_and_confirmation)
         pg_assert_ok(pg_store_load_run(&bases[i], s, i + 1));
     pg_assert_ok(pg_compare(&cmp, head, (const pg_run *const *)bases, 3, NULL));
     expect_every_kind(cmp, PG_VERDICT__COUNT);
-    cr_expect(cmp->canary_drift != 0, "the memory phase is not seen as drift");
+    cr_expect(cmp->canary.drift != 0, "the memory phase is not seen as drift");
     golden_json("history.json", head, cmp);
 
     /* The re-run regresses `regressed` again and puts `flaky` back at its baseline. */
     rerun = make(5, "feature", &again, 1);
-    pg_assert_ok(pg_confirm_apply(cmp, rerun, (const pg_run *const *)bases, 3, NULL));
+    pg_assert_ok(pg_verdict_confirm(cmp, rerun, (const pg_run *const *)bases, 3, NULL));
     golden_json("history.confirmed.json", head, cmp);
     {
         char *md = render("md", head, cmp);
@@ -360,11 +359,11 @@ typedef struct rounds_case {
     double median, factor;
 } rounds_case;
 
-static void make_rounds(pg_run **out_base, pg_run **out_head, pg_ab_paired **out_paired, const rounds_case *cases,
+static void make_rounds(pg_run **out_base, pg_run **out_head, pg_paired_analysis **out_paired, const rounds_case *cases,
                         size_t ncases, int rounds, uint64_t seed)
 {
     pg_run *b = new_run(10, "main"), *h = new_run(11, "feature");
-    pg_ab_paired *paired = calloc(ncases, sizeof(*paired));
+    pg_paired_analysis *paired = calloc(ncases, sizeof(*paired));
     pg_rng g;
     size_t i;
     int k;
@@ -388,14 +387,14 @@ static void make_rounds(pg_run **out_base, pg_run **out_head, pg_ab_paired **out
     *out_paired = paired;
 }
 
-static pg_comparison *paired_compare(const pg_run *base, const pg_run *head, const pg_ab_paired *paired)
+static pg_comparison *paired_compare(const pg_run *base, const pg_run *head, const pg_paired_analysis *paired)
 {
     pg_compare_options co = PG_COMPARE_OPTIONS_INIT;
     pg_comparison *cmp;
 
     co.drift = 0;
     pg_assert_ok(pg_compare(&cmp, head, &base, 1, &co));
-    pg_assert_ok(pg_ab_paired_apply(cmp, head, paired, &co));
+    pg_assert_ok(pg_verdict_paired(cmp, head, paired, &co));
     return cmp;
 }
 
@@ -406,7 +405,7 @@ Test(replay, interleaved_mode_with_paired_confirmation)
     };
     const rounds_case fresh[] = {{"regressed", 2e-3, 1.10}, {"flaky", 3e-3, 1.0}};
     pg_run *base, *head, *abase, *ahead;
-    pg_ab_paired *paired, *apaired;
+    pg_paired_analysis *paired, *apaired;
     pg_comparison *cmp, *again;
 
     make_rounds(&base, &head, &paired, first, 4, 20, 7);
@@ -421,7 +420,7 @@ Test(replay, interleaved_mode_with_paired_confirmation)
 
     make_rounds(&abase, &ahead, &apaired, fresh, 2, 20, 8);
     again = paired_compare(abase, ahead, apaired);
-    pg_assert_ok(pg_confirm_apply_paired(cmp, again, NULL));
+    pg_assert_ok(pg_verdict_confirm_paired(cmp, again));
     cr_expect_eq(cmp->counts[PG_VERDICT_REGRESSED], 1);
     golden_json("interleaved.confirmed.json", head, cmp);
 
