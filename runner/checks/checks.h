@@ -13,20 +13,13 @@
 
 #include <stdint.h>
 
+#include "checks/options.h"
 #include "instrument.h"
 #include "model.h"
 #include "suite.h"
 
 struct pg_buf;
 
-/** Options of pg_check_run_opts(). Initialise with PG_CHECK_OPTIONS_INIT. */
-typedef struct pg_check_options {
-    unsigned version;
-    const char *trace_dir;   /* when set, recordings are exported there as Chrome traces */
-} pg_check_options;
-
-#define PG_CHECK_OPTIONS_VERSION 1
-#define PG_CHECK_OPTIONS_INIT {PG_CHECK_OPTIONS_VERSION, NULL}
 
 /**
  * Runs one exact check of `suite` and fills `out` (expected, actual,

@@ -1,11 +1,14 @@
 /*
- * internal.h - what the check kinds share: running a check's workload under
+ * kinds.h - what the check kinds share, below both them and the dispatcher
+ * (checks.c): running a check's workload under
  * an instrument, evaluating expectations, filling results, exporting traces.
  */
-#ifndef PG_CHECKS_INTERNAL_H
-#define PG_CHECKS_INTERNAL_H
+#ifndef PG_CHECKS_KINDS_H
+#define PG_CHECKS_KINDS_H
 
-#include "checks/checks.h"
+#include "checks/options.h"
+#include "model.h"
+#include "suite.h"
 #include "kernels/kernels.h"
 #include "trace/trace.h"
 #include "util.h"
