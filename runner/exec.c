@@ -186,7 +186,7 @@ int pg_exec_run(pg_run *run, const pg_suite_set *set, const pg_exec_options *opt
             cr->name = pg__strdup(s->checks[j].name);
             cr->kind = pg__strdup(s->checks[j].kind);
             copts.trace_dir = opts->trace_dir;
-            if ((cr->error = pg_check_run_opts(cr, s, &s->checks[j], &copts)) != 0) {
+            if ((cr->error = pg_check_run(cr, s, &s->checks[j], &copts)) != 0) {
                 cr->passed = 0;
                 free(cr->message);
                 cr->message = pg__strdup(pg_error_last());

@@ -11,8 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int pg_check_run_opts(pg_check_result *out, const pg_suite *suite, const pg_check *check,
-                      const pg_check_options *opts)
+int pg_check_run(pg_check_result *out, const pg_suite *suite, const pg_check *check, const pg_check_options *opts)
 {
     pg_check_options dflt = PG_CHECK_OPTIONS_INIT;
     int err;
@@ -51,7 +50,3 @@ int pg_check_run_opts(pg_check_result *out, const pg_suite *suite, const pg_chec
     return err;
 }
 
-int pg_check_run(pg_check_result *out, const pg_suite *suite, const pg_check *check)
-{
-    return pg_check_run_opts(out, suite, check, NULL);
-}

@@ -27,10 +27,9 @@ struct pg_buf;
  * without a device) is marked skipped and passes.
  * @return 0 when the check ran (passed or not) or was skipped; an error
  *         (with a one-line message naming file:line:col) when it could not run.
+ * @param opts NULL: PG_CHECK_OPTIONS_INIT.
  */
-int pg_check_run(pg_check_result *out, const pg_suite *suite, const pg_check *check);
-int pg_check_run_opts(pg_check_result *out, const pg_suite *suite, const pg_check *check,
-                      const pg_check_options *opts);
+int pg_check_run(pg_check_result *out, const pg_suite *suite, const pg_check *check, const pg_check_options *opts);
 
 /* ---- the FLOP counter (FlopCounterMode's semantics) --------------------- */
 

@@ -48,7 +48,7 @@ int pg__check_export(const pg_check_options *opts, const pg_suite *suite, const 
 /** Formats an integer with thousands separators ("3,072"). */
 void pg__fmt_int(char *out, size_t len, int64_t v);
 
-/* The kinds. Each returns like pg_check_run_opts(). */
+/* The kinds. Each returns like pg_check_run(). */
 int pg__check_flops(pg_check_result *out, const pg_suite *suite, const pg_check *check, const pg_check_options *opts);
 int pg__check_ops(pg_check_result *out, const pg_suite *suite, const pg_check *check, const pg_check_options *opts);
 int pg__check_schedule(pg_check_result *out, const pg_suite *suite, const pg_check *check,

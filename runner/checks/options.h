@@ -2,7 +2,7 @@
 #ifndef PG_CHECKS_OPTIONS_H
 #define PG_CHECKS_OPTIONS_H
 
-/** Options of pg_check_run_opts(). Initialise with PG_CHECK_OPTIONS_INIT. */
+/** Options of pg_check_run(). Initialise with PG_CHECK_OPTIONS_INIT. */
 typedef struct pg_check_options {
     unsigned version;
     const char *trace_dir;   /* when set, recordings are exported there as Chrome traces */
