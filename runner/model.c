@@ -178,6 +178,20 @@ int pg_run_add_check(pg_check_result **out, pg_run *run)
     return 0;
 }
 
+void pg_run_swap_results(pg_run *a, pg_run *b)
+{
+    pg_result *results;
+    size_t n;
+
+    assert(a && b);
+    results = a->results;
+    n = a->nresults;
+    a->results = b->results;
+    a->nresults = b->nresults;
+    b->results = results;
+    b->nresults = n;
+}
+
 pg_result *pg_run_find(const pg_run *run, const char *key)
 {
     size_t i;

@@ -105,6 +105,12 @@ int pg_run_add_result(pg_result **out, pg_run *run);
 /** Appends a zeroed check result (owned by the run). */
 int pg_run_add_check(pg_check_result **out, pg_run *run);
 
+/**
+ * Exchanges the results of two runs (arrays and counts); pointers into
+ * either array stay valid and now belong to the other run.
+ */
+void pg_run_swap_results(pg_run *a, pg_run *b);
+
 /** Finds a result by case key; NULL when absent. */
 pg_result *pg_run_find(const pg_run *run, const char *key);
 

@@ -150,8 +150,6 @@ static int measure_interleaved(pg_gate_result *r, const pg_suite_set *set, const
     gate_state *st = r->internal;
     pg_exec_options checks = o->exec;
     pg_ab_options ao = ab_options(o, NULL, 0);
-    pg_result *results;
-    size_t n;
     int err;
 
     checks.checks_only = 1;
@@ -162,12 +160,7 @@ static int measure_interleaved(pg_gate_result *r, const pg_suite_set *set, const
          o->rounds > 0 ? o->rounds : PG_AB_DEFAULT_ROUNDS);
     if ((err = pg_ab_run(&st->ab, set, &ao)) != 0)
         return err;
-    results = r->run->results;
-    n = r->run->nresults;
-    r->run->results = st->ab.head->results;
-    r->run->nresults = st->ab.head->nresults;
-    st->ab.head->results = results;
-    st->ab.head->nresults = n;
+    pg_run_swap_results(r->run, st->ab.head);
     pg_comparison_rebind_head(st->ab.cmp, r->run);
     r->cmp = st->ab.cmp;
     r->interleaved = 1;
