@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A/B measurement of `perfgate ab` on the example plugin (issue 10):
+# A/B measurement of `perfgate ab` on the example plugin:
 #   slow: base libpg_example.so vs head libpg_example_slow.so (matmul_chain does
 #         10% more GEMMs; saxpy is unchanged) -> expect matmul_chain REGRESSED only
 #   same: base libpg_example.so vs head libpg_example_same.so (a second, identical

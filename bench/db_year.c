@@ -10,8 +10,7 @@
 #include "model.h"
 #include "perfgate/errors.h"
 #include "stats.h"
-#include "store.h"
-#include "store_maint.h"
+#include "store/store.h"
 #include "util.h"
 
 #include <stdio.h>

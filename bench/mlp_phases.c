@@ -154,7 +154,7 @@ int main(int argc, char **argv)
     if (strcmp(clock_name, "wall") == 0)
         clk = &pg_clock_monotonic;
     if (steps < 1 || threads < 1 || (strcmp(clock_name, "wall") != 0 && strcmp(clock_name, "cpu") != 0) ||
-        pg_measure_set_threads(threads) != 0) {
+        pg_measure_set_threads(NULL, threads) != 0) {
         fprintf(stderr, "usage: bench_mlp_phases [STEPS [THREADS [wall|cpu]]]\n");
         return 2;
     }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# noise_ab.sh - issue 11's A/B measurement: interleaved gates on a noisy machine.
+# noise_ab.sh - the A/B measurement: interleaved gates on a noisy machine.
 #
 # `perfgate gate --base-build B --head-build H` on bench/noise_ab.yaml (the 20
 # cases of bench/noise_gate.yaml as the plugin bench/plugin/ng.c), base build

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# noise_gate.sh - issue 11's measurement: gate verdicts on a noisy machine.
+# noise_gate.sh - the noise measurement: gate verdicts on a noisy machine.
 #
 # With a Release build that has PG_TEST_HOOKS (for PG_TEST_SLOWDOWN):
 #  1. BASE=3 baseline runs of bench/noise_gate.yaml (20 CPU cases) with canaries;

@@ -85,19 +85,19 @@ int pg__canary_merge(pg_result *acc, const pg_result *more)
 static int canary_shift(double *out, const pg_case_verdict *v)
 {
     *out = NAN;
-    if (!v || isnan(v->p) || !(v->ratio > 0) || !isfinite(v->ratio))
+    if (!v || isnan(v->est.p) || !(v->est.ratio > 0) || !isfinite(v->est.ratio))
         return 0;
-    *out = v->ratio;
-    if (fabs(log(v->ratio)) < log(1 + PG_CANARY_MIN_SHIFT))
+    *out = v->est.ratio;
+    if (fabs(log(v->est.ratio)) < log(1 + PG_CANARY_MIN_SHIFT))
         return 0;
-    return (isfinite(v->shift_lo) && v->shift_lo > 1) || (isfinite(v->shift_hi) && v->shift_hi < 1);
+    return (isfinite(v->est.shift_lo) && v->est.shift_lo > 1) || (isfinite(v->est.shift_hi) && v->est.shift_hi < 1);
 }
 
 /* The canary shift that applies to a case of this kind: its own kind's, else the larger move. */
-static double shift_for(const pg_comparison *c, pg_bound kind, int up, const char **which)
+static double shift_for(const pg_canary_reading *r, pg_bound kind, int up, const char **which)
 {
-    double sc = (c->canary_drift & PG_CANARY_DRIFT_COMPUTE) ? c->canary_compute : NAN;
-    double sm = (c->canary_drift & PG_CANARY_DRIFT_MEMORY) ? c->canary_memory : NAN;
+    double sc = (r->drift & PG_CANARY_DRIFT_COMPUTE) ? r->compute : NAN;
+    double sm = (r->drift & PG_CANARY_DRIFT_MEMORY) ? r->memory : NAN;
 
     if (kind == PG_BOUND_COMPUTE) {
         *which = "compute";
@@ -116,15 +116,54 @@ static double shift_for(const pg_comparison *c, pg_bound kind, int up, const cha
     return sc;
 }
 
-int pg__canary_rule(pg_comparison *c)
+int pg_canary_explains(double *out, const char **which, const pg_canary_reading *r, const pg_case_verdict *v)
+{
+    int up = v->verdict == PG_VERDICT_REGRESSED;
+    double s = shift_for(r, pg_canary_bound(v->head), up, which);
+
+    *out = s;
+    /* Explained: the case's interval, with the canary's shift taken out, no longer clears the threshold. */
+    if (up)
+        return s > 1 && v->est.ci_lo / s <= 1 + v->threshold;
+    return s > 0 && s < 1 && v->est.ci_hi / s >= 1 / (1 + v->threshold);
+}
+
+/* The line every report shows; NULL when neither canary was measured on both sides. */
+static int summarize(char **out, const pg_canary_reading *r)
+{
+    int hc = r->compute > 0 && isfinite(r->compute);
+    int hm = r->memory > 0 && isfinite(r->memory);
+    pg_buf b = PG_BUF_INIT;
+
+    *out = NULL;
+    if (!hc && !hm)
+        return 0;
+    pg__buf_puts(&b, "canaries:");
+    if (hc)
+        pg__buf_printf(&b, " compute %+.1f%%", 100 * (r->compute - 1));
+    if (hm)
+        pg__buf_printf(&b, "%s memory %+.1f%%", hc ? "," : "", 100 * (r->memory - 1));
+    if (r->drift)
+        pg__buf_printf(&b, " (machine drift: %s%s%s; cases of that kind that moved with it are UNSURE)",
+                       (r->drift & PG_CANARY_DRIFT_COMPUTE) ? "compute" : "",
+                       r->drift == (PG_CANARY_DRIFT_COMPUTE | PG_CANARY_DRIFT_MEMORY) ? " and " : "",
+                       (r->drift & PG_CANARY_DRIFT_MEMORY) ? "memory" : "");
+    else
+        pg__buf_puts(&b, " (within their noise: no machine drift)");
+    if (!b.ptr)
+        return pg_error_set(PG_ENOMEM, "out of memory describing the canaries");
+    *out = pg__buf_detach(&b);
+    return 0;
+}
+
+int pg_canary_read(pg_canary_reading *out, const pg_case_verdict *cases, size_t ncases)
 {
     const pg_case_verdict *vc = NULL, *vm = NULL;
     size_t i;
 
-    c->canary_compute = c->canary_memory = NAN;
-    c->canary_drift = 0;
-    for (i = 0; i < c->ncases; i++) {
-        const pg_case_verdict *v = &c->cases[i];
+    out->drift = 0;
+    for (i = 0; i < ncases; i++) {
+        const pg_case_verdict *v = &cases[i];
         if (!pg_canary_is(v->suite))
             continue;
         if (strcmp(v->name, PG_CANARY_COMPUTE) == 0)
@@ -132,61 +171,9 @@ int pg__canary_rule(pg_comparison *c)
         else if (strcmp(v->name, PG_CANARY_MEMORY) == 0)
             vm = v;
     }
-    if (canary_shift(&c->canary_compute, vc))
-        c->canary_drift |= PG_CANARY_DRIFT_COMPUTE;
-    if (canary_shift(&c->canary_memory, vm))
-        c->canary_drift |= PG_CANARY_DRIFT_MEMORY;
-
-    for (i = 0; i < c->ncases; i++) {
-        pg_case_verdict *v = &c->cases[i];
-        int up = v->verdict == PG_VERDICT_REGRESSED, down = v->verdict == PG_VERDICT_IMPROVED;
-        const char *which = "";
-        char *reason;
-        double s;
-
-        if (!up && !down)
-            continue;
-        if (pg_canary_is(v->suite)) {
-            /* A reference workload moving is the machine's doing by definition: never a verdict on code. */
-            reason = pg__asprintf("machine drift: this %s canary moved %+.1f%% between base and head",
-                                  strcmp(v->name, PG_CANARY_MEMORY) == 0 ? "memory" : "compute",
-                                  100 * (v->ratio - 1));
-        } else {
-            s = shift_for(c, pg_canary_bound(v->head), up, &which);
-            /* Explained: the case's interval, with the canary's shift taken out, no longer clears the threshold. */
-            if (!(s > 0) || (up && !(s > 1 && v->ci_lo / s <= 1 + v->threshold)) ||
-                (down && !(s < 1 && v->ci_hi / s >= 1 / (1 + v->threshold))))
-                continue;
-            reason = pg__asprintf("machine drift: %s canary %+.0f%% (this case %+.1f%%); re-run to confirm", which,
-                                  100 * (s - 1), 100 * (v->ratio - 1));
-        }
-        if (!reason)
-            return pg_error_set(PG_ENOMEM, "out of memory writing a drift reason");
-        free(v->reason);
-        v->reason = reason;
-        v->verdict = PG_VERDICT_UNSURE;
-    }
-    return 0;
-}
-
-int pg_canary_describe(pg_buf *b, const pg_comparison *c)
-{
-    int hc = c->canary_compute > 0 && isfinite(c->canary_compute);
-    int hm = c->canary_memory > 0 && isfinite(c->canary_memory);
-
-    if (!hc && !hm)
-        return 0;
-    pg__buf_puts(b, "canaries:");
-    if (hc)
-        pg__buf_printf(b, " compute %+.1f%%", 100 * (c->canary_compute - 1));
-    if (hm)
-        pg__buf_printf(b, "%s memory %+.1f%%", hc ? "," : "", 100 * (c->canary_memory - 1));
-    if (c->canary_drift)
-        pg__buf_printf(b, " (machine drift: %s%s%s; cases of that kind that moved with it are UNSURE)",
-                       (c->canary_drift & PG_CANARY_DRIFT_COMPUTE) ? "compute" : "",
-                       c->canary_drift == (PG_CANARY_DRIFT_COMPUTE | PG_CANARY_DRIFT_MEMORY) ? " and " : "",
-                       (c->canary_drift & PG_CANARY_DRIFT_MEMORY) ? "memory" : "");
-    else
-        pg__buf_puts(b, " (within their noise: no machine drift)");
-    return 1;
+    if (canary_shift(&out->compute, vc))
+        out->drift |= PG_CANARY_DRIFT_COMPUTE;
+    if (canary_shift(&out->memory, vm))
+        out->drift |= PG_CANARY_DRIFT_MEMORY;
+    return summarize(&out->summary, out);
 }

@@ -5,11 +5,11 @@
  * compute-bound GEMM and a memory-bound copy on CPU. The executor measures
  * them in short rounds interleaved with the suite (before the first case,
  * every few cases, after the last) and stores them as ordinary results of
- * the reserved suite "canary", so history and reports see them. When a
- * canary moved between head and base beyond its own sample noise, the
- * comparison is marked as drifted and a REGRESSED (IMPROVED) case whose
- * change that canary shift explains becomes UNSURE with the reason
- * ("machine drift: memory canary +38%"), never REGRESSED.
+ * the reserved suite "canary", so history and reports see them. This module
+ * reads the canaries of a comparison (did one move beyond its own sample
+ * noise?) and says whether such a move explains a case's change; the
+ * canary stage of the verdict (verdict.h) then makes an explained REGRESSED
+ * (IMPROVED) case UNSURE ("machine drift: memory canary +38%").
  */
 #ifndef PG_CANARY_H
 #define PG_CANARY_H
@@ -17,7 +17,7 @@
 #include "model.h"
 #include "util.h"
 #include "suite.h"
-#include "verdict.h"
+#include "verdict_model.h"
 
 /* The reserved suite name of canary results. */
 #define PG_CANARY_SUITE "canary"
@@ -25,9 +25,6 @@
 /* Case names inside the canary suite. */
 #define PG_CANARY_COMPUTE "compute"
 #define PG_CANARY_MEMORY "memory"
-
-/* Bits of pg_comparison.canary_drift. */
-enum { PG_CANARY_DRIFT_COMPUTE = 1 << 0, PG_CANARY_DRIFT_MEMORY = 1 << 1 };
 
 /* What limits a case, from its FLOPs and bytes per iteration. */
 typedef enum pg_bound { PG_BOUND_UNKNOWN = 0, PG_BOUND_COMPUTE, PG_BOUND_MEMORY } pg_bound;
@@ -62,25 +59,26 @@ int pg_canary_is(const char *suite);
 int pg_canary_suite(pg_suite **out);
 
 /**
- * The drift rule, applied by pg_comparison_adjust() after the per-case
- * decisions: reads the canary cases of `c` (their ratio and the interval
- * from the samples alone), records their shifts in c->canary_compute and
- * c->canary_memory and the drifted kinds in c->canary_drift, turns explained
- * REGRESSED/IMPROVED cases into UNSURE with the reason, and keeps the
- * canaries themselves from ever being REGRESSED or IMPROVED. Does not
- * recompute counts: the caller does.
+ * Reads the canary cases among `cases` (their ratio and the interval from
+ * their samples alone): the head/base ratio of each, which of them drifted,
+ * and the line every report shows, e.g. "canaries: compute -0.4%, memory
+ * +38.0% (machine drift: memory; ...)".
+ * @param[out] out out->summary is NULL when neither canary was measured on
+ *             both sides, else a new string the caller frees.
  * @return 0 or PG_ENOMEM.
  */
-int pg__canary_rule(pg_comparison *c);
+int pg_canary_read(pg_canary_reading *out, const pg_case_verdict *cases, size_t ncases);
 
 /**
- * Appends one line (no newline) describing the canaries of a comparison to
- * `b`, e.g. "canaries: compute -0.4%, memory +38.0% (machine drift: memory)",
- * for every report. Appends nothing and returns 0 when neither canary was
- * measured on both sides.
- * @return 1 when a line was appended, else 0.
+ * Whether a drifted canary explains the change of `v`, a REGRESSED or
+ * IMPROVED case: the canary of its kind (pg_canary_bound() of its head
+ * result; for an unknown kind the larger move in the case's direction) moved
+ * the same way, and the case's interval with that shift taken out no longer
+ * clears the threshold.
+ * @param[out] out the canary's ratio; @param[out] which "compute" or "memory".
+ * @return 1 when explained, else 0.
  */
-int pg_canary_describe(pg_buf *b, const pg_comparison *c);
+int pg_canary_explains(double *out, const char **which, const pg_canary_reading *r, const pg_case_verdict *v);
 
 /**
  * Appends the samples of `more` (a fresh round of the same case) to `acc`

@@ -4,29 +4,14 @@
 #include "backend/backend.h"
 #include "canary.h"
 #include "checks/checks.h"
+#include "child.h"
 #include "perfgate/errors.h"
-#include "plugin/plugin.h"
 #include "util.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-int pg__result_error(pg_result *out, const char *message)
-{
-    out->status = PG_STATUS_ERROR;
-    free(out->message);
-    out->message = pg__strdup(message);
-    return 0;
-}
-
-int pg__result_skip(pg_result *out, const char *reason)
-{
-    out->status = PG_STATUS_SKIPPED;
-    free(out->message);
-    out->message = pg__strdup(reason);
-    return 0;
-}
 
 static void fill_identity(pg_result *out, const pg_case *c)
 {
@@ -42,48 +27,90 @@ static void fill_identity(pg_result *out, const pg_case *c)
     out->alpha = c->alpha;
 }
 
+/* What the backends need of the run's options. */
+static void backend_options(pg_backend_options *out, const pg_exec_options *opts)
+{
+    pg_backend_options dflt = PG_BACKEND_OPTIONS_INIT;
+
+    *out = dflt;
+    out->time_scale = opts->time_scale;
+    out->precision = opts->precision;
+    out->cpu_clock = opts->cpu_clock;
+    out->peak_gflops = opts->peak_gflops;
+    out->peak_tflops = opts->peak_tflops;
+}
+
 int pg_exec_case(pg_result *out, const pg_case *c, const pg_exec_options *opts)
 {
     pg_exec_options dflt = PG_EXEC_OPTIONS_INIT;
+    pg_backend_options bo;
 
+    assert(out && c);
     if (!opts)
         opts = &dflt;
+    backend_options(&bo, opts);
     pg_measure_stable_layout();
     fill_identity(out, c);
     if (c->plugin)
-        return pg__backend_plugin_case(out, c, opts);
+        return pg__backend_plugin_case(out, c, &bo);
     if (c->command)
-        return pg__backend_command_case(out, c, opts);
+        return pg__backend_command_case(out, c, &bo);
     if (strcmp(c->device, "cuda") == 0)
-        return pg__backend_cuda_case(out, c, opts);
-    return pg__backend_cpu_case(out, c, opts);
+        return pg__backend_cuda_case(out, c, &bo);
+    return pg__backend_cpu_case(out, c, &bo);
 }
 
 int pg_exec_case_pair(pg_result out[2], const pg_case *const c[2], const pg_exec_options *opts, uint64_t seed)
 {
     pg_exec_options dflt = PG_EXEC_OPTIONS_INIT;
+    pg_backend_options bo;
 
+    assert(out && c && c[0] && c[1]);
+    /* Callers pair only plugin cases (ab.c measures the others side by side). */
+    assert(c[0]->plugin && c[1]->plugin);
     if (!opts)
         opts = &dflt;
-    if (!c[0]->plugin || !c[1]->plugin)
-        return pg_error_set(PG_EINVAL, "only plugin cases run in lockstep (%s)", c[0]->key);
+    backend_options(&bo, opts);
     pg_measure_stable_layout();
     fill_identity(&out[0], c[0]);
     fill_identity(&out[1], c[1]);
-    return pg__backend_plugin_pair(out, c, opts, seed);
+    return pg__backend_plugin_pair(out, c, &bo, seed);
+}
+
+/* A case re-measured in a fresh child process, on CPUs moved on from this process's. */
+typedef struct fresh_job {
+    const pg_case *c;
+    const pg_exec_options *opts;
+    int cpu_shift;
+} fresh_job;
+
+static int fresh_child(pg_result *out, void *payload)
+{
+    const fresh_job *f = payload;
+
+    pg_measure_shift_cpus(f->cpu_shift);
+    return pg_exec_case(out, f->c, f->opts);
 }
 
 int pg_exec_case_fresh(pg_result *out, const pg_case *c, const pg_exec_options *opts)
 {
     pg_exec_options dflt = PG_EXEC_OPTIONS_INIT;
+    fresh_job job = {c, NULL, 1};
     double scale;
+    char *what;
+    int err;
 
+    assert(out && c);
     if (!opts)
         opts = &dflt;
+    job.opts = opts;
     fill_identity(out, c);
     /* As the plugin backend: sizing and sampling each capped by max_run_time, plus a minute for setup. */
     scale = opts->time_scale > 0 ? opts->time_scale : 1.0;
-    return pg__child_exec_case(out, c, opts, 1, c->warmup + 2 * c->max_run_time * scale + 60.0);
+    what = pg__asprintf("case %s (in a fresh process)", c->key);
+    err = pg__child_run(out, what, c->warmup + 2 * c->max_run_time * scale + 60.0, fresh_child, &job);
+    free(what);
+    return err;
 }
 
 static int matches(const pg_exec_options *opts, const char *key)
@@ -132,6 +159,7 @@ int pg_exec_run(pg_run *run, const pg_suite_set *set, const pg_exec_options *opt
     int64_t t0 = pg__mono_ns();
     int err;
 
+    assert(run && set);
     if (!opts)
         opts = &dflt;
     every = opts->canary_every ? opts->canary_every : 5;
@@ -158,7 +186,7 @@ int pg_exec_run(pg_run *run, const pg_suite_set *set, const pg_exec_options *opt
             cr->name = pg__strdup(s->checks[j].name);
             cr->kind = pg__strdup(s->checks[j].kind);
             copts.trace_dir = opts->trace_dir;
-            if ((cr->error = pg_check_run_opts(cr, s, &s->checks[j], &copts)) != 0) {
+            if ((cr->error = pg_check_run(cr, s, &s->checks[j], &copts)) != 0) {
                 cr->passed = 0;
                 free(cr->message);
                 cr->message = pg__strdup(pg_error_last());

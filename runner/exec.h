@@ -21,10 +21,10 @@ typedef struct pg_exec_options {
     double peak_gflops;      /* CPU MFU denominator (--peak-gflops); 0: measure a 1024^3 sgemm ceiling */
     double precision;        /* adaptive stop: median CI half-width target (--precision); 0: off */
     int cpu_clock;           /* CPU cases: time with process CPU time instead of wall time (--clock cpu) */
-    /* Added by issue 11: reference workloads (canary.h) measured in rounds interleaved with the cases. */
+    /* Reference workloads (canary.h) in rounds between the cases: a machine phase shows in them too. */
     int canary;              /* 1: measure the canaries before the first case, every `canary_every`, after the last */
     size_t canary_every;     /* cases between canary rounds; 0: 5 */
-    /* Added by issue 11: the exact checks only (an interleaved gate measures the cases itself). */
+    /* The exact checks only: an interleaved gate measures the cases itself. */
     int checks_only;
 } pg_exec_options;
 
@@ -40,7 +40,11 @@ typedef struct pg_exec_options {
  */
 int pg_exec_run(pg_run *run, const pg_suite_set *set, const pg_exec_options *opts);
 
-/** Measures one case into `out` (fills samples, summary, flops, status). */
+/**
+ * Measures one case into `out` (fills identity, samples, summary, flops,
+ * status). `opts` NULL: PG_EXEC_OPTIONS_INIT.
+ * @return 0 (a failed case is an ERROR in `out`), or an error that must stop the run.
+ */
 int pg_exec_case(pg_result *out, const pg_case *c, const pg_exec_options *opts);
 
 /**
@@ -53,9 +57,10 @@ int pg_exec_case_fresh(pg_result *out, const pg_case *c, const pg_exec_options *
 
 /**
  * Measures two variants of one plugin case in lockstep (plugin.h,
- * pg_plugin_run_pair): c[0] and c[1] differ only in their library. Blocks
- * of the two alternate in an order drawn from `seed`.
- * @return as pg_exec_case(); PG_EINVAL when a case is not a plugin case.
+ * pg_plugin_run_pair): c[0] and c[1] differ only in their library, and
+ * both must be plugin cases (asserted). Blocks of the two alternate in an
+ * order drawn from `seed`.
+ * @return as pg_exec_case().
  */
 int pg_exec_case_pair(pg_result out[2], const pg_case *const c[2], const pg_exec_options *opts, uint64_t seed);
 

@@ -6,7 +6,6 @@
 #include "util.h"
 
 #include <math.h>
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -244,55 +243,49 @@ static int add_point(pg_history *h, double **run_medians, size_t *nrm, size_t *c
     return 0;
 }
 
+/* The histories being gathered from the store's rows, one per case key. */
+typedef struct history_acc {
+    pg_history *hs;
+    size_t nh;
+    double *run_medians;    /* the medians of the last point's runs */
+    size_t nrm, caprm;
+} history_acc;
+
+static int take_row(const pg_store_history_row *row, void *payload)
+{
+    history_acc *acc = payload;
+    pg_history *h = acc->nh ? &acc->hs[acc->nh - 1] : NULL;
+
+    if (!h || strcmp(h->key, row->key) != 0) {
+        pg_history *p = realloc(acc->hs, (acc->nh + 1) * sizeof(*p));
+        if (!p)
+            return pg_error_set(PG_ENOMEM, "out of memory loading history");
+        acc->hs = p;
+        h = &acc->hs[acc->nh++];
+        memset(h, 0, sizeof(*h));
+        h->key = pg__strdup(row->key);
+        acc->nrm = 0;
+    }
+    return add_point(h, &acc->run_medians, &acc->nrm, &acc->caprm, row->run_id, row->commit, row->branch,
+                     row->started_at, row->median, row->q1, row->q3);
+}
+
 int pg_history_load(pg_history **out, size_t *out_count, pg_store *store, const char *glob,
                     const char *branch, size_t last, const pg_history_options *opts)
 {
-    sqlite3 *db = pg__store_db(store);
-    sqlite3_stmt *st = NULL;
-    pg_history *hs = NULL;
-    size_t nh = 0, i, nrm = 0, caprm = 0;
-    double *run_medians = NULL, *series = NULL;
-    int rc, err = 0;
+    history_acc acc = {0};
+    pg_history *hs;
+    size_t nh, i;
+    double *series = NULL;
+    int err;
 
     *out = NULL;
     *out_count = 0;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT c.key, r.id, r.commit_sha, r.branch, r.started_at, x.median, x.q1, x.q3"
-                           " FROM results x JOIN runs r ON r.id = x.run_id JOIN cases c ON c.id = x.case_id"
-                           " WHERE x.status = 'ok' AND x.median > 0"
-                           "   AND (?1 IS NULL OR c.key GLOB ?1) AND (?2 IS NULL OR r.branch = ?2)"
-                           " ORDER BY c.key, r.id",
-                           -1, &st, NULL) != SQLITE_OK)
-        return pg_error_set(PG_ESTORE, "preparing the history query: %s", sqlite3_errmsg(db));
-    if (glob)
-        sqlite3_bind_text(st, 1, glob, -1, SQLITE_TRANSIENT);
-    if (branch)
-        sqlite3_bind_text(st, 2, branch, -1, SQLITE_TRANSIENT);
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *key = (const char *)sqlite3_column_text(st, 0);
-        pg_history *h = nh ? &hs[nh - 1] : NULL;
-        if (!h || strcmp(h->key, key) != 0) {
-            pg_history *p = realloc(hs, (nh + 1) * sizeof(*p));
-            if (!p) {
-                err = pg_error_set(PG_ENOMEM, "out of memory loading history");
-                goto cleanup;
-            }
-            hs = p;
-            h = &hs[nh++];
-            memset(h, 0, sizeof(*h));
-            h->key = pg__strdup(key);
-            nrm = 0;
-        }
-        if ((err = add_point(h, &run_medians, &nrm, &caprm, sqlite3_column_int64(st, 1),
-                             (const char *)sqlite3_column_text(st, 2), (const char *)sqlite3_column_text(st, 3),
-                             sqlite3_column_int64(st, 4), sqlite3_column_double(st, 5),
-                             sqlite3_column_double(st, 6), sqlite3_column_double(st, 7))) != 0)
-            goto cleanup;
-    }
-    if (rc != SQLITE_DONE) {
-        err = pg_error_set(PG_ESTORE, "reading history: %s", sqlite3_errmsg(db));
+    err = pg_store_history_rows(store, glob, branch, take_row, &acc);
+    hs = acc.hs;
+    nh = acc.nh;
+    if (err)
         goto cleanup;
-    }
     for (i = 0; i < nh; i++) {
         pg_history *h = &hs[i];
         size_t k;
@@ -322,8 +315,7 @@ int pg_history_load(pg_history **out, size_t *out_count, pg_store *store, const 
     nh = 0;
 
 cleanup:
-    sqlite3_finalize(st);
-    free(run_medians);
+    free(acc.run_medians);
     free(series);
     pg_history_free_all(hs, nh);
     return err;

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "store.h"
+#include "store/store.h"
 
 typedef struct pg_history_point {
     int64_t run_id;         /* newest run of this commit */

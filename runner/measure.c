@@ -326,7 +326,7 @@ void pg_measure_shift_cpus(int by)
         }
 }
 
-int pg_measure_set_threads_ex(pg_thread_state *out, int threads)
+int pg_measure_set_threads(pg_thread_state *out, int threads)
 {
     pg_thread_state st;
     cpu_set_t want;
@@ -383,7 +383,13 @@ int pg_measure_set_threads_ex(pg_thread_state *out, int threads)
     return 0;
 }
 
-int pg_measure_set_threads(int threads)
+void pg__result_take(pg_result *out, pg_measurement *m)
 {
-    return pg_measure_set_threads_ex(NULL, threads);
+    out->status = PG_STATUS_OK;
+    out->samples = m->samples;
+    m->samples = NULL;
+    out->nsamples = m->nsamples;
+    out->number_per_run = m->number_per_run;
+    out->warmup_s = m->warmup_s;
+    out->warnings = m->warnings;
 }

@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model.h"
+
 /** A clock; tests substitute a fake one to drive the loop exactly. */
 typedef struct pg_clock {
     int64_t (*now_ns)(void *payload);
@@ -65,7 +67,7 @@ typedef struct pg_measurement {
     double warmup_s;
     int64_t warmup_calls;  /* iterations run in the warm-up (in calls of growing size) */
     double clock_overhead_s;
-    unsigned warnings;     /* PG_WARN_* from model.h */
+    unsigned warnings;     /* PG_WARN_* (model.h) */
     double clock_resolution_s; /* smallest step the clock showed (0: none seen) */
     int64_t sizing_blocks; /* blocks timed while growing the block size (not samples) */
     double sampling_s;     /* clock time spent in sampled blocks */
@@ -111,9 +113,10 @@ typedef struct pg_thread_state {
  * `threads` of the CPUs it was allowed at start: in order from the CPU it
  * first ran on, chosen once per process, so all its cases share CPUs and
  * concurrent perfgate processes do not all stack onto CPU 0.
- * @param[out] out what was applied (may be NULL).
+ * @param[out] out what was applied; NULL when the caller does not need it.
+ * @return 0, or PG_EINVAL when `threads` is below 1.
  */
-int pg_measure_set_threads_ex(pg_thread_state *out, int threads);
+int pg_measure_set_threads(pg_thread_state *out, int threads);
 
 /**
  * Makes the memory layout of the buffers a case allocates the same in every
@@ -125,13 +128,16 @@ void pg_measure_stable_layout(void);
 
 /**
  * Moves this process's choice of CPUs `by` allowed CPUs on (the next case's
- * pg_measure_set_threads_ex() pins there): a re-measurement in a child
+ * pg_measure_set_threads() pins there): a re-measurement in a child
  * process then runs on other CPUs than the first measurement did. Does
  * nothing before the first choice or with one allowed CPU.
  */
 void pg_measure_shift_cpus(int by);
 
-/** Same as pg_measure_set_threads_ex(NULL, threads). */
-int pg_measure_set_threads(int threads);
+/**
+ * Moves the samples and block size of `m` into `out` and marks it OK;
+ * m->samples becomes NULL (the result owns the samples).
+ */
+void pg__result_take(pg_result *out, pg_measurement *m);
 
 #endif

@@ -4,6 +4,7 @@
 #include "perfgate/errors.h"
 #include "util.h"
 
+#include <assert.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,6 +95,25 @@ void pg__result_clear(pg_result *r)
     memset(r, 0, sizeof(*r));
 }
 
+static int set_outcome(pg_result *out, pg_status status, const char *message)
+{
+    assert(out);
+    out->status = status;
+    free(out->message);
+    out->message = pg__strdup(message);
+    return 0;
+}
+
+int pg__result_error(pg_result *out, const char *message)
+{
+    return set_outcome(out, PG_STATUS_ERROR, message);
+}
+
+int pg__result_skip(pg_result *out, const char *reason)
+{
+    return set_outcome(out, PG_STATUS_SKIPPED, reason);
+}
+
 void pg__check_clear(pg_check_result *c)
 {
     free(c->suite);
@@ -156,6 +176,20 @@ int pg_run_add_check(pg_check_result **out, pg_run *run)
     memset(&p[run->nchecks], 0, sizeof(*p));
     *out = &p[run->nchecks++];
     return 0;
+}
+
+void pg_run_swap_results(pg_run *a, pg_run *b)
+{
+    pg_result *results;
+    size_t n;
+
+    assert(a && b);
+    results = a->results;
+    n = a->nresults;
+    a->results = b->results;
+    a->nresults = b->nresults;
+    b->results = results;
+    b->nresults = n;
 }
 
 pg_result *pg_run_find(const pg_run *run, const char *key)

@@ -105,10 +105,26 @@ int pg_run_add_result(pg_result **out, pg_run *run);
 /** Appends a zeroed check result (owned by the run). */
 int pg_run_add_check(pg_check_result **out, pg_run *run);
 
+/**
+ * Exchanges the results of two runs (arrays and counts); pointers into
+ * either array stay valid and now belong to the other run.
+ */
+void pg_run_swap_results(pg_run *a, pg_run *b);
+
 /** Finds a result by case key; NULL when absent. */
 pg_result *pg_run_find(const pg_run *run, const char *key);
 
 void pg__result_clear(pg_result *r);
+
+/*
+ * Outcomes every measuring path gives a result: the message is copied and
+ * replaces any earlier one; both return 0, so a backend can end with
+ * `return pg__result_error(out, ...)` (a failed case is not a failed run).
+ */
+/** Marks `out` as an ERROR with `message` (copied; NULL: none); returns 0. */
+int pg__result_error(pg_result *out, const char *message);
+/** Marks `out` as SKIPPED with `reason` (copied; NULL: none); returns 0. */
+int pg__result_skip(pg_result *out, const char *reason);
 void pg__check_clear(pg_check_result *c);
 
 /** Fills a random RFC 4122 version-4 uuid string. */

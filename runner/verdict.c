@@ -7,9 +7,15 @@
  * the spread of run medians, measured on the baseline runs and shrunk
  * towards a prior from our machines. A case fails only when the change is
  * both significant after Holm's correction and surely beyond the threshold.
+ *
+ * The stages (verdict.h) run in this order and only here: estimate, decide,
+ * suite, canary (canary.h supplies the reading and what it explains), then on
+ * request confirm (confirm.h settles each case) and paired. recount() is the
+ * one place counts and the exit code come from.
  */
 #include "verdict.h"
 #include "canary.h"
+#include "confirm.h"
 
 #include "perfgate/errors.h"
 #include "stats.h"
@@ -91,14 +97,14 @@ static double *pool_logs(size_t *out_n, double *meds, size_t *out_runs, const pg
  */
 static void widen(pg_case_verdict *v, double wd)
 {
-    double center = log(v->estimate), lo = log(v->shift_lo), hi = log(v->shift_hi);
+    double center = log(v->est.center), lo = log(v->est.shift_lo), hi = log(v->est.shift_hi);
 
-    v->ci_lo = exp(center - sqrt((center - lo) * (center - lo) + wd * wd));
-    v->ci_hi = exp(center + sqrt((hi - center) * (hi - center) + wd * wd));
-    v->ci_lo = fmin(v->ci_lo, v->ratio);
-    v->ci_hi = fmax(v->ci_hi, v->ratio);
+    v->est.ci_lo = exp(center - sqrt((center - lo) * (center - lo) + wd * wd));
+    v->est.ci_hi = exp(center + sqrt((hi - center) * (hi - center) + wd * wd));
+    v->est.ci_lo = fmin(v->est.ci_lo, v->est.ratio);
+    v->est.ci_hi = fmax(v->est.ci_hi, v->est.ratio);
     /* A slowdown must be about this large before its lower bound clears the threshold. */
-    v->resolution = (1 + v->threshold) * exp(0.5 * (log(v->ci_hi) - log(v->ci_lo))) - 1;
+    v->est.resolution = (1 + v->threshold) * exp(0.5 * (log(v->est.ci_hi) - log(v->est.ci_lo))) - 1;
 }
 
 int pg_verdict_estimate(pg_case_verdict *v, const pg_sample_set *head, size_t nhead, const pg_sample_set *base,
@@ -114,16 +120,16 @@ int pg_verdict_estimate(pg_case_verdict *v, const pg_sample_set *head, size_t nh
 
     if (!opts)
         opts = &dflt;
-    v->ratio = v->ci_lo = v->ci_hi = v->p = v->shift_lo = v->shift_hi = v->estimate = NAN;
-    v->resolution = NAN;
+    v->est.ratio = v->est.ci_lo = v->est.ci_hi = v->est.p = v->est.shift_lo = v->est.shift_hi = v->est.center = NAN;
+    v->est.resolution = NAN;
     level = 1 - v->alpha;
     meds = malloc((nbase ? nbase : 1) * sizeof(*meds));
     if (!meds || !(lh = pool_logs(&nh, NULL, &hr, head, nhead)) || !(lb = pool_logs(&nb, meds, &br, base, nbase)))
         goto nomem;
-    v->head_n = nh;
-    v->base_n = nb;
-    v->head_runs = hr;
-    v->base_runs = br;
+    v->est.head_n = nh;
+    v->est.base_n = nb;
+    v->est.head_runs = hr;
+    v->est.base_runs = br;
     if (nh == 0 || nb == 0) {
         err = pg_error_set(PG_EINVAL, "%s: no positive samples on the %s side", v->key ? v->key : "case",
                            nh == 0 ? "head" : "base");
@@ -136,14 +142,14 @@ int pg_verdict_estimate(pg_case_verdict *v, const pg_sample_set *head, size_t nh
         raw_h[i] = exp(lh[i]);
     for (i = 0; i < nb; i++)
         raw_b[i] = exp(lb[i]);
-    v->head_median = pg_stats_median(raw_h, nh);
-    v->base_median = pg_stats_median(raw_b, nb);
-    v->ratio = v->head_median / v->base_median;
+    v->est.head_median = pg_stats_median(raw_h, nh);
+    v->est.base_median = pg_stats_median(raw_b, nb);
+    v->est.ratio = v->est.head_median / v->est.base_median;
 
     /* One-sided Mann-Whitney in the direction the medians moved. */
-    if ((err = pg_stats_mwu(&m, lh, nh, lb, nb, v->ratio >= 1 ? PG_ALT_GREATER : PG_ALT_LESS, PG_MWU_AUTO)) != 0)
+    if ((err = pg_stats_mwu(&m, lh, nh, lb, nb, v->est.ratio >= 1 ? PG_ALT_GREATER : PG_ALT_LESS, PG_MWU_AUTO)) != 0)
         goto cleanup;
-    v->p = m.p;
+    v->est.p = m.p;
 
     /* The interval from the samples alone, on log times. */
     if (opts->interval == PG_INTERVAL_BOOTSTRAP || (double)nh * (double)nb > MOSES_MAX_PAIRS) {
@@ -151,7 +157,7 @@ int pg_verdict_estimate(pg_case_verdict *v, const pg_sample_set *head, size_t nh
         if ((err = pg_stats_bootstrap_ratio(&blo, &bhi, raw_h, nh, raw_b, nb, level,
                                             opts->bootstrap_reps ? opts->bootstrap_reps : 2000, key_seed(v->key))) != 0)
             goto cleanup;
-        center = log(v->ratio);
+        center = log(v->est.ratio);
         lo = log(blo);
         hi = log(bhi);
     } else {
@@ -161,9 +167,9 @@ int pg_verdict_estimate(pg_case_verdict *v, const pg_sample_set *head, size_t nh
         lo = sh.lo;
         hi = sh.hi;
     }
-    v->estimate = exp(center);
-    v->shift_lo = exp(lo);
-    v->shift_hi = exp(hi);
+    v->est.center = exp(center);
+    v->est.shift_lo = exp(lo);
+    v->est.shift_hi = exp(hi);
 
     /*
      * Run-to-run drift: the sd of log run medians, pooled with the prior
@@ -176,21 +182,21 @@ int pg_verdict_estimate(pg_case_verdict *v, const pg_sample_set *head, size_t nh
     prior_df = opts->drift_df >= 0 ? opts->drift_df : PG_DRIFT_PRIOR_DF;
     s2 = prior * prior * prior_df;
     df = prior_df;
-    v->drift_measured = 0;
+    v->drift.measured = 0;
     if (br >= 2) {
         double mm = pg_stats_mean(meds, br), ss = 0;
         for (i = 0; i < br; i++)
             ss += (meds[i] - mm) * (meds[i] - mm);
         s2 += ss;
         df += (double)(br - 1);
-        v->drift_measured = 1;
+        v->drift.measured = 1;
     }
     s2 = df > 0 ? s2 / df : 0;
-    v->drift = sqrt(s2);
-    v->drift_df = df;
+    v->drift.sd = sqrt(s2);
+    v->drift.df = df;
     tq = df > 0 ? pg_stats_t_ppf(1 - v->alpha / 2, df) : pg_stats_norm_ppf(1 - v->alpha / 2);
-    wd = tq * v->drift * sqrt(1.0 / (double)hr + 1.0 / (double)br);
-    v->drift_hw = wd;
+    wd = tq * v->drift.sd * sqrt(1.0 / (double)hr + 1.0 / (double)br);
+    v->drift.hw = wd;
     widen(v, wd);
     err = 0;
     goto cleanup;
@@ -209,13 +215,13 @@ cleanup:
 /* The advice for an UNSURE case: which component of the interval dominates. */
 static const char *advice(const pg_case_verdict *v)
 {
-    double total = log(v->ci_hi) - log(v->ci_lo), samples = log(v->shift_hi) - log(v->shift_lo);
+    double total = log(v->est.ci_hi) - log(v->est.ci_lo), samples = log(v->est.shift_hi) - log(v->est.shift_lo);
 
     if (v->paired)
         return "run more rounds (--rounds) or use a quieter machine";
     if (!isfinite(samples) || samples >= 0.7 * total)
         return "take more samples or a longer min_run_time, or use a quieter machine";
-    if (v->drift_measured)
+    if (v->drift.measured)
         return "the machine drifts between runs: pool more baseline runs or use a quieter machine";
     return "one baseline run cannot measure run-to-run drift: pool runs with --base last:5";
 }
@@ -223,32 +229,33 @@ static const char *advice(const pg_case_verdict *v)
 int pg_verdict_decide(pg_case_verdict *v, size_t ntested)
 {
     double up = 1 + v->threshold, down = 1 / (1 + v->threshold);
-    int significant = isfinite(v->p_adj) && v->p_adj < v->alpha;
+    int significant = isfinite(v->est.p_adj) && v->est.p_adj < v->alpha;
     char th[32];
     char *reason = NULL;
 
     snprintf(th, sizeof(th), "%.3g%%", 100 * v->threshold);
-    if (!isfinite(v->ci_lo) || !isfinite(v->ci_hi) || v->ci_lo <= 0) {
+    if (!isfinite(v->est.ci_lo) || !isfinite(v->est.ci_hi) || v->est.ci_lo <= 0) {
         v->verdict = PG_VERDICT_UNSURE;
         reason = v->paired ? pg__asprintf("too few rounds (%zu) for a %.0f%% interval; run more (--rounds)",
-                                          v->head_n, 100 * (1 - v->alpha))
+                                          v->est.head_n, 100 * (1 - v->alpha))
                            : pg__asprintf("too few samples (%zu vs %zu) for a %.0f%% interval; raise min_samples",
-                                          v->head_n, v->base_n, 100 * (1 - v->alpha));
-    } else if (significant && v->ci_lo > up) {
+                                          v->est.head_n, v->est.base_n, 100 * (1 - v->alpha));
+    } else if (significant && v->est.ci_lo > up) {
         v->verdict = PG_VERDICT_REGRESSED;
-        reason = pg__asprintf("slower beyond %s (Holm p=%.2g over %zu cases)", th, v->p_adj, ntested);
-    } else if (significant && v->ci_hi < down) {
+        reason = pg__asprintf("slower beyond %s (Holm p=%.2g over %zu cases)", th, v->est.p_adj, ntested);
+    } else if (significant && v->est.ci_hi < down) {
         v->verdict = PG_VERDICT_IMPROVED;
-        reason = pg__asprintf("faster beyond %s (Holm p=%.2g over %zu cases)", th, v->p_adj, ntested);
-    } else if (v->ci_lo >= down && v->ci_hi <= up) {
+        reason = pg__asprintf("faster beyond %s (Holm p=%.2g over %zu cases)", th, v->est.p_adj, ntested);
+    } else if (v->est.ci_lo >= down && v->est.ci_hi <= up) {
         v->verdict = PG_VERDICT_SAME;
     } else {
         v->verdict = PG_VERDICT_UNSURE;
-        if (v->ci_lo > up || v->ci_hi < down)
+        if (v->est.ci_lo > up || v->est.ci_hi < down)
             reason = pg__asprintf("beyond %s but not significant after Holm over %zu cases (p=%.2g); %s", th,
-                                  ntested, v->p_adj, advice(v));
-        else if (log(v->ci_hi) - log(v->ci_lo) > 2 * log(up))
-            reason = pg__asprintf("too noisy for %s: resolves ~%.0f%% here; %s", th, 100 * v->resolution, advice(v));
+                                  ntested, v->est.p_adj, advice(v));
+        else if (log(v->est.ci_hi) - log(v->est.ci_lo) > 2 * log(up))
+            reason = pg__asprintf("too noisy for %s: resolves ~%.0f%% here; %s", th, 100 * v->est.resolution,
+                                  advice(v));
         else
             reason = pg__asprintf("interval straddles the %s threshold; %s", th, advice(v));
     }
@@ -264,93 +271,165 @@ static void suite_view(pg_comparison *c, double *scratch)
 {
     size_t i, n = 0;
 
-    c->suite_shift = c->suite_spread = NAN;
+    c->suite.shift = c->suite.spread = NAN;
     for (i = 0; i < c->ncases; i++)
-        if (!isnan(c->cases[i].p) && c->cases[i].ratio > 0 && isfinite(c->cases[i].ratio) &&
+        if (!isnan(c->cases[i].est.p) && c->cases[i].est.ratio > 0 && isfinite(c->cases[i].est.ratio) &&
             !pg_canary_is(c->cases[i].suite))
-            scratch[n++] = log(c->cases[i].ratio);
+            scratch[n++] = log(c->cases[i].est.ratio);
     if (n < SUITE_MIN_CASES)
         return;
-    c->suite_shift = exp(pg_stats_median(scratch, n));
-    c->suite_spread = 1.4826 * pg_stats_mad(scratch, n);
+    c->suite.shift = exp(pg_stats_median(scratch, n));
+    c->suite.spread = 1.4826 * pg_stats_mad(scratch, n);
 }
 
-/* A regression that the whole suite shares is not this case's: UNSURE until confirmed. */
-static void suite_guard(const pg_comparison *c, pg_case_verdict *v)
+/*
+ * The decide stage: Holm over the tested cases (those with a p-value), the
+ * interval widened by the suite-wide spread where it exceeds the model's
+ * drift, and the rule. Sets *ntested for the method line.
+ */
+static int stage_decide(pg_comparison *c, size_t *ntested, const pg_compare_options *opts)
 {
-    double half = sqrt(1 + v->threshold), shift = c->suite_shift;
-    int up = v->verdict == PG_VERDICT_REGRESSED && shift > half && v->ci_lo / shift <= 1 + v->threshold;
-    int down = v->verdict == PG_VERDICT_IMPROVED && shift < 1 / half && v->ci_hi / shift >= 1 / (1 + v->threshold);
+    size_t i, n = c->ncases ? c->ncases : 1;
+    double *p = malloc(n * sizeof(*p)), *adj = malloc(n * sizeof(*adj)), *scratch = malloc(n * sizeof(*scratch));
+    int err = PG_ENOMEM;
 
-    if (!isfinite(shift) || !(up || down))
-        return;
-    v->verdict = PG_VERDICT_UNSURE;
-    free(v->reason);
-    v->reason = pg__asprintf("the whole suite moved %+.1f%% (median of its cases): a machine phase or a change to "
-                             "everything; re-run to confirm",
-                             100 * (shift - 1));
-}
-
-void pg__comparison_recount(pg_comparison *c, const pg_compare_options *opts)
-{
-    pg_compare_options dflt = PG_COMPARE_OPTIONS_INIT;
-    size_t i;
-
-    if (!opts)
-        opts = &dflt;
-    memset(c->counts, 0, sizeof(c->counts));
-    for (i = 0; i < c->ncases; i++)
-        c->counts[c->cases[i].verdict]++;
-    c->exit_code = (c->counts[PG_VERDICT_REGRESSED] > 0 || c->checks_failed > 0 ||
-                    (opts->fail_on_missing && c->counts[PG_VERDICT_MISSING] > 0) ||
-                    (opts->fail_on_new && c->counts[PG_VERDICT_NEW] > 0))
-                       ? 1
-                       : 0;
-}
-
-int pg_comparison_adjust(pg_comparison *c, const pg_compare_options *opts)
-{
-    pg_compare_options dflt = PG_COMPARE_OPTIONS_INIT;
-    double *p = NULL, *adj = NULL, *scratch = NULL;
-    size_t i, ntested = 0;
-    int err;
-
-    if (!opts)
-        opts = &dflt;
-    p = malloc((c->ncases ? c->ncases : 1) * sizeof(*p));
-    adj = malloc((c->ncases ? c->ncases : 1) * sizeof(*adj));
-    scratch = malloc((c->ncases ? c->ncases : 1) * sizeof(*scratch));
+    *ntested = 0;
     if (!p || !adj || !scratch) {
-        free(p);
-        free(adj);
-        free(scratch);
-        return pg_error_set(PG_ENOMEM, "out of memory adjusting p-values");
+        err = pg_error_set(PG_ENOMEM, "out of memory adjusting p-values");
+        goto cleanup;
     }
-    /* Holm over the cases that were tested: those with a p-value. */
     /* Canaries are references, not hypotheses about the code: they stay out of Holm's family. */
     for (i = 0; i < c->ncases; i++) {
-        p[i] = pg_canary_is(c->cases[i].suite) ? NAN : c->cases[i].p;
-        ntested += !isnan(p[i]);
+        p[i] = pg_canary_is(c->cases[i].suite) ? NAN : c->cases[i].est.p;
+        *ntested += !isnan(p[i]);
     }
     if ((err = pg_stats_holm(adj, p, c->ncases)) != 0)
         goto cleanup;
     suite_view(c, scratch);
-    memset(c->counts, 0, sizeof(c->counts));
     for (i = 0; i < c->ncases; i++) {
         pg_case_verdict *v = &c->cases[i];
-        if (!isnan(v->p)) {
-            v->p_adj = isnan(p[i]) ? v->p : adj[i];
-            /* Paired rounds cancel what the suite-wide view guards against: a phase hits both sides. */
-            if (isfinite(c->suite_spread) && !opts->paired)
-                widen(v, fmax(v->drift_hw, pg_stats_norm_ppf(1 - v->alpha / 2) * c->suite_spread));
-            pg_verdict_decide(v, ntested);
-            if (!opts->paired)
-                suite_guard(c, v);
-        }
+        if (isnan(v->est.p))
+            continue;
+        v->est.p_adj = isnan(p[i]) ? v->est.p : adj[i];
+        /* Paired rounds cancel what the suite-wide view guards against: a phase hits both sides. */
+        if (isfinite(c->suite.spread) && !opts->paired)
+            widen(v, fmax(v->drift.hw, pg_stats_norm_ppf(1 - v->alpha / 2) * c->suite.spread));
+        pg_verdict_decide(v, *ntested);
     }
-    if ((err = pg__canary_rule(c)) != 0)
-        goto cleanup;
-    pg__comparison_recount(c, opts);
+
+cleanup:
+    free(p);
+    free(adj);
+    free(scratch);
+    return err;
+}
+
+/* The suite stage: a move the whole suite shares is not this case's: UNSURE until a re-run confirms it. */
+static void stage_suite(pg_comparison *c, pg_suite_move move)
+{
+    size_t i;
+
+    if (!isfinite(move.shift))
+        return;
+    for (i = 0; i < c->ncases; i++) {
+        pg_case_verdict *v = &c->cases[i];
+        double half = sqrt(1 + v->threshold);
+        int up = v->verdict == PG_VERDICT_REGRESSED && move.shift > half &&
+                 v->est.ci_lo / move.shift <= 1 + v->threshold;
+        int down = v->verdict == PG_VERDICT_IMPROVED && move.shift < 1 / half &&
+                   v->est.ci_hi / move.shift >= 1 / (1 + v->threshold);
+
+        if (isnan(v->est.p) || !(up || down))
+            continue;
+        v->verdict = PG_VERDICT_UNSURE;
+        set_reason(v, pg__asprintf("the whole suite moved %+.1f%% (median of its cases): a machine phase or a "
+                                   "change to everything; re-run to confirm",
+                                   100 * (move.shift - 1)));
+    }
+}
+
+/*
+ * The canary stage: a reference workload moving is the machine's doing, so a
+ * canary is never REGRESSED or IMPROVED, and a case whose change the drifted
+ * canary of its kind explains becomes UNSURE. The comparison takes over
+ * `reading` (its summary).
+ */
+static int stage_canary(pg_comparison *c, pg_canary_reading *reading)
+{
+    size_t i;
+
+    free(c->canary.summary);
+    c->canary = *reading;
+    reading->summary = NULL;
+    for (i = 0; i < c->ncases; i++) {
+        pg_case_verdict *v = &c->cases[i];
+        const char *which = "";
+        char *reason;
+        double s;
+
+        if (v->verdict != PG_VERDICT_REGRESSED && v->verdict != PG_VERDICT_IMPROVED)
+            continue;
+        if (pg_canary_is(v->suite))
+            reason = pg__asprintf("machine drift: this %s canary moved %+.1f%% between base and head",
+                                  strcmp(v->name, PG_CANARY_MEMORY) == 0 ? "memory" : "compute",
+                                  100 * (v->est.ratio - 1));
+        else if (pg_canary_explains(&s, &which, &c->canary, v))
+            reason = pg__asprintf("machine drift: %s canary %+.0f%% (this case %+.1f%%); re-run to confirm", which,
+                                  100 * (s - 1), 100 * (v->est.ratio - 1));
+        else
+            continue;
+        if (!reason)
+            return pg_error_set(PG_ENOMEM, "out of memory writing a drift reason");
+        set_reason(v, reason);
+        v->verdict = PG_VERDICT_UNSURE;
+    }
+    return 0;
+}
+
+/*
+ * The confirmation stage: settles every REGRESSED case on `again[i]`, its
+ * re-measurement decided on its own (NULL when none was made; confirm.h).
+ */
+static int stage_confirm(pg_comparison *c, const pg_case_verdict *const *again)
+{
+    size_t i;
+    int err;
+
+    for (i = 0; i < c->ncases; i++)
+        if (c->cases[i].verdict == PG_VERDICT_REGRESSED && (err = pg_confirm_settle(&c->cases[i], again[i])) != 0)
+            return err;
+    return 0;
+}
+
+/* The one recount: counts and exit code from the verdicts as they stand, under the comparison's exit rule. */
+static void recount(pg_comparison *c)
+{
+    size_t i;
+
+    memset(c->counts, 0, sizeof(c->counts));
+    for (i = 0; i < c->ncases; i++)
+        c->counts[c->cases[i].verdict]++;
+    c->exit_code = (c->counts[PG_VERDICT_REGRESSED] > 0 || c->checks_failed > 0 ||
+                    (c->fail_on_missing && c->counts[PG_VERDICT_MISSING] > 0) ||
+                    (c->fail_on_new && c->counts[PG_VERDICT_NEW] > 0))
+                       ? 1
+                       : 0;
+}
+
+/* The exact checks of the head run: a failed one fails the comparison. */
+static void take_checks(pg_comparison *c, const pg_run *head)
+{
+    size_t i;
+
+    c->checks_total = head->nchecks;
+    c->checks_failed = 0;
+    for (i = 0; i < head->nchecks; i++)
+        c->checks_failed += !head->checks[i].passed;
+}
+
+/* The method line every report prints. */
+static int describe_method(pg_comparison *c, size_t ntested, const pg_compare_options *opts)
+{
     free(c->method);
     if (opts->paired)
         c->method = pg__asprintf(
@@ -366,13 +445,26 @@ int pg_comparison_adjust(pg_comparison *c, const pg_compare_options *opts)
             ntested, opts->interval == PG_INTERVAL_BOOTSTRAP ? "bootstrap" : "Hodges-Lehmann/Moses",
             c->nbases >= 2 ? "measured on the baseline runs, shrunk to a" : "assumed:",
             100 * (opts->drift >= 0 ? opts->drift : PG_DRIFT_PRIOR), c->nbases, c->nbases == 1 ? "" : "s");
-    err = c->method ? 0 : pg_error_set(PG_ENOMEM, "out of memory describing the method");
+    return c->method ? 0 : pg_error_set(PG_ENOMEM, "out of memory describing the method");
+}
 
-cleanup:
-    free(p);
-    free(adj);
-    free(scratch);
-    return err;
+int pg_comparison_adjust(pg_comparison *c, const pg_compare_options *opts)
+{
+    pg_compare_options dflt = PG_COMPARE_OPTIONS_INIT;
+    pg_canary_reading canary = {NAN, NAN, 0, NULL};
+    size_t ntested;
+    int err;
+
+    if (!opts)
+        opts = &dflt;
+    if ((err = stage_decide(c, &ntested, opts)) != 0)
+        return err;
+    if (!opts->paired)
+        stage_suite(c, c->suite);
+    if ((err = pg_canary_read(&canary, c->cases, c->ncases)) != 0 || (err = stage_canary(c, &canary)) != 0)
+        return err;
+    recount(c);
+    return describe_method(c, ntested, opts);
 }
 
 /* Collects the samples of `key` from every base run that measured it. */
@@ -416,10 +508,10 @@ static int add_missing(pg_comparison *c, const pg_run *head, const pg_run *const
             v->suite = pg__strdup(r->suite);
             v->name = pg__strdup(r->name);
             v->base = r;
-            v->base_n = r->nsamples;
-            v->base_median = r->summary.median;
-            v->ratio = v->ci_lo = v->ci_hi = v->p = v->p_adj = NAN;
-            v->shift_lo = v->shift_hi = v->estimate = v->resolution = NAN;
+            v->est.base_n = r->nsamples;
+            v->est.base_median = r->summary.median;
+            v->est.ratio = v->est.ci_lo = v->est.ci_hi = v->est.p = v->est.p_adj = NAN;
+            v->est.shift_lo = v->est.shift_hi = v->est.center = v->est.resolution = NAN;
             v->verdict = PG_VERDICT_MISSING;
             v->reason = pg__strdup("in the baseline but not in this run");
         }
@@ -449,6 +541,8 @@ int pg_compare(pg_comparison **out, const pg_run *head, const pg_run *const *bas
     c->head = head;
     c->base = nbases ? bases[0] : NULL;
     c->nbases = nbases;
+    c->fail_on_missing = opts->fail_on_missing;
+    c->fail_on_new = opts->fail_on_new;
 
     for (i = 0; i < head->nresults; i++) {
         const pg_result *h = &head->results[i], *base;
@@ -464,10 +558,10 @@ int pg_compare(pg_comparison **out, const pg_run *head, const pg_run *const *bas
         v->base = base;
         v->threshold = opts->threshold >= 0 ? opts->threshold : (h->threshold > 0 ? h->threshold : 0.05);
         v->alpha = opts->alpha > 0 ? opts->alpha : (h->alpha > 0 ? h->alpha : 0.05);
-        v->head_n = h->nsamples;
-        v->head_median = h->summary.median;
-        v->ratio = v->ci_lo = v->ci_hi = v->p = v->p_adj = NAN;
-        v->shift_lo = v->shift_hi = v->estimate = v->resolution = NAN;
+        v->est.head_n = h->nsamples;
+        v->est.head_median = h->summary.median;
+        v->est.ratio = v->est.ci_lo = v->est.ci_hi = v->est.p = v->est.p_adj = NAN;
+        v->est.shift_lo = v->est.shift_hi = v->est.center = v->est.resolution = NAN;
         if (h->status == PG_STATUS_SKIPPED) {
             v->verdict = PG_VERDICT_SKIPPED;
             v->reason = pg__strdup(h->message ? h->message : "skipped");
@@ -479,21 +573,21 @@ int pg_compare(pg_comparison **out, const pg_run *head, const pg_run *const *bas
             v->reason = pg__strdup(nbases ? "not in the baseline" : "no baseline yet");
         } else if (nsets == 0) {
             v->verdict = PG_VERDICT_UNSURE;
-            v->base_median = base->summary.median;
-            if (v->base_median > 0 && v->head_median > 0)
-                v->ratio = v->head_median / v->base_median;
+            v->est.base_median = base->summary.median;
+            if (v->est.base_median > 0 && v->est.head_median > 0)
+                v->est.ratio = v->est.head_median / v->est.base_median;
             v->reason = pg__strdup(base->status == PG_STATUS_OK ? "the baseline has no raw samples for this case"
                                                                 : "the baseline failed or skipped this case");
         } else if (h->nsamples == 0) {
             v->verdict = PG_VERDICT_UNSURE;
-            v->base_median = base->summary.median;
+            v->est.base_median = base->summary.median;
             v->reason = pg__strdup("this run has no raw samples for this case");
         } else {
             pg_sample_set hs = {h->samples, h->nsamples};
             err = pg_verdict_estimate(v, &hs, 1, sets, nsets, opts);
             if (err == PG_EINVAL) {
                 v->verdict = PG_VERDICT_UNSURE;
-                v->p = NAN;
+                v->est.p = NAN;
                 v->reason = pg__strdup("no positive samples to compare");
             } else if (err) {
                 goto fail;
@@ -502,9 +596,7 @@ int pg_compare(pg_comparison **out, const pg_run *head, const pg_run *const *bas
     }
     if ((err = add_missing(c, head, bases, nbases)) != 0)
         goto fail;
-    c->checks_total = head->nchecks;
-    for (i = 0; i < head->nchecks; i++)
-        c->checks_failed += !head->checks[i].passed;
+    take_checks(c, head);
     if ((err = pg_comparison_adjust(c, opts)) != 0)
         goto fail;
     free(sets);
@@ -530,5 +622,122 @@ void pg_comparison_free(pg_comparison *c)
     }
     free(c->cases);
     free(c->method);
+    free(c->canary.summary);
     free(c);
+}
+
+/* Estimates and decides the re-run `r` of case `v` on its own against the baseline runs, into `t`. */
+static int remeasure(pg_case_verdict *t, const pg_case_verdict *v, const pg_result *r, pg_sample_set *sets,
+                     const pg_run *const *bases, size_t nbases, const pg_compare_options *opts)
+{
+    pg_sample_set hs = {r->samples, r->nsamples};
+    const pg_result *first;
+    size_t nsets = base_sets(sets, &first, bases, nbases, v->key);
+    int err;
+
+    t->key = v->key;
+    t->threshold = v->threshold;
+    t->alpha = v->alpha;
+    t->est.ratio = NAN;
+    if (r->status != PG_STATUS_OK || r->nsamples == 0 || nsets == 0)
+        return 0;
+    err = pg_verdict_estimate(t, &hs, 1, sets, nsets, opts);
+    if (err == PG_EINVAL)
+        return 0;
+    if (err)
+        return err;
+    /* A single hypothesis, the one the first measurement raised: no Holm family. */
+    t->est.p_adj = t->est.p;
+    return pg_verdict_decide(t, 1);
+}
+
+int pg_verdict_confirm(pg_comparison *c, const pg_run *rerun, const pg_run *const *bases, size_t nbases,
+                       const pg_compare_options *opts)
+{
+    size_t i, n = c->ncases ? c->ncases : 1;
+    pg_case_verdict *fresh = calloc(n, sizeof(*fresh));
+    const pg_case_verdict **again = calloc(n, sizeof(*again));
+    pg_sample_set *sets = malloc((nbases ? nbases : 1) * sizeof(*sets));
+    int err = 0;
+
+    if (!fresh || !again || !sets) {
+        err = pg_error_set(PG_ENOMEM, "out of memory confirming regressions");
+        goto cleanup;
+    }
+    for (i = 0; i < c->ncases; i++) {
+        const pg_result *r;
+        if (c->cases[i].verdict != PG_VERDICT_REGRESSED || !rerun || !(r = pg_run_find(rerun, c->cases[i].key)))
+            continue;
+        if ((err = remeasure(&fresh[i], &c->cases[i], r, sets, bases, nbases, opts)) != 0)
+            goto cleanup;
+        again[i] = &fresh[i];
+    }
+    if ((err = stage_confirm(c, again)) == 0)
+        recount(c);
+
+cleanup:
+    for (i = 0; fresh && i < c->ncases; i++)
+        free(fresh[i].reason);
+    free(fresh);
+    free(again);
+    free(sets);
+    return err;
+}
+
+int pg_verdict_confirm_paired(pg_comparison *c, const pg_comparison *again)
+{
+    const pg_case_verdict **match = calloc(c->ncases ? c->ncases : 1, sizeof(*match));
+    size_t i, j;
+    int err;
+
+    if (!match)
+        return pg_error_set(PG_ENOMEM, "out of memory confirming regressions");
+    for (i = 0; i < c->ncases; i++)
+        for (j = 0; again && j < again->ncases && !match[i]; j++)
+            if (strcmp(again->cases[j].key, c->cases[i].key) == 0)
+                match[i] = &again->cases[j];
+    if ((err = stage_confirm(c, match)) == 0)
+        recount(c);
+    free(match);
+    return err;
+}
+
+int pg_verdict_paired(pg_comparison *c, const pg_run *head, const pg_paired_analysis *paired,
+                      const pg_compare_options *opts)
+{
+    pg_compare_options o = PG_COMPARE_OPTIONS_INIT;
+    size_t i, j;
+
+    if (opts)
+        o = *opts;
+    for (i = 0; i < head->nresults; i++) {
+        const pg_paired_analysis *p = &paired[i];
+        pg_case_verdict *v = NULL;
+        double half;
+        for (j = 0; j < c->ncases && !v; j++)
+            if (strcmp(c->cases[j].key, head->results[i].key) == 0)
+                v = &c->cases[j];
+        /* Only cases the comparison tested (both sides measured) take the paired view. */
+        if (!v || p->n == 0 || isnan(v->est.p))
+            continue;
+        v->paired = 1;
+        v->est.ratio = v->est.center = p->ratio;
+        v->est.ci_lo = v->est.shift_lo = isfinite(p->ci_lo) ? p->ci_lo : NAN;
+        v->est.ci_hi = v->est.shift_hi = isfinite(p->ci_hi) ? p->ci_hi : NAN;
+        v->est.p = p->ratio >= 1 ? p->p_slower : p->p_faster;
+        /* The pairing cancels run-to-run drift: a phase slows both sides of a round alike. */
+        v->drift.sd = v->drift.hw = 0;
+        v->drift.measured = 0;
+        half = 0.5 * (log(v->est.ci_hi) - log(v->est.ci_lo));
+        v->est.resolution = isfinite(half) ? (1 + v->threshold) * exp(half) - 1 : NAN;
+    }
+    o.paired = 1;
+    return pg_comparison_adjust(c, &o);
+}
+
+void pg_comparison_rebind_head(pg_comparison *c, const pg_run *run)
+{
+    c->head = run;
+    take_checks(c, run);
+    recount(c);
 }

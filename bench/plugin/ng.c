@@ -1,6 +1,6 @@
 /*
  * ng.c - the twenty CPU cases of bench/noise_gate.yaml as a plugin, for
- * interleaved A/B gates (bench/noise_ab.sh, issue 11's measurement).
+ * interleaved A/B gates (the measurement of bench/noise_ab.sh).
  *
  * Benchmarks: sgemm and dgemm (n x n x n through perfgate's instrumented
  * GEMM, i.e. OpenBLAS), copy, add, mul and gelu over n floats.

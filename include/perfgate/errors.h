@@ -1,8 +1,13 @@
 /*
- * perfgate/errors.h - error codes shared by the runner and plugins.
+ * perfgate/errors.h - the runner's error codes.
  *
  * Every fallible function returns 0 on success or a negative PG_E* code.
  * Codes are appended to the table, never removed or renumbered.
+ *
+ * Not part of the plugin API (perfgate/perfgate.h): the functions below are
+ * defined in the runner (runner/error.c) and the perfgate binary does not
+ * export them, so a plugin cannot call them. A plugin reports failure with
+ * pg_skip()/pg_error() from perfgate/plugin.h.
  */
 #ifndef PERFGATE_ERRORS_H
 #define PERFGATE_ERRORS_H

@@ -364,7 +364,7 @@ int pg_ab_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_options *o
     if ((err = pg_compare(&out->cmp, out->head, (const pg_run *const *)&out->base, 1, &co)) != 0)
         goto cleanup;
     /* The rounds pair the sides: each case is decided on its paired analysis. */
-    err = pg_ab_paired_apply(out->cmp, out->head, out->paired, &co);
+    err = pg_verdict_paired(out->cmp, out->head, out->paired, &co);
 
 cleanup:
     for (i = 0; cases && i < ncases; i++) {

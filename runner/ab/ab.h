@@ -12,7 +12,8 @@
  * side after the other (fresh processes each). The two
  * sides become two runs, compared by pg_compare() (verdict.h) like any base
  * and head; since rounds pair the sides, each case is then decided on the
- * paired analysis of its per-round ratios (ab/paired.c).
+ * paired analysis of its per-round ratios (ab/paired.c) by the paired stage
+ * of the verdict, pg_verdict_paired().
  *
  * A build is a path: a plugin library file (it replaces every plugin case's
  * library), or a build directory substituted for `{build}` in plugin paths
@@ -51,21 +52,11 @@ typedef struct pg_ab_options {
 #define PG_AB_OPTIONS_VERSION 1
 #define PG_AB_OPTIONS_INIT {PG_AB_OPTIONS_VERSION, NULL, NULL, 0, 0, 0, 0, NULL, NULL, 0, 0, NULL, 0, -1.0, -1.0}
 
-/** The paired analysis of one case: per-round log(head/base). */
-typedef struct pg_ab_paired {
-    size_t n;                 /* rounds with both sides measured */
-    double ratio;             /* exp(Hodges-Lehmann centre of the per-round log ratios) */
-    double ci_lo, ci_hi;      /* Tukey's distribution-free interval of that centre (Walsh averages) */
-    double confidence;        /* the interval's level */
-    double p_slower, p_faster;/* one-sided Wilcoxon signed-rank p-values */
-    size_t head_slower;       /* rounds where head was slower */
-} pg_ab_paired;
-
 typedef struct pg_ab_result {
     pg_run *base;             /* one result per case: per-round medians as samples */
     pg_run *head;
     pg_comparison *cmp;       /* pg_compare(head, {base}) */
-    pg_ab_paired *paired;     /* per case of cmp->cases order: paired[i] belongs to head->results[i] */
+    pg_paired_analysis *paired; /* per case of cmp->cases order: paired[i] belongs to head->results[i] */
     int rounds;
     uint64_t seed;
     int *order_head_first;    /* rounds x cases: 1 when head ran first (for audits and tests) */
@@ -86,16 +77,6 @@ void pg_ab_result_free(pg_ab_result *r);
  * interval at level `conf` (e.g. 0.95): Wilcoxon signed-rank test and
  * Hodges-Lehmann/Tukey interval of log(head/base) (stats.h).
  */
-int pg_ab_paired_analyse(pg_ab_paired *out, const double *base, const double *head, size_t n, double conf);
-
-/**
- * Decides the paired cases of `cmp` on their paired analysis: for every head
- * result i with paired[i].n > 0 and a tested case, the ratio, interval and
- * one-sided p become the paired ones (no run-to-run drift: the pairing
- * cancels it), then pg_comparison_adjust() runs Holm and the rule again with
- * opts->paired set (no suite-wide widening or guard).
- */
-int pg_ab_paired_apply(pg_comparison *cmp, const pg_run *head, const pg_ab_paired *paired,
-                       const pg_compare_options *opts);
+int pg_ab_paired_analyse(pg_paired_analysis *out, const double *base, const double *head, size_t n, double conf);
 
 #endif

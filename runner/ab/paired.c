@@ -8,8 +8,8 @@
  * round alike. The test assumes only that the rounds are independent and
  * their log ratios symmetric about a common centre: no normality.
  *
- * pg_ab_paired_apply() puts the analysis into a comparison, so that paired
- * cases are decided by the usual rule (verdict.h) on the paired interval.
+ * pg_verdict_paired() (verdict.h) puts the analysis into a comparison, so
+ * that paired cases are decided by the usual rule on the paired interval.
  */
 #include "ab/ab.h"
 
@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int pg_ab_paired_analyse(pg_ab_paired *out, const double *base, const double *head, size_t n, double conf)
+int pg_ab_paired_analyse(pg_paired_analysis *out, const double *base, const double *head, size_t n, double conf)
 {
     pg_signed_rank up, down;
     double *d;
@@ -57,36 +57,4 @@ int pg_ab_paired_analyse(pg_ab_paired *out, const double *base, const double *he
     out->p_slower = up.p;
     out->p_faster = down.p;
     return 0;
-}
-
-int pg_ab_paired_apply(pg_comparison *cmp, const pg_run *head, const pg_ab_paired *paired,
-                       const pg_compare_options *opts)
-{
-    pg_compare_options o = PG_COMPARE_OPTIONS_INIT;
-    size_t i, j;
-
-    if (opts)
-        o = *opts;
-    for (i = 0; i < head->nresults; i++) {
-        const pg_ab_paired *p = &paired[i];
-        pg_case_verdict *v = NULL;
-        double half;
-        for (j = 0; j < cmp->ncases && !v; j++)
-            if (strcmp(cmp->cases[j].key, head->results[i].key) == 0)
-                v = &cmp->cases[j];
-        /* Only cases the comparison tested (both sides measured) take the paired view. */
-        if (!v || p->n == 0 || isnan(v->p))
-            continue;
-        v->paired = 1;
-        v->ratio = v->estimate = p->ratio;
-        v->ci_lo = v->shift_lo = isfinite(p->ci_lo) ? p->ci_lo : NAN;
-        v->ci_hi = v->shift_hi = isfinite(p->ci_hi) ? p->ci_hi : NAN;
-        v->p = p->ratio >= 1 ? p->p_slower : p->p_faster;
-        v->drift = v->drift_hw = 0;
-        v->drift_measured = 0;
-        half = 0.5 * (log(v->ci_hi) - log(v->ci_lo));
-        v->resolution = isfinite(half) ? (1 + v->threshold) * exp(half) - 1 : NAN;
-    }
-    o.paired = 1;
-    return pg_comparison_adjust(cmp, &o);
 }

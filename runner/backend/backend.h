@@ -6,35 +6,44 @@
  * result's samples, summary, status and message; a failure of the case is
  * an ERROR result (return 0), and only a failure that must stop the whole
  * run returns an error code.
+ *
+ * This header sits below the executor: exec.c fills pg_backend_options from
+ * its own options, and no backend calls back up into it.
  */
 #ifndef PG_BACKEND_H
 #define PG_BACKEND_H
 
-#include "exec.h"
+#include <stdint.h>
+
 #include "measure.h"
 #include "model.h"
 #include "case.h"
 
-int pg__backend_cpu_case(pg_result *out, const pg_case *c, const pg_exec_options *opts);
-int pg__backend_cuda_case(pg_result *out, const pg_case *c, const pg_exec_options *opts);
-int pg__backend_plugin_case(pg_result *out, const pg_case *c, const pg_exec_options *opts);
+/** What the backends take from a run's options. Initialise with PG_BACKEND_OPTIONS_INIT. */
+typedef struct pg_backend_options {
+    unsigned version;
+    double time_scale;     /* multiplies min run time and warm-up; caps max run time when below 1 */
+    double precision;      /* adaptive stop: median CI half-width target; 0: off */
+    int cpu_clock;         /* CPU cases: time with process CPU time instead of wall time */
+    double peak_gflops;    /* CPU MFU denominator; 0: measure a 1024^3 sgemm ceiling */
+    double peak_tflops;    /* GPU MFU denominator; 0: a measured GEMM ceiling */
+} pg_backend_options;
+
+#define PG_BACKEND_OPTIONS_VERSION 1
+#define PG_BACKEND_OPTIONS_INIT {PG_BACKEND_OPTIONS_VERSION, 1.0, 0.0, 0, 0.0, 0.0}
+
+int pg__backend_cpu_case(pg_result *out, const pg_case *c, const pg_backend_options *opts);
+int pg__backend_cuda_case(pg_result *out, const pg_case *c, const pg_backend_options *opts);
+int pg__backend_plugin_case(pg_result *out, const pg_case *c, const pg_backend_options *opts);
 /* Two libraries of one plugin case in lockstep (plugin.h: pg_plugin_run_pair). */
-int pg__backend_plugin_pair(pg_result out[2], const pg_case *const c[2], const pg_exec_options *opts, uint64_t seed);
-int pg__backend_command_case(pg_result *out, const pg_case *c, const pg_exec_options *opts);
+int pg__backend_plugin_pair(pg_result out[2], const pg_case *const c[2], const pg_backend_options *opts,
+                            uint64_t seed);
+int pg__backend_command_case(pg_result *out, const pg_case *c, const pg_backend_options *opts);
 
 /**
  * The timing engine's options for case `c` under `opts` (time_scale applied
  * to min_run_time and warm-up; max_run_time only ever shrinks).
  */
-void pg__backend_measure_options(pg_measure_options *out, const pg_case *c, const pg_exec_options *opts);
-
-/** Moves the samples and block size of `m` into `out` (status OK); m->samples becomes NULL. */
-struct pg_measurement;
-void pg__result_take(pg_result *out, struct pg_measurement *m);
-
-/** Marks `out` as an ERROR with `message` (copied); returns 0. */
-int pg__result_error(pg_result *out, const char *message);
-/** Marks `out` as SKIPPED with `reason` (copied); returns 0. */
-int pg__result_skip(pg_result *out, const char *reason);
+void pg__backend_measure_options(pg_measure_options *out, const pg_case *c, const pg_backend_options *opts);
 
 #endif

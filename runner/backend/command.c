@@ -391,7 +391,7 @@ static int expand_argv(command_run *x, const pg_case *c)
     return x->shown ? 0 : pg_error_set(PG_ENOMEM, "out of memory expanding a command");
 }
 
-int pg__backend_command_case(pg_result *out, const pg_case *c, const pg_exec_options *opts)
+int pg__backend_command_case(pg_result *out, const pg_case *c, const pg_backend_options *opts)
 {
     pg_measure_options mo;
     pg_measurement m = {0};

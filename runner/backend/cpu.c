@@ -46,7 +46,7 @@ static int run_kernel(void *payload, int64_t iters)
 }
 
 /* The case's timing settings, scaled by --quick. */
-static void case_options(pg_measure_options *mo, const pg_case *c, const pg_exec_options *opts)
+static void case_options(pg_measure_options *mo, const pg_case *c, const pg_backend_options *opts)
 {
     pg__backend_measure_options(mo, c, opts);
     mo->clock = opts->cpu_clock ? &pg_clock_process_cpu : &pg_clock_monotonic;
@@ -145,7 +145,7 @@ static char *details_json(const pg_measurement *m, const pg_thread_state *ts, do
     return s;
 }
 
-int pg__backend_cpu_case(pg_result *out, const pg_case *c, const pg_exec_options *opts)
+int pg__backend_cpu_case(pg_result *out, const pg_case *c, const pg_backend_options *opts)
 {
     pg_measure_options mo;
     pg_measurement m = {0};
@@ -160,7 +160,7 @@ int pg__backend_cpu_case(pg_result *out, const pg_case *c, const pg_exec_options
     kb.slowdown = pg__test_slowdown(c->key);
     if (!kb.k)
         return pg__result_error(out, "unknown kernel");
-    if ((err = pg_measure_set_threads_ex(&ts, c->threads)) != 0 || (err = kb.k->setup(&kb.state, c)) != 0)
+    if ((err = pg_measure_set_threads(&ts, c->threads)) != 0 || (err = kb.k->setup(&kb.state, c)) != 0)
         return pg__result_error(out, pg_error_last());
     case_options(&mo, c, opts);
     err = pg_measure(&m, run_kernel, &kb, &mo);

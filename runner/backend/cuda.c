@@ -206,7 +206,7 @@ static double measured_ceiling(int low_precision, double time_scale)
 }
 
 /* Sets r->mfu and notes the ceiling it used in `extra`. */
-static void fill_mfu(pg_result *r, json_t *extra, const pg_cuda_spec *spec, const pg_exec_options *opts)
+static void fill_mfu(pg_result *r, json_t *extra, const pg_cuda_spec *spec, const pg_backend_options *opts)
 {
     int low = spec->kind == PG_CUDA_GEMM && spec->dtype != PG_CUDA_FP32;
     double peak = opts->peak_tflops, ceiling;
@@ -237,7 +237,7 @@ static int attach_extra(pg_result *r, json_t *extra)
     return r->extra_json ? 0 : pg_error_set(PG_ENOMEM, "out of memory encoding GPU details");
 }
 
-int pg__backend_cuda_case(pg_result *out, const pg_case *c, const pg_exec_options *opts)
+int pg__backend_cuda_case(pg_result *out, const pg_case *c, const pg_backend_options *opts)
 {
     pg_gpu_measure_options mo = PG_GPU_MEASURE_OPTIONS_INIT;
     pg_gpu_measurement m = {0};

@@ -3,9 +3,10 @@
  *
  * The case names the library (`plugin:`, with `{build}` and `{suite_dir}`
  * expanded; relative to the suite file) and the benchmark (`symbol:`, else
- * the case's name). The benchmark runs in a child process (plugin/child.c)
- * under the CPU timing engine's usual settings; for A/B runs, two builds of
- * it run in lockstep, one block at a time (pg__backend_plugin_pair).
+ * the case's name). The benchmark runs in a child process (plugin/child.c,
+ * over child.h) under the CPU timing engine's usual settings; for A/B runs,
+ * two builds of it run in lockstep, one block at a time
+ * (pg__backend_plugin_pair).
  */
 #include "backend/backend.h"
 
@@ -20,7 +21,7 @@ static double time_limit(const pg_measure_options *mo, const pg_case *c)
     return mo->warmup + 2 * mo->max_run_time + (c->timeout > 0 ? c->timeout : 60.0);
 }
 
-int pg__backend_plugin_case(pg_result *out, const pg_case *c, const pg_exec_options *opts)
+int pg__backend_plugin_case(pg_result *out, const pg_case *c, const pg_backend_options *opts)
 {
     pg_measure_options mo;
     char *path = NULL;
@@ -34,7 +35,7 @@ int pg__backend_plugin_case(pg_result *out, const pg_case *c, const pg_exec_opti
     return err;
 }
 
-int pg__backend_plugin_pair(pg_result out[2], const pg_case *const c[2], const pg_exec_options *opts, uint64_t seed)
+int pg__backend_plugin_pair(pg_result out[2], const pg_case *const c[2], const pg_backend_options *opts, uint64_t seed)
 {
     pg_measure_options mo;
     char *paths[2] = {NULL, NULL};

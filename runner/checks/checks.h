@@ -13,20 +13,13 @@
 
 #include <stdint.h>
 
+#include "checks/options.h"
 #include "instrument.h"
 #include "model.h"
 #include "suite.h"
 
 struct pg_buf;
 
-/** Options of pg_check_run_opts(). Initialise with PG_CHECK_OPTIONS_INIT. */
-typedef struct pg_check_options {
-    unsigned version;
-    const char *trace_dir;   /* when set, recordings are exported there as Chrome traces */
-} pg_check_options;
-
-#define PG_CHECK_OPTIONS_VERSION 1
-#define PG_CHECK_OPTIONS_INIT {PG_CHECK_OPTIONS_VERSION, NULL}
 
 /**
  * Runs one exact check of `suite` and fills `out` (expected, actual,
@@ -34,10 +27,9 @@ typedef struct pg_check_options {
  * without a device) is marked skipped and passes.
  * @return 0 when the check ran (passed or not) or was skipped; an error
  *         (with a one-line message naming file:line:col) when it could not run.
+ * @param opts NULL: PG_CHECK_OPTIONS_INIT.
  */
-int pg_check_run(pg_check_result *out, const pg_suite *suite, const pg_check *check);
-int pg_check_run_opts(pg_check_result *out, const pg_suite *suite, const pg_check *check,
-                      const pg_check_options *opts);
+int pg_check_run(pg_check_result *out, const pg_suite *suite, const pg_check *check, const pg_check_options *opts);
 
 /* ---- the FLOP counter (FlopCounterMode's semantics) --------------------- */
 

@@ -7,7 +7,8 @@
  * stack, its dotted prefixes, and "Global"). Everything that is not a matmul
  * (elementwise ops, norms, softmax) counts zero, the convention MFU uses.
  */
-#include "checks/internal.h"
+#include "checks/checks.h"
+#include "checks/kinds.h"
 
 #include "perfgate/errors.h"
 

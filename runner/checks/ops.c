@@ -8,7 +8,8 @@
  * depth) inside an A. With `within: GLOB` every occurrence of a matching
  * range is checked on its own, so a failure names the step that broke.
  */
-#include "checks/internal.h"
+#include "checks/checks.h"
+#include "checks/kinds.h"
 
 #include "perfgate/errors.h"
 

@@ -8,7 +8,8 @@
  * `repeat` times (0: until the loop ends). A window still active when the
  * loop ends fires then, as torch's profiler does on exit.
  */
-#include "checks/internal.h"
+#include "checks/checks.h"
+#include "checks/kinds.h"
 
 #include "perfgate/errors.h"
 

@@ -23,7 +23,7 @@ static void print_paired(FILE *f, const pg_ab_result *ab)
             w = strlen(ab->head->results[i].key);
     fprintf(f, "\npaired rounds (head/base per round: Hodges-Lehmann centre, Tukey interval, Wilcoxon signed-rank p):\n");
     for (i = 0; i < ab->head->nresults; i++) {
-        const pg_ab_paired *p = &ab->paired[i];
+        const pg_paired_analysis *p = &ab->paired[i];
         char ch[16], lo[16], hi[16];
         if (p->n == 0) {
             fprintf(f, "  %-*s  -\n", (int)w, ab->head->results[i].key);

@@ -2,8 +2,8 @@
 #include "cli.h"
 
 #include "perfgate/errors.h"
-#include "select.h"
-#include "store.h"
+#include "store/select.h"
+#include "store/store.h"
 #include "util.h"
 
 #include <stdlib.h>

@@ -1,11 +1,9 @@
 /* cmd_compare.c - `perfgate compare`: verdicts between stored runs. */
 #include "cli.h"
 
+#include "gate/gate.h"
 #include "perfgate/errors.h"
 #include "report/report.h"
-#include "select.h"
-#include "store.h"
-#include "verdict.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -34,20 +32,20 @@ static json_t *comparison_json(const pg_comparison *cmp, int64_t head_id, const 
         json_object_set_new(o, "key", json_string(v->key));
         json_object_set_new(o, "verdict", json_string(pg_verdict_name(v->verdict)));
         json_object_set_new(o, "reason", v->reason ? json_string(v->reason) : json_null());
-        json_object_set_new(o, "base_n", json_integer((json_int_t)v->base_n));
-        json_object_set_new(o, "head_n", json_integer((json_int_t)v->head_n));
-        json_object_set_new(o, "base_median", v->base_median > 0 ? json_real(v->base_median) : json_null());
-        json_object_set_new(o, "head_median", v->head_median > 0 ? json_real(v->head_median) : json_null());
-        json_object_set_new(o, "ratio", num_or_null(v->ratio));
-        json_object_set_new(o, "ci_lo", num_or_null(v->ci_lo));
-        json_object_set_new(o, "ci_hi", num_or_null(v->ci_hi));
-        json_object_set_new(o, "p", num_or_null(v->p));
-        json_object_set_new(o, "p_adj", num_or_null(v->p_adj));
+        json_object_set_new(o, "base_n", json_integer((json_int_t)v->est.base_n));
+        json_object_set_new(o, "head_n", json_integer((json_int_t)v->est.head_n));
+        json_object_set_new(o, "base_median", v->est.base_median > 0 ? json_real(v->est.base_median) : json_null());
+        json_object_set_new(o, "head_median", v->est.head_median > 0 ? json_real(v->est.head_median) : json_null());
+        json_object_set_new(o, "ratio", num_or_null(v->est.ratio));
+        json_object_set_new(o, "ci_lo", num_or_null(v->est.ci_lo));
+        json_object_set_new(o, "ci_hi", num_or_null(v->est.ci_hi));
+        json_object_set_new(o, "p", num_or_null(v->est.p));
+        json_object_set_new(o, "p_adj", num_or_null(v->est.p_adj));
         json_object_set_new(o, "threshold", num_or_null(v->threshold));
         json_object_set_new(o, "alpha", num_or_null(v->alpha));
-        json_object_set_new(o, "resolution", num_or_null(v->resolution));
-        json_object_set_new(o, "base_runs", json_integer((json_int_t)v->base_runs));
-        json_object_set_new(o, "drift", num_or_null(v->base_runs ? v->drift : NAN));
+        json_object_set_new(o, "resolution", num_or_null(v->est.resolution));
+        json_object_set_new(o, "base_runs", json_integer((json_int_t)v->est.base_runs));
+        json_object_set_new(o, "drift", num_or_null(v->est.base_runs ? v->drift.sd : NAN));
         json_array_append_new(cases, o);
     }
     json_object_set_new(root, "cases", cases);
@@ -67,13 +65,9 @@ int pg_cmd_compare(int argc, char **argv)
     int allow_other = 0, fail_new = 0, fail_missing = 0, json;
     pg_term_style style = pg_term_style_auto(stdout);
     pg_store *store = NULL;
-    pg_selection sel = {0};
-    pg_run *head = NULL, **bases = NULL;
-    pg_comparison *cmp = NULL;
+    pg_stored_comparison sc;
     pg_compare_options co = PG_COMPARE_OPTIONS_INIT;
     pg_select_options so = PG_SELECT_OPTIONS_INIT;
-    size_t nb = 0, i;
-    int64_t head_id;
     int nargs, rc, err;
     const pg_opt opts[] = {
         {"db", 0, PG_OPT_STR, &db, "PATH", "database file (default $PERFGATE_DB, else baselines/perfgate.db)"},
@@ -118,52 +112,31 @@ int pg_cmd_compare(int argc, char **argv)
     co.fail_on_new = fail_new;
     co.fail_on_missing = fail_missing;
     so.allow_other_machine = allow_other;
+    memset(&sc, 0, sizeof(sc));
     if ((err = pg_store_open(&store, pg_store_path(db))) != 0 ||
-        (err = pg_select_head(&head_id, store, head_sel)) != 0 ||
-        (err = pg_store_load_run(&head, store, head_id)) != 0 ||
-        (err = pg_select_base_ext(&sel, store, base_sel, head_id, &so)) != 0) {
-        rc = pg_cli_fail(err);
-        goto cleanup;
-    }
-    bases = calloc(sel.count + 1, sizeof(*bases));
-    if (!bases) {
-        rc = pg_cli_fail(PG_ENOMEM);
-        goto cleanup;
-    }
-    for (i = 0; i < sel.count; i++) {
-        if ((err = pg_store_load_run(&bases[nb], store, sel.ids[i])) != 0) {
-            rc = pg_cli_fail(err);
-            goto cleanup;
-        }
-        nb++;
-    }
-    if ((err = pg_compare(&cmp, head, (const pg_run *const *)bases, nb, &co)) != 0) {
+        (err = pg_compare_stored(&sc, store, head_sel, base_sel, &so, &co)) != 0) {
         rc = pg_cli_fail(err);
         goto cleanup;
     }
     if (json) {
-        json_t *doc = comparison_json(cmp, head_id, &sel);
+        json_t *doc = comparison_json(sc.cmp, sc.head->id, &sc.selection);
         json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
         fputc('\n', stdout);
         json_decref(doc);
     } else {
-        if (nb == 0)
-            printf("run %lld has no baseline (%s): every case is NEW\n\n", (long long)head_id,
+        if (sc.nbases == 0)
+            printf("run %lld has no baseline (%s): every case is NEW\n\n", (long long)sc.head->id,
                    base_sel ? base_sel : "no earlier run on this machine");
         else
-            printf("head: run %lld (%s @ %.12s)\nbase: %s\n\n", (long long)head_id, head->branch ? head->branch : "?",
-                   head->commit ? head->commit : "no commit", sel.described ? sel.described : "stored run");
-        pg_report_compare_terminal(stdout, cmp, &style);
+            printf("head: run %lld (%s @ %.12s)\nbase: %s\n\n", (long long)sc.head->id,
+                   sc.head->branch ? sc.head->branch : "?", sc.head->commit ? sc.head->commit : "no commit",
+                   sc.selection.described ? sc.selection.described : "stored run");
+        pg_report_compare_terminal(stdout, sc.cmp, &style);
     }
-    rc = cmp->exit_code;
+    rc = sc.cmp->exit_code;
 
 cleanup:
-    pg_comparison_free(cmp);
-    for (i = 0; i < nb; i++)
-        pg_run_free(bases[i]);
-    free(bases);
-    pg_run_free(head);
-    pg_selection_free(&sel);
+    pg_stored_comparison_free(&sc);
     pg_store_close(store);
     return rc;
 }

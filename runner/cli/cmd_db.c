@@ -2,8 +2,7 @@
 #include "cli.h"
 
 #include "perfgate/errors.h"
-#include "store.h"
-#include "store_maint.h"
+#include "store/store.h"
 #include "suite.h"
 
 #include <stdlib.h>

@@ -5,7 +5,7 @@
 #include "perfgate/errors.h"
 #include "report/html.h"
 #include "report/report.h"
-#include "store.h"
+#include "store/store.h"
 
 #include <errno.h>
 #include <jansson.h>

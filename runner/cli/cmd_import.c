@@ -5,7 +5,7 @@
 #include "meta.h"
 #include "perfgate/errors.h"
 #include "report/report.h"
-#include "store.h"
+#include "store/store.h"
 #include "util.h"
 
 #include <stdlib.h>

@@ -7,7 +7,7 @@
 
 #include "perfgate/errors.h"
 #include "post/post.h"
-#include "select.h"
+#include "gate/gate.h"
 #include "util.h"
 #include "verdict.h"
 
@@ -190,46 +190,21 @@ cleanup:
 
 int pg_cli_compare_stored(pg_cli_compared *c, const char *db, const char *head_sel, const char *base_sel)
 {
-    pg_compare_options co = PG_COMPARE_OPTIONS_INIT;
-    pg_selection sel = {0};
-    int64_t head_id;
-    size_t i;
     int err;
 
     memset(c, 0, sizeof(*c));
     if ((err = pg_store_open(&c->store, pg_store_path(db))) != 0 ||
-        (err = pg_select_head(&head_id, c->store, head_sel)) != 0 ||
-        (err = pg_store_load_run(&c->head, c->store, head_id)) != 0 ||
-        (err = pg_select_base(&sel, c->store, base_sel, head_id)) != 0)
-        goto fail;
-    c->bases = calloc(sel.count + 1, sizeof(*c->bases));
-    if (!c->bases) {
-        err = pg_error_set(PG_ENOMEM, "out of memory loading baseline runs");
-        goto fail;
-    }
-    for (i = 0; i < sel.count; i++) {
-        if ((err = pg_store_load_run(&c->bases[c->nbases], c->store, sel.ids[i])) != 0)
-            goto fail;
-        c->nbases++;
-    }
-    if ((err = pg_compare(&c->cmp, c->head, (const pg_run *const *)c->bases, c->nbases, &co)) != 0)
-        goto fail;
-    pg_selection_free(&sel);
+        (err = pg_compare_stored(&c->stored, c->store, head_sel, base_sel, NULL, NULL)) != 0)
+        return pg_cli_fail(err);
+    c->head = c->stored.head;
+    c->cmp = c->stored.cmp;
+    c->nbases = c->stored.nbases;
     return 0;
-fail:
-    pg_selection_free(&sel);
-    return pg_cli_fail(err);
 }
 
 void pg_cli_compared_free(pg_cli_compared *c)
 {
-    size_t i;
-
-    pg_comparison_free(c->cmp);
-    for (i = 0; i < c->nbases; i++)
-        pg_run_free(c->bases[i]);
-    free(c->bases);
-    pg_run_free(c->head);
+    pg_stored_comparison_free(&c->stored);
     pg_store_close(c->store);
     memset(c, 0, sizeof(*c));
 }

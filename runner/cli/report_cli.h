@@ -9,7 +9,7 @@
 
 #include "cli.h"
 #include "report/report.h"
-#include "store.h"
+#include "gate/gate.h"
 
 /* --md/--json/--junit FILE|-, --style; gate also --post and --webhook. */
 typedef struct pg_cli_report_flags {
@@ -56,14 +56,32 @@ int pg_cli_post(const pg_report_data *data, const pg_cli_post_flags *pf);
 /* A stored run compared with its baseline, as `compare` does it. */
 typedef struct pg_cli_compared {
     pg_store *store;
-    pg_run *head;
-    pg_run **bases;
+    pg_stored_comparison stored;
+    const pg_run *head;       /* stored.head */
+    const pg_comparison *cmp; /* stored.cmp */
     size_t nbases;
-    pg_comparison *cmp;
 } pg_cli_compared;
 
 /** @return 0, or the exit code to return now (printed). */
 int pg_cli_compare_stored(pg_cli_compared *out, const char *db, const char *head_sel, const char *base_sel);
 void pg_cli_compared_free(pg_cli_compared *c);
+
+/* How `run` and `gate` show a gate: where the human output goes, and the flags of what follows it. */
+typedef struct pg_cli_gate_view {
+    pg_cli_outputs *outs;
+    FILE *human;                    /* the progress and tables; NULL with --style none */
+    const char *db_path;            /* for the "stored run" line */
+    const pg_cli_report_flags *rep; /* --post, --webhook */
+} pg_cli_gate_view;
+
+/** The gate's notify callback (gate.h); `payload` is a pg_cli_gate_view. */
+void pg_cli_gate_step(const pg_gate_result *r, pg_gate_step step, const char *text, void *payload);
+
+/**
+ * After the gate: the comparison on the terminal, every reporter, the post.
+ * @return the exit code: the verdict's, 3 when a report could not be written,
+ *         or the class of an exact check that could not run, whichever is worst.
+ */
+int pg_cli_gate_finish(const pg_cli_gate_view *v, const pg_gate_result *r);
 
 #endif

@@ -1,16 +1,15 @@
 /*
- * child.c - measuring a plugin benchmark in a child process.
+ * child.c - measuring a plugin benchmark in a child process, alone or two
+ * builds in lockstep.
  *
- * User code may crash, hang or call exit(); none of that may take the runner
- * down or leave a run half-written. So the runner forks, the child loads the
- * plugin and measures the benchmark, and sends its result back over a pipe
- * in a small binary record. A fatal signal in the child is reported by its
- * handler (then re-raised), so the parent can name it even when a sanitizer
- * turns the signal into a plain exit.
+ * The fork-and-collect machinery (crash reporting, the result record,
+ * timeouts) is child.h's; this file says what a plugin child does (load the
+ * library, find the benchmark, measure it) and, for lockstep pairs, hands
+ * the two children their turns one block at a time over two more pipes.
  */
 #include "plugin/plugin.h"
 
-#include "backend/backend.h"
+#include "child.h"
 #include "perfgate/errors.h"
 #include "stats.h"
 #include "util.h"
@@ -19,105 +18,14 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#define WIRE_MAGIC 0x31524750u /* "PGR1" */
-
-enum { WIRE_RESULT = 1, WIRE_CRASH = 2 };
-
-typedef struct wire_head {
-    uint32_t magic;
-    int32_t kind;             /* WIRE_RESULT or WIRE_CRASH */
-    int32_t status;           /* pg_status */
-    int32_t signo;            /* WIRE_CRASH: the signal */
-    uint32_t warnings;
-    uint32_t msglen;
-    int64_t number_per_run;
-    uint64_t nsamples;
-    double flops, bytes, warmup_s;
-} wire_head;
-
-static int write_all(int fd, const void *data, size_t len)
+/* How messages name what ran. */
+static char *what_ran(const pg_case *c, const char *path)
 {
-    const char *p = data;
-
-    while (len > 0) {
-        ssize_t n = write(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
-/* ---- the child --------------------------------------------------------- */
-
-static int crash_fd = -1;
-
-static void on_fatal_signal(int sig)
-{
-    wire_head h;
-
-    /* Async-signal-safe only: fill a record, write it, die by the signal. */
-    memset(&h, 0, sizeof(h));
-    h.magic = WIRE_MAGIC;
-    h.kind = WIRE_CRASH;
-    h.signo = sig;
-    if (crash_fd >= 0)
-        (void)!write(crash_fd, &h, sizeof(h));
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
-static void install_crash_handlers(int fd)
-{
-    static char altstack[64 * 1024];
-    static const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSYS};
-    struct sigaction sa;
-    stack_t ss;
-    size_t i;
-
-    crash_fd = fd;
-    /* A stack overflow must still be reported: handle it on its own stack. */
-    ss.ss_sp = altstack;
-    ss.ss_size = sizeof(altstack);
-    ss.ss_flags = 0;
-    sigaltstack(&ss, NULL);
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_fatal_signal;
-    sa.sa_flags = SA_ONSTACK | SA_RESETHAND;
-    sigemptyset(&sa.sa_mask);
-    for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-        sigaction(sigs[i], &sa, NULL);
-}
-
-static void send_result(int fd, const pg_result *r)
-{
-    wire_head h;
-    const char *msg = r->message ? r->message : "";
-
-    memset(&h, 0, sizeof(h));
-    h.magic = WIRE_MAGIC;
-    h.kind = WIRE_RESULT;
-    h.status = (int32_t)r->status;
-    h.warnings = r->warnings;
-    h.msglen = (uint32_t)strlen(msg);
-    h.number_per_run = r->number_per_run;
-    h.nsamples = r->nsamples;
-    h.flops = r->flops;
-    h.bytes = r->bytes;
-    h.warmup_s = r->warmup_s;
-    if (write_all(fd, &h, sizeof(h)) != 0 ||
-        (r->nsamples && write_all(fd, r->samples, r->nsamples * sizeof(double)) != 0) ||
-        write_all(fd, msg, h.msglen) != 0)
-        _exit(3);
+    return pg__asprintf("benchmark '%s' of plugin %s", c->symbol ? c->symbol : c->name, path);
 }
 
 /* Lockstep: the child's ends of its two gate pipes. */
@@ -127,6 +35,16 @@ typedef struct child_gate {
     int ready_sent;
 } child_gate;
 
+static int write_byte(int fd, char ch)
+{
+    ssize_t n;
+
+    do
+        n = write(fd, &ch, 1);
+    while (n < 0 && errno == EINTR);
+    return n == 1 ? 0 : -1;
+}
+
 static int gate_enter(void *payload)
 {
     child_gate *g = payload;
@@ -135,7 +53,7 @@ static int gate_enter(void *payload)
 
     if (!g->ready_sent) {
         g->ready_sent = 1;
-        if (write_all(g->done, "R", 1) != 0)
+        if (write_byte(g->done, 'R') != 0)
             return -1;
     }
     do
@@ -146,254 +64,69 @@ static int gate_enter(void *payload)
 
 static void gate_leave(void *payload)
 {
-    (void)write_all(((child_gate *)payload)->done, "D", 1);
+    (void)write_byte(((child_gate *)payload)->done, 'D');
 }
 
-static void child_main(int fd, const pg_case *c, const char *path, const pg_measure_options *mo, child_gate *gate)
+/* What a plugin child measures; `gate` is NULL outside lockstep pairs. */
+typedef struct plugin_job {
+    const pg_case *c;
+    const char *path;
+    const pg_measure_options *mo;
+    child_gate *gate;
+} plugin_job;
+
+static void measure_in_child(pg_result *out, const plugin_job *job)
 {
     pg_plugin_lib *lib = NULL;
     const pg_benchmark *b = NULL;
-    pg_result r;
 
-    memset(&r, 0, sizeof(r));
-    install_crash_handlers(fd);
-    if (gate) {
-        pg_plugin_gate pg = {gate_enter, gate_leave, gate};
+    if (job->gate) {
+        pg_plugin_gate pg = {gate_enter, gate_leave, job->gate};
         pg__plugin_set_gate(&pg);
     }
-    if (pg_plugin_open(&lib, path) != 0 || pg_plugin_find(&b, lib, c->symbol ? c->symbol : c->name) != 0)
-        pg__result_error(&r, pg_error_last());
+    if (pg_plugin_open(&lib, job->path) != 0 ||
+        pg_plugin_find(&b, lib, job->c->symbol ? job->c->symbol : job->c->name) != 0)
+        pg__result_error(out, pg_error_last());
     else
-        pg_plugin_measure(&r, b, c, mo);
+        pg_plugin_measure(out, b, job->c, job->mo);
     /* The runner sees this side finished (EOF) before the result, which may fill the pipe. */
-    if (gate)
-        close(gate->done);
-    send_result(fd, &r);
-    /* No atexit handlers, no flushing of stdio buffers inherited from the parent. */
-    _exit(0);
+    if (job->gate)
+        close(job->gate->done);
 }
 
-/* ---- the parent -------------------------------------------------------- */
-
-static int read_until_eof(pg_buf *buf, int fd, double timeout_s, int *timed_out)
+static int plugin_child(pg_result *out, void *payload)
 {
-    int64_t deadline = pg__mono_ns() + (int64_t)(timeout_s * 1e9);
-    char chunk[8192];
-
-    *timed_out = 0;
-    for (;;) {
-        struct pollfd pfd = {fd, POLLIN, 0};
-        int64_t left_ms = (deadline - pg__mono_ns()) / 1000000;
-        int rc;
-        ssize_t n;
-
-        if (left_ms <= 0) {
-            *timed_out = 1;
-            return 0;
-        }
-        rc = poll(&pfd, 1, left_ms > 60000 ? 60000 : (int)left_ms);
-        if (rc < 0 && errno == EINTR)
-            continue;
-        if (rc < 0)
-            return pg_error_set(PG_EIO, "waiting for the benchmark process: %s", strerror(errno));
-        if (rc == 0)
-            continue;
-        n = read(fd, chunk, sizeof(chunk));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return 0;
-        if (pg__buf_put(buf, chunk, (size_t)n) != 0)
-            return pg_error_set(PG_ENOMEM, "out of memory reading a benchmark's result");
-    }
-}
-
-static int take_result(pg_result *out, const pg_buf *buf, const wire_head *h)
-{
-    size_t need = sizeof(*h) + h->nsamples * sizeof(double) + h->msglen;
-    char *msg;
-
-    if (h->nsamples > ((uint64_t)1 << 32) || buf->len < need)
-        return pg__result_error(out, "the benchmark process sent a truncated result");
-    msg = pg__asprintf("%.*s", (int)h->msglen, buf->ptr + sizeof(*h) + h->nsamples * sizeof(double));
-    if (h->status != PG_STATUS_OK) {
-        if (h->status == PG_STATUS_SKIPPED)
-            pg__result_skip(out, msg && *msg ? msg : "skipped");
-        else
-            pg__result_error(out, msg && *msg ? msg : "failed");
-        free(msg);
-        return 0;
-    }
-    free(msg);
-    if (h->nsamples == 0)
-        return pg__result_error(out, "the benchmark process sent no samples");
-    out->samples = malloc(h->nsamples * sizeof(double));
-    if (!out->samples)
-        return pg_error_set(PG_ENOMEM, "out of memory storing samples");
-    memcpy(out->samples, buf->ptr + sizeof(*h), h->nsamples * sizeof(double));
-    out->nsamples = h->nsamples;
-    out->status = PG_STATUS_OK;
-    out->number_per_run = h->number_per_run;
-    out->warnings = h->warnings;
-    out->flops = h->flops;
-    out->bytes = h->bytes;
-    out->warmup_s = h->warmup_s;
-    return pg_stats_summarize(&out->summary, out->samples, out->nsamples);
-}
-
-/* How messages name what ran: a plugin's benchmark, or a case re-measured in a fresh process (path NULL). */
-static char *what_ran(const pg_case *c, const char *path)
-{
-    if (!path)
-        return pg__asprintf("case %s (in a fresh process)", c->key);
-    return pg__asprintf("benchmark '%s' of plugin %s", c->symbol ? c->symbol : c->name, path);
-}
-
-static int report_death(pg_result *out, const pg_case *c, const char *path, int status, int crash_sig)
-{
-    int sig = crash_sig ? crash_sig : WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-    char *what = what_ran(c, path), *msg;
-
-    if (sig)
-        msg = pg__asprintf("%s crashed with signal %d (%s); its samples are discarded", what, sig, strsignal(sig));
-    else if (WIFEXITED(status))
-        msg = pg__asprintf("%s exited with status %d before reporting a result "
-                           "(exit() or a sanitizer abort inside the plugin?)",
-                           what, WEXITSTATUS(status));
-    else
-        msg = pg__asprintf("%s ended without a result", what);
-    pg__result_error(out, msg ? msg : "the benchmark process died");
-    free(msg);
-    free(what);
+    measure_in_child(out, payload);
     return 0;
-}
-
-/* Reaps the child `pid` and turns what it sent (`buf`) into `out`: a result, a crash or a timeout. */
-static int collect(pg_result *out, const pg_case *c, const char *path, pid_t pid, const pg_buf *buf, int err,
-                   int timed_out, double timeout_s)
-{
-    wire_head h;
-    int status = 0;
-
-    if (timed_out || err)
-        kill(pid, SIGKILL);
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    if (err)
-        return err;
-    if (timed_out) {
-        char *what = what_ran(c, path);
-        char *msg = pg__asprintf("%s did not finish within %.0f s; the process was killed (raise `timeout:` if it "
-                                 "needs longer)",
-                                 what, timeout_s);
-        pg__result_error(out, msg ? msg : "timed out");
-        free(msg);
-        free(what);
-        return 0;
-    }
-    if (buf->len >= sizeof(h))
-        memcpy(&h, buf->ptr, sizeof(h));
-    if (buf->len >= sizeof(h) && h.magic == WIRE_MAGIC && h.kind == WIRE_CRASH)
-        return report_death(out, c, path, status, h.signo);
-    if (buf->len >= sizeof(h) && h.magic == WIRE_MAGIC && h.kind == WIRE_RESULT)
-        return take_result(out, buf, &h);
-    return report_death(out, c, path, status, 0);
-}
-
-/*
- * Forks a child that runs `body` (which sends its result on `fd` and never
- * returns), then collects that result, crash or timeout into `out`. `path`
- * names the plugin in messages (NULL: a case in a fresh process).
- */
-typedef void (*child_body)(int fd, const pg_case *c, const void *ctx);
-
-static int run_child(pg_result *out, const pg_case *c, const char *path, double timeout_s, child_body body,
-                     const void *ctx)
-{
-    pg_buf buf = PG_BUF_INIT;
-    int fds[2], timed_out = 0, err = 0;
-    pid_t pid;
-
-    if (pipe2(fds, O_CLOEXEC) != 0)
-        return pg_error_set(PG_EIO, "cannot create a pipe for the benchmark process: %s", strerror(errno));
-    /* Buffered output would otherwise be written twice if the child calls exit(). */
-    fflush(stdout);
-    fflush(stderr);
-    pid = fork();
-    if (pid < 0) {
-        close(fds[0]);
-        close(fds[1]);
-        return pg_error_set(PG_EIO, "cannot start the benchmark process: %s", strerror(errno));
-    }
-    if (pid == 0) {
-        close(fds[0]);
-        body(fds[1], c, ctx);
-        _exit(0);
-    }
-    close(fds[1]);
-    err = read_until_eof(&buf, fds[0], timeout_s, &timed_out);
-    close(fds[0]);
-    err = collect(out, c, path, pid, &buf, err, timed_out, timeout_s);
-    pg__buf_free(&buf);
-    return err;
-}
-
-typedef struct plugin_ctx {
-    const char *path;
-    const pg_measure_options *mo;
-} plugin_ctx;
-
-static void plugin_body(int fd, const pg_case *c, const void *ctx)
-{
-    const plugin_ctx *p = ctx;
-
-    child_main(fd, c, p->path, p->mo, NULL);
 }
 
 int pg_plugin_run_case(pg_result *out, const pg_case *c, const char *path, const pg_measure_options *mo,
                        double timeout_s)
 {
-    plugin_ctx p = {path, mo};
+    plugin_job job = {c, path, mo, NULL};
+    char *what = what_ran(c, path);
+    int err = pg__child_run(out, what, timeout_s, plugin_child, &job);
 
-    return run_child(out, c, path, timeout_s, plugin_body, &p);
-}
-
-/* ---- any case in a fresh process -------------------------------------- */
-
-typedef struct fresh_ctx {
-    const pg_exec_options *opts;
-    int cpu_shift;
-} fresh_ctx;
-
-static void fresh_body(int fd, const pg_case *c, const void *ctx)
-{
-    const fresh_ctx *f = ctx;
-    pg_result r;
-
-    install_crash_handlers(fd);
-    memset(&r, 0, sizeof(r));
-    r.mfu = -1;
-    pg_measure_shift_cpus(f->cpu_shift);
-    if (pg_exec_case(&r, c, f->opts) != 0)
-        pg__result_error(&r, pg_error_last());
-    send_result(fd, &r);
-}
-
-int pg__child_exec_case(pg_result *out, const pg_case *c, const pg_exec_options *opts, int cpu_shift,
-                        double timeout_s)
-{
-    fresh_ctx f = {opts, cpu_shift};
-
-    return run_child(out, c, NULL, timeout_s, fresh_body, &f);
+    free(what);
+    return err;
 }
 
 /* ---- lockstep pairs ---------------------------------------------------- */
 
 typedef struct pair_side {
-    pid_t pid;
-    int result, go, done;     /* the runner's ends */
+    pg_child child;           /* pid and the runner's end of the result pipe */
+    int go, done;             /* the runner's ends of the gate pipes */
     int finished;             /* its done pipe reached EOF: no more blocks */
 } pair_side;
+
+/* What side `i`'s child needs: the job, its own ends of the gate pipes, and every runner end to close. */
+typedef struct side_job {
+    plugin_job job;
+    child_gate gate;
+    int own_go, own_done;     /* the runner's ends of this side's gate pipes */
+    pair_side *sides;
+    int i;
+} side_job;
 
 /* Reads one byte from `fd` before `deadline`: 1 read, 0 EOF, -1 timed out or failed. */
 static int read_byte(int fd, char *ch, int64_t deadline)
@@ -425,64 +158,65 @@ static void close_fd(int *fd)
     *fd = -1;
 }
 
-/* Forks side `i`: three pipes, the child closes every runner end (its own and the other side's). */
+static int side_child(pg_result *out, void *payload)
+{
+    side_job *sj = payload;
+    int j;
+
+    /* A runner end held here would keep the other side's gate open after the runner closes it. */
+    for (j = 0; j < 2; j++)
+        if (j != sj->i) {
+            close_fd(&sj->sides[j].child.fd);
+            close_fd(&sj->sides[j].go);
+            close_fd(&sj->sides[j].done);
+        }
+    close(sj->own_go);
+    close(sj->own_done);
+    measure_in_child(out, &sj->job);
+    return 0;
+}
+
+/* Forks side `i` with its two gate pipes. */
 static int start_side(pair_side *sides, int i, const pg_case *c, const char *path, const pg_measure_options *mo)
 {
-    int res[2], go[2], done[2], j;
-    pair_side *sd = &sides[i];
+    int go[2], done[2], err;
+    side_job sj;
 
-    if (pipe2(res, O_CLOEXEC) != 0)
+    if (pipe2(go, O_CLOEXEC) != 0)
         return pg_error_set(PG_EIO, "cannot create a pipe for the benchmark process: %s", strerror(errno));
-    if (pipe2(go, O_CLOEXEC) != 0) {
-        close(res[0]);
-        close(res[1]);
-        return pg_error_set(PG_EIO, "cannot create a pipe for the benchmark process: %s", strerror(errno));
-    }
     if (pipe2(done, O_CLOEXEC) != 0) {
-        close(res[0]);
-        close(res[1]);
         close(go[0]);
         close(go[1]);
         return pg_error_set(PG_EIO, "cannot create a pipe for the benchmark process: %s", strerror(errno));
     }
-    fflush(stdout);
-    fflush(stderr);
-    sd->pid = fork();
-    if (sd->pid < 0) {
-        close(res[0]);
-        close(res[1]);
-        close(go[0]);
-        close(go[1]);
-        close(done[0]);
-        close(done[1]);
-        return pg_error_set(PG_EIO, "cannot start the benchmark process: %s", strerror(errno));
-    }
-    if (sd->pid == 0) {
-        child_gate g = {go[0], done[1], 0};
-        for (j = 0; j < 2; j++)
-            if (j != i) {
-                close_fd(&sides[j].result);
-                close_fd(&sides[j].go);
-                close_fd(&sides[j].done);
-            }
-        close(res[0]);
-        close(go[1]);
-        close(done[0]);
-        child_main(res[1], c, path, mo, &g);
-    }
-    close(res[1]);
+    memset(&sj, 0, sizeof(sj));
+    sj.job.c = c;
+    sj.job.path = path;
+    sj.job.mo = mo;
+    sj.job.gate = &sj.gate;
+    sj.gate.go = go[0];
+    sj.gate.done = done[1];
+    sj.own_go = go[1];
+    sj.own_done = done[0];
+    sj.sides = sides;
+    sj.i = i;
+    err = pg__child_start(&sides[i].child, side_child, &sj);
     close(go[0]);
     close(done[1]);
-    sd->result = res[0];
-    sd->go = go[1];
-    sd->done = done[0];
+    if (err) {
+        close(go[1]);
+        close(done[0]);
+        return err;
+    }
+    sides[i].go = go[1];
+    sides[i].done = done[0];
     return 0;
 }
 
 int pg_plugin_run_pair(pg_result out[2], const pg_case *c, const char *const paths[2],
                        const pg_measure_options *mo, double timeout_s, uint64_t seed)
 {
-    pair_side sides[2] = {{-1, -1, -1, -1, 0}, {-1, -1, -1, -1, 0}};
+    pair_side sides[2] = {{PG_CHILD_INIT, -1, -1, 0}, {PG_CHILD_INIT, -1, -1, 0}};
     int64_t deadline = pg__mono_ns() + (int64_t)(timeout_s * 1e9);
     struct sigaction ign, old;
     pg_rng rng;
@@ -499,7 +233,7 @@ int pg_plugin_run_pair(pg_result out[2], const pg_case *c, const char *const pat
         err = start_side(sides, i, c, paths[i], mo);
     /* Both set up (each says 'R' before its first block) before either runs a block. */
     for (i = 0; i < 2 && !err && !timed_out; i++) {
-        int rc = sides[i].pid > 0 ? read_byte(sides[i].done, &ch, deadline) : 0;
+        int rc = sides[i].child.pid > 0 ? read_byte(sides[i].done, &ch, deadline) : 0;
         if (rc < 0)
             timed_out = 1;
         else if (rc == 0)
@@ -525,23 +259,22 @@ int pg_plugin_run_pair(pg_result out[2], const pg_case *c, const char *const pat
         }
     }
     for (i = 0; i < 2; i++) {
-        pg_buf buf = PG_BUF_INIT;
-        int to = timed_out, rerr = 0;
+        char *what;
+        int rerr;
         close_fd(&sides[i].go);
         close_fd(&sides[i].done);
-        if (sides[i].pid <= 0) {
-            close_fd(&sides[i].result);
+        if (sides[i].child.pid <= 0)
+            continue;
+        if (err) {
+            pg__child_kill(&sides[i].child);
             continue;
         }
-        if (!err && !to) {
-            double left = (double)(deadline - pg__mono_ns()) * 1e-9;
-            rerr = left > 0 ? read_until_eof(&buf, sides[i].result, left, &to) : (to = 1, 0);
-        }
-        close_fd(&sides[i].result);
-        rerr = collect(&out[i], c, paths[i], sides[i].pid, &buf, err ? err : rerr, to, timeout_s);
+        /* After a timeout nothing more is read: the past deadline reports it. */
+        what = what_ran(c, paths[i]);
+        rerr = pg__child_collect(&out[i], &sides[i].child, what, timed_out ? 0 : deadline, timeout_s);
+        free(what);
         if (!err)
             err = rerr;
-        pg__buf_free(&buf);
     }
     sigaction(SIGPIPE, &old, NULL);
     return err;

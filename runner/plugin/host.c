@@ -18,7 +18,6 @@
  */
 #include "plugin/plugin.h"
 
-#include "backend/backend.h"
 #include "instrument.h"
 #include "kernels/kernels.h"
 #include "perfgate/config.h"
@@ -528,7 +527,7 @@ int pg_plugin_measure(pg_result *out, const pg_benchmark *b, const pg_case *c, c
     if (check_benchmark(b) != 0)
         return pg__result_error(out, pg_error_last());
     host_init(&h, b, c);
-    if ((err = pg_measure_set_threads(c->threads)) != 0)
+    if ((err = pg_measure_set_threads(NULL, c->threads)) != 0)
         return pg__result_error(out, pg_error_last());
     if ((err = open_stream(&h)) != 0)
         return err == PG_ESKIP ? pg__result_skip(out, pg_error_last()) : pg__result_error(out, pg_error_last());

@@ -4,16 +4,15 @@
  * Three layers: loading a library (dlopen, ABI version check, finding a
  * benchmark by name), measuring one benchmark in this process through the
  * CPU timing engine (measure.h) with a clock that only runs while the
- * benchmark's timed region runs, and doing that in a child process so a
- * plugin that crashes, hangs or calls exit() becomes an ERROR for its case
- * while the runner goes on.
+ * benchmark's timed region runs, and doing that in a child process (child.h)
+ * so a plugin that crashes, hangs or calls exit() becomes an ERROR for its
+ * case while the runner goes on.
  */
 #ifndef PG_PLUGIN_RUNNER_H
 #define PG_PLUGIN_RUNNER_H
 
 #include <stdint.h>
 
-#include "exec.h"
 #include "measure.h"
 #include "model.h"
 #include "perfgate/plugin.h"
@@ -78,16 +77,6 @@ int pg_plugin_run_case(pg_result *out, const pg_case *c, const char *path, const
  */
 int pg_plugin_run_pair(pg_result out[2], const pg_case *c, const char *const paths[2],
                        const pg_measure_options *mo, double timeout_s, uint64_t seed);
-
-/**
- * Measures any case (pg_exec_case) in a fresh child process whose CPU choice
- * is moved `cpu_shift` allowed CPUs on (pg_measure_shift_cpus): a second,
- * independent measurement for confirmation re-runs. Fills status, samples,
- * summary, FLOPs and bytes; a crash or `timeout_s` is an ERROR in `out`.
- * @return 0, or an error that must stop the run (fork failure, PG_ENOMEM).
- */
-int pg__child_exec_case(pg_result *out, const pg_case *c, const pg_exec_options *opts, int cpu_shift,
-                        double timeout_s);
 
 /** What a lockstep child calls around each block: enter waits for the turn (nonzero: stop). */
 typedef struct pg_plugin_gate {

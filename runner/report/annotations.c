@@ -88,11 +88,11 @@ int pg_render_annotations(pg_buf *out, const pg_report_data *d, const pg_report_
             const pg_case_verdict *v = &d->cmp->cases[idx[i]];
             char ch[80], p[32];
             msg.len = title.len = 0;
-            pg_fmt_change_ci(ch, sizeof(ch), v->ratio, v->ci_lo, v->ci_hi);
-            pg_fmt_p(p, sizeof(p), v->p_adj);
+            pg_fmt_change_ci(ch, sizeof(ch), v->est.ratio, v->est.ci_lo, v->est.ci_hi);
+            pg_fmt_p(p, sizeof(p), v->est.p_adj);
             pg__buf_printf(&title, "perfgate %s", pg_verdict_name(v->verdict));
             pg__buf_puts(&msg, v->key);
-            if (isfinite(v->ratio))
+            if (isfinite(v->est.ratio))
                 pg__buf_printf(&msg, ": %s", ch);
             if (v->verdict == PG_VERDICT_REGRESSED)
                 pg__buf_printf(&msg, " (p adj. %s, threshold %.1f%%)", p, 100 * v->threshold);

@@ -1,73 +1,9 @@
-/* format.c - numbers with units and sensible scaling. */
+/* format.c - changes, p-values and resolutions for the reports (durations and rates: fmt.h). */
 #include "report/report.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-
-/*
- * Three significant digits with trailing zeros kept ("2.00", "12.3", "123"),
- * so columns read alike. Returns 1 when rounding reached 1000 and the caller
- * should move to the next unit.
- */
-static int sig3(char *out, size_t len, double v)
-{
-    double a = fabs(v);
-
-    if (a < 9.995)
-        snprintf(out, len, "%.2f", v);
-    else if (a < 99.95)
-        snprintf(out, len, "%.1f", v);
-    else if (a < 999.5)
-        snprintf(out, len, "%.0f", v);
-    else
-        return 1;
-    return 0;
-}
-
-void pg_fmt_duration(char *out, size_t len, double s)
-{
-    static const char *const units[] = {"ns", "µs", "ms", "s"};
-    double v = s * 1e9;
-    char num[32];
-    int i = 0;
-
-    if (!isfinite(s)) {
-        snprintf(out, len, "-");
-        return;
-    }
-    if (s == 0) {
-        snprintf(out, len, "0 s");
-        return;
-    }
-    /* Move up a unit while the rounded value would print as 1000 or more. */
-    while (i < 3 && sig3(num, sizeof(num), v)) {
-        v /= 1000;
-        i++;
-    }
-    if (i == 3 && sig3(num, sizeof(num), v))
-        snprintf(num, sizeof(num), "%.0f", v);
-    snprintf(out, len, "%s %s", num, units[i]);
-}
-
-void pg_fmt_rate(char *out, size_t len, double v, const char *unit)
-{
-    static const char *const prefix[] = {"", "k", "M", "G", "T", "P", "E"};
-    char num[32];
-    int i = 0;
-
-    if (!isfinite(v) || v <= 0) {
-        snprintf(out, len, "-");
-        return;
-    }
-    while (i < 6 && sig3(num, sizeof(num), v)) {
-        v /= 1000;
-        i++;
-    }
-    if (i == 6 && sig3(num, sizeof(num), v))
-        snprintf(num, sizeof(num), "%.0f", v);
-    snprintf(out, len, "%s %s%s", num, prefix[i], unit);
-}
 
 void pg_fmt_change(char *out, size_t len, double ratio)
 {

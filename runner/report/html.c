@@ -118,15 +118,15 @@ static void table(FILE *f, const pg_comparison *cmp)
     for (i = 0; i < cmp->ncases; i++) {
         const pg_case_verdict *v = &cmp->cases[i];
         char base[32], head[32], ch[32], lo[32], hi[32];
-        pg_fmt_duration(base, sizeof(base), v->base ? v->base_median : NAN);
-        pg_fmt_duration(head, sizeof(head), v->head ? v->head_median : NAN);
-        pg_fmt_change(ch, sizeof(ch), v->ratio);
-        pg_fmt_change(lo, sizeof(lo), v->ci_lo);
-        pg_fmt_change(hi, sizeof(hi), v->ci_hi);
+        pg_fmt_duration(base, sizeof(base), v->base ? v->est.base_median : NAN);
+        pg_fmt_duration(head, sizeof(head), v->head ? v->est.head_median : NAN);
+        pg_fmt_change(ch, sizeof(ch), v->est.ratio);
+        pg_fmt_change(lo, sizeof(lo), v->est.ci_lo);
+        pg_fmt_change(hi, sizeof(hi), v->est.ci_hi);
         fprintf(f, "<tr class=\"%s\"><td><code>", verdict_class(v->verdict));
         esc(f, v->key);
         fprintf(f, "</code></td><td>%s</td><td>%s</td><td>%s", base, head, ch);
-        if (isfinite(v->ci_lo) && isfinite(v->ci_hi))
+        if (isfinite(v->est.ci_lo) && isfinite(v->est.ci_hi))
             fprintf(f, " [%s, %s]", lo, hi);
         fprintf(f, "</td><td>%s</td><td>", pg_verdict_name(v->verdict));
         esc(f, v->reason ? v->reason : "");

@@ -9,8 +9,6 @@
  */
 #include "report/report.h"
 
-#include "canary.h"
-#include "confirm.h"
 #include "perfgate/errors.h"
 
 #include <jansson.h>
@@ -113,24 +111,24 @@ static json_t *verdict_json(const pg_case_verdict *v)
     set(o, "name", str(v->name));
     set(o, "verdict", str(pg_verdict_name(v->verdict)));
     set(o, "reason", str(v->reason));
-    set(o, "base_median", v->base_median > 0 ? num(v->base_median) : json_null());
-    set(o, "head_median", v->head_median > 0 ? num(v->head_median) : json_null());
-    set(o, "base_n", json_integer((json_int_t)v->base_n));
-    set(o, "head_n", json_integer((json_int_t)v->head_n));
-    set(o, "ratio", num(v->ratio));
-    set(o, "ci_lo", num(v->ci_lo));
-    set(o, "ci_hi", num(v->ci_hi));
-    set(o, "p", num(v->p));
-    set(o, "p_adj", num(v->p_adj));
+    set(o, "base_median", v->est.base_median > 0 ? num(v->est.base_median) : json_null());
+    set(o, "head_median", v->est.head_median > 0 ? num(v->est.head_median) : json_null());
+    set(o, "base_n", json_integer((json_int_t)v->est.base_n));
+    set(o, "head_n", json_integer((json_int_t)v->est.head_n));
+    set(o, "ratio", num(v->est.ratio));
+    set(o, "ci_lo", num(v->est.ci_lo));
+    set(o, "ci_hi", num(v->est.ci_hi));
+    set(o, "p", num(v->est.p));
+    set(o, "p_adj", num(v->est.p_adj));
     set(o, "threshold", num(v->threshold));
     set(o, "alpha", num(v->alpha));
-    set(o, "resolution", num(v->resolution));
-    if (v->confirm) { /* issue 11: the confirmation re-run, only when there was one to make */
+    set(o, "resolution", num(v->est.resolution));
+    if (v->confirm.state != PG_CONFIRM_NONE) { /* only when there was a re-run to make */
         static const char *const names[] = {"none", "confirmed", "refuted", "not_run"};
-        set(o, "confirm", str(names[v->confirm]));
-        set(o, "confirm_ratio", num(v->confirm_ratio));
-        set(o, "confirm_ci_lo", num(v->confirm_lo));
-        set(o, "confirm_ci_hi", num(v->confirm_hi));
+        set(o, "confirm", str(names[v->confirm.state]));
+        set(o, "confirm_ratio", num(v->confirm.ratio));
+        set(o, "confirm_ci_lo", num(v->confirm.lo));
+        set(o, "confirm_ci_hi", num(v->confirm.hi));
     }
     return o;
 }
@@ -191,14 +189,14 @@ int pg_render_json(pg_buf *out, const pg_report_data *d, const pg_report_options
     set(o, "verdicts", arr);
     set(o, "checks_total", json_integer((json_int_t)cmp->checks_total));
     set(o, "checks_failed", json_integer((json_int_t)cmp->checks_failed));
-    /* Issue 11: the canaries' head/base ratios and which drifted; only when the run measured them. */
-    if ((cmp->canary_compute > 0 && isfinite(cmp->canary_compute)) ||
-        (cmp->canary_memory > 0 && isfinite(cmp->canary_memory))) {
+    /* The canaries' head/base ratios and which drifted; only when the run measured them. */
+    if ((cmp->canary.compute > 0 && isfinite(cmp->canary.compute)) ||
+        (cmp->canary.memory > 0 && isfinite(cmp->canary.memory))) {
         json_t *cy = json_object();
-        set(cy, "compute", cmp->canary_compute > 0 ? num(cmp->canary_compute) : json_null());
-        set(cy, "memory", cmp->canary_memory > 0 ? num(cmp->canary_memory) : json_null());
-        set(cy, "compute_drift", json_boolean(cmp->canary_drift & PG_CANARY_DRIFT_COMPUTE));
-        set(cy, "memory_drift", json_boolean(cmp->canary_drift & PG_CANARY_DRIFT_MEMORY));
+        set(cy, "compute", cmp->canary.compute > 0 ? num(cmp->canary.compute) : json_null());
+        set(cy, "memory", cmp->canary.memory > 0 ? num(cmp->canary.memory) : json_null());
+        set(cy, "compute_drift", json_boolean(cmp->canary.drift & PG_CANARY_DRIFT_COMPUTE));
+        set(cy, "memory_drift", json_boolean(cmp->canary.drift & PG_CANARY_DRIFT_MEMORY));
         set(o, "canaries", cy);
     }
     set(root, "summary", o);
@@ -371,18 +369,18 @@ static int load_verdict(pg_comparison *cmp, const pg_run *run, json_t *o)
     if (!v->key || v->verdict == PG_VERDICT__COUNT)
         return pg_error_set(PG_EFORMAT, "a verdict without a key or with an unknown verdict");
     v->head = pg_run_find(run, v->key);
-    v->base_median = get_num(o, "base_median", NAN);
-    v->head_median = get_num(o, "head_median", NAN);
-    v->base_n = (size_t)get_int(o, "base_n");
-    v->head_n = (size_t)get_int(o, "head_n");
-    v->ratio = get_num(o, "ratio", NAN);
-    v->ci_lo = get_num(o, "ci_lo", NAN);
-    v->ci_hi = get_num(o, "ci_hi", NAN);
-    v->p = get_num(o, "p", NAN);
-    v->p_adj = get_num(o, "p_adj", NAN);
+    v->est.base_median = get_num(o, "base_median", NAN);
+    v->est.head_median = get_num(o, "head_median", NAN);
+    v->est.base_n = (size_t)get_int(o, "base_n");
+    v->est.head_n = (size_t)get_int(o, "head_n");
+    v->est.ratio = get_num(o, "ratio", NAN);
+    v->est.ci_lo = get_num(o, "ci_lo", NAN);
+    v->est.ci_hi = get_num(o, "ci_hi", NAN);
+    v->est.p = get_num(o, "p", NAN);
+    v->est.p_adj = get_num(o, "p_adj", NAN);
     v->threshold = get_num(o, "threshold", NAN);
     v->alpha = get_num(o, "alpha", NAN);
-    v->resolution = get_num(o, "resolution", NAN);
+    v->est.resolution = get_num(o, "resolution", NAN);
     cmp->counts[v->verdict]++;
     return 0;
 }

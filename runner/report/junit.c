@@ -30,15 +30,15 @@ static void verdict_message(pg_buf *b, const pg_case_verdict *v)
 {
     char ch[80], base[32], head[32], p[32];
 
-    pg_fmt_change_ci(ch, sizeof(ch), v->ratio, v->ci_lo, v->ci_hi);
-    pg_fmt_duration(base, sizeof(base), v->base_median > 0 ? v->base_median : NAN);
-    pg_fmt_duration(head, sizeof(head), v->head_median > 0 ? v->head_median : NAN);
-    pg_fmt_p(p, sizeof(p), v->p_adj);
-    if (isfinite(v->ratio))
+    pg_fmt_change_ci(ch, sizeof(ch), v->est.ratio, v->est.ci_lo, v->est.ci_hi);
+    pg_fmt_duration(base, sizeof(base), v->est.base_median > 0 ? v->est.base_median : NAN);
+    pg_fmt_duration(head, sizeof(head), v->est.head_median > 0 ? v->est.head_median : NAN);
+    pg_fmt_p(p, sizeof(p), v->est.p_adj);
+    if (isfinite(v->est.ratio))
         pg__buf_printf(b, "%s %s (base %s, head %s, p adj. %s)", pg_verdict_name(v->verdict), ch, base, head, p);
-    else if (v->head_median > 0 || v->base_median > 0)
-        pg__buf_printf(b, "%s (%s %s)", pg_verdict_name(v->verdict), v->head_median > 0 ? "head" : "base",
-                       v->head_median > 0 ? head : base);
+    else if (v->est.head_median > 0 || v->est.base_median > 0)
+        pg__buf_printf(b, "%s (%s %s)", pg_verdict_name(v->verdict), v->est.head_median > 0 ? "head" : "base",
+                       v->est.head_median > 0 ? head : base);
     else
         pg__buf_puts(b, pg_verdict_name(v->verdict));
     if (v->reason) {

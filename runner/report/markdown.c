@@ -11,7 +11,6 @@
  */
 #include "report/report.h"
 
-#include "canary.h"
 #include "perfgate/errors.h"
 
 #include <math.h>
@@ -110,16 +109,16 @@ static int case_row(section *s, const pg_case_verdict *v, int kind)
     pg_buf row = PG_BUF_INIT;
     char ch[80], p[32], res[16];
 
-    pg_fmt_change_ci(ch, sizeof(ch), v->ratio, v->ci_lo, v->ci_hi);
-    pg_fmt_p(p, sizeof(p), v->p_adj);
-    pg_fmt_resolution(res, sizeof(res), v->resolution);
+    pg_fmt_change_ci(ch, sizeof(ch), v->est.ratio, v->est.ci_lo, v->est.ci_hi);
+    pg_fmt_p(p, sizeof(p), v->est.p_adj);
+    pg_fmt_resolution(res, sizeof(res), v->est.resolution);
     pg__buf_puts(&row, "| ");
     md_code(&row, v->key);
     pg__buf_puts(&row, " |");
     if (kind == S_OTHER)
         pg__buf_printf(&row, " %s |", pg_verdict_name(v->verdict));
-    cell_duration(&row, v->base_median);
-    cell_duration(&row, v->head_median);
+    cell_duration(&row, v->est.base_median);
+    cell_duration(&row, v->est.head_median);
     if (kind != S_OTHER)
         pg__buf_printf(&row, " %s |", ch);
     /* The smallest change this case could have detected: users see which cases are too noisy to gate. */
@@ -189,8 +188,10 @@ static void head_lines(pg_buf *b, const pg_report_data *d, const pg_report_optio
     pg__buf_puts(b, "\n\n**");
     pg_render_summary_line(b, cmp);
     pg__buf_puts(b, "**\n\n");
-    if (pg_canary_describe(b, cmp))
+    if (cmp->canary.summary) {
+        pg__buf_puts(b, cmp->canary.summary);
         pg__buf_puts(b, "\n\n");
+    }
 
     pg__buf_puts(b, "Head ");
     short_sha(b, run->commit);

@@ -106,7 +106,7 @@ size_t *pg__report_order(const pg_comparison *cmp, pg_verdict only, size_t *out_
     }
     for (i = 0; i < cmp->ncases; i++) {
         const pg_case_verdict *v = &cmp->cases[i];
-        double r = isfinite(v->ratio) ? v->ratio : 1.0;
+        double r = isfinite(v->est.ratio) ? v->est.ratio : 1.0;
         if (v->verdict != only)
             continue;
         /* The worst regression and the best improvement come first; the rest keep run order. */

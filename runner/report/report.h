@@ -15,14 +15,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "fmt.h"
 #include "model.h"
 #include "util.h"
 #include "verdict.h"
 
-/** Formats seconds with a scaled unit, three significant digits ("812 ns", "1.27 ms", "2.00 s"). */
-void pg_fmt_duration(char *out, size_t len, double seconds);
-/** Formats a rate with SI scaling ("12.3 GFLOP/s", "8.10 GB/s"); `unit` is "FLOP/s" or "B/s". */
-void pg_fmt_rate(char *out, size_t len, double per_second, const char *unit);
 /** Formats a fractional change as a signed percentage ("+7.2%"); "-" when not finite. */
 void pg_fmt_change(char *out, size_t len, double ratio);
 /**
@@ -32,7 +29,7 @@ void pg_fmt_change(char *out, size_t len, double ratio);
 void pg_fmt_change_ci(char *out, size_t len, double ratio, double lo, double hi);
 /** A p-value: "0.0123", "<0.0001", "-" when not finite. */
 void pg_fmt_p(char *out, size_t len, double p);
-/** The smallest change a case resolves, as "7.5%" (two significant digits); "-" when unknown (issue 11). */
+/** The smallest change a case resolves, as "7.5%" (two significant digits); "-" when unknown. */
 void pg_fmt_resolution(char *out, size_t len, double fraction);
 /** Display width in terminal columns of a UTF-8 string (one per code point). */
 size_t pg__utf8_width(const char *s);

@@ -8,7 +8,6 @@
  */
 #include "report/report.h"
 
-#include "canary.h"
 #include "perfgate/errors.h"
 
 #include <math.h>
@@ -237,17 +236,17 @@ static void render_compare(pg_buf *b, const pg_comparison *cmp, int color)
         char base[32], head[32], ch[80], p[32], res[16];
         const char *row[8];
 
-        pg_fmt_duration(base, sizeof(base), v->base_median > 0 ? v->base_median : NAN);
-        pg_fmt_duration(head, sizeof(head), v->head_median > 0 ? v->head_median : NAN);
-        pg_fmt_change_ci(ch, sizeof(ch), v->ratio, v->ci_lo, v->ci_hi);
-        pg_fmt_p(p, sizeof(p), v->p_adj);
+        pg_fmt_duration(base, sizeof(base), v->est.base_median > 0 ? v->est.base_median : NAN);
+        pg_fmt_duration(head, sizeof(head), v->est.head_median > 0 ? v->est.head_median : NAN);
+        pg_fmt_change_ci(ch, sizeof(ch), v->est.ratio, v->est.ci_lo, v->est.ci_hi);
+        pg_fmt_p(p, sizeof(p), v->est.p_adj);
         row[0] = v->key;
         row[1] = base;
         row[2] = head;
         row[3] = ch;
         row[4] = p;
-        /* The smallest change this case could have detected at its noise (issue 11). */
-        pg_fmt_resolution(res, sizeof(res), v->resolution);
+        /* The smallest change this case could have detected at its noise. */
+        pg_fmt_resolution(res, sizeof(res), v->est.resolution);
         row[5] = res;
         row[6] = pg_verdict_name(v->verdict);
         row[7] = v->reason ? v->reason : "";
@@ -258,8 +257,10 @@ static void render_compare(pg_buf *b, const pg_comparison *cmp, int color)
     pg__buf_puts(b, "\n");
     pg_render_summary_line(b, cmp);
     pg__buf_puts(b, "\n");
-    if (pg_canary_describe(b, cmp))
+    if (cmp->canary.summary) {
+        pg__buf_puts(b, cmp->canary.summary);
         pg__buf_puts(b, "\n");
+    }
     pg__buf_printf(b, "method: %s\n", cmp->method ? cmp->method : "-");
 }
 

@@ -10,8 +10,8 @@
  */
 #include "trace/trace.h"
 
+#include "fmt.h"
 #include "perfgate/errors.h"
-#include "report/report.h"
 
 #include <stdlib.h>
 #include <string.h>

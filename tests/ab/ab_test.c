@@ -33,7 +33,7 @@ Test(ab, paired_analysis_matches_the_scipy_reference)
     const double base[] = {1.00, 1.02, 0.98, 1.01, 0.99, 1.03, 1.00, 0.97, 1.02, 1.01, 1.00, 0.99, 1.04, 1.00, 0.98};
     const double head[] = {1.10, 1.12, 1.07, 1.13, 1.08, 1.11, 1.09, 1.10, 0.99, 1.12, 1.11, 1.08, 1.15, 1.09, 1.06};
     const double same[] = {1.01, 1.00, 0.99, 1.00, 1.00, 1.02};
-    pg_ab_paired p;
+    pg_paired_analysis p;
 
     pg_assert_ok(pg_ab_paired_analyse(&p, base, head, 15, 0.95));
     cr_assert_eq(p.n, 15);
@@ -275,7 +275,7 @@ Test(ab, pairing_finds_a_change_that_phases_hide_from_the_unpaired_test)
     pg_run *base, *head;
     pg_result *rb, *rh;
     pg_comparison *cmp;
-    pg_ab_paired paired;
+    pg_paired_analysis paired;
     pg_compare_options co = PG_COMPARE_OPTIONS_INIT;
     const pg_run *bases[1];
     size_t i;
@@ -304,12 +304,12 @@ Test(ab, pairing_finds_a_change_that_phases_hide_from_the_unpaired_test)
     pg_assert_ok(pg_compare(&cmp, head, bases, 1, &co));
     cr_assert_neq(cmp->cases[0].verdict, PG_VERDICT_REGRESSED, "unpaired: %s", cmp->cases[0].reason);
     pg_assert_ok(pg_ab_paired_analyse(&paired, rb->samples, rh->samples, n, 0.95));
-    pg_assert_ok(pg_ab_paired_apply(cmp, head, &paired, &co));
+    pg_assert_ok(pg_verdict_paired(cmp, head, &paired, &co));
     cr_assert_eq(cmp->cases[0].verdict, PG_VERDICT_REGRESSED, "paired: %s", cmp->cases[0].reason);
     cr_assert(cmp->cases[0].paired);
-    cr_assert(fabs(cmp->cases[0].ratio - 1.10) < 0.01, "ratio %g", cmp->cases[0].ratio);
-    cr_assert_gt(cmp->cases[0].ci_lo, 1.05);
-    cr_assert_lt(cmp->cases[0].ci_hi, 1.12);
+    cr_assert(fabs(cmp->cases[0].est.ratio - 1.10) < 0.01, "ratio %g", cmp->cases[0].est.ratio);
+    cr_assert_gt(cmp->cases[0].est.ci_lo, 1.05);
+    cr_assert_lt(cmp->cases[0].est.ci_hi, 1.12);
     cr_assert(strstr(cmp->method, "Wilcoxon signed-rank") != NULL, "%s", cmp->method);
     cr_assert_eq(cmp->exit_code, 1);
     pg_comparison_free(cmp);

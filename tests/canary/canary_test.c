@@ -144,7 +144,7 @@ Test(canary, small_significant_move_is_no_drift)
     shifts h = {1.01, 0.99, 1, 1.38, 1, 0};
 
     compare(&h);
-    cr_expect_eq(cmp->canary_drift, 0);
+    cr_expect_eq(cmp->canary.drift, 0);
     expect("s/copy@1:cpu", PG_VERDICT_REGRESSED, NULL);
 }
 
@@ -153,8 +153,8 @@ Test(canary, memory_phase_makes_memory_cases_unsure)
     shifts h = {1, 1.38, 1, 1.38, 1, 0};
 
     compare(&h);
-    cr_expect_eq(cmp->canary_drift, PG_CANARY_DRIFT_MEMORY);
-    cr_expect(fabs(cmp->canary_memory - 1.38) < 0.02, "memory canary %g", cmp->canary_memory);
+    cr_expect_eq(cmp->canary.drift, PG_CANARY_DRIFT_MEMORY);
+    cr_expect(fabs(cmp->canary.memory - 1.38) < 0.02, "memory canary %g", cmp->canary.memory);
     expect("s/copy@1:cpu", PG_VERDICT_UNSURE, "machine drift: memory canary +38%");
     expect("canary/memory@1:cpu", PG_VERDICT_UNSURE, "machine drift: this memory canary moved +3");
     cr_expect_neq(of("s/gemm@1:cpu")->verdict, PG_VERDICT_REGRESSED);
@@ -176,7 +176,7 @@ Test(canary, compute_phase_makes_compute_cases_unsure)
     shifts h = {1.25, 1, 1.25, 1, 1, 0};
 
     compare(&h);
-    cr_expect_eq(cmp->canary_drift, PG_CANARY_DRIFT_COMPUTE);
+    cr_expect_eq(cmp->canary.drift, PG_CANARY_DRIFT_COMPUTE);
     expect("s/gemm@1:cpu", PG_VERDICT_UNSURE, "machine drift: compute canary +2");
     expect("canary/compute@1:cpu", PG_VERDICT_UNSURE, "machine drift: this compute canary");
     cr_expect_eq(cmp->exit_code, 0);
@@ -187,7 +187,7 @@ Test(canary, regression_beyond_the_drift_still_fails)
     shifts h = {1, 1.10, 1, 1.60, 1, 0};
 
     compare(&h);
-    cr_expect_eq(cmp->canary_drift, PG_CANARY_DRIFT_MEMORY);
+    cr_expect_eq(cmp->canary.drift, PG_CANARY_DRIFT_MEMORY);
     expect("s/copy@1:cpu", PG_VERDICT_REGRESSED, NULL);
     cr_expect_eq(cmp->exit_code, 1);
 }
@@ -197,7 +197,7 @@ Test(canary, real_regression_with_calm_canaries)
     shifts h = {1, 1, 1.30, 1, 1, 0};
 
     compare(&h);
-    cr_expect_eq(cmp->canary_drift, 0);
+    cr_expect_eq(cmp->canary.drift, 0);
     expect("s/gemm@1:cpu", PG_VERDICT_REGRESSED, NULL);
     cr_expect_neq(of("canary/compute@1:cpu")->verdict, PG_VERDICT_REGRESSED);
     cr_expect_eq(cmp->exit_code, 1);
@@ -227,9 +227,10 @@ Test(canary, canary_within_its_noise_is_no_drift)
     shifts h = {1.05, 1.05, 1, 1.38, 1, 0.10};
 
     compare(&h);
-    cr_expect_eq(cmp->canary_drift, 0, "drift %u: compute %g [%g, %g], memory %g [%g, %g]", cmp->canary_drift,
-                 cmp->canary_compute, of("canary/compute@1:cpu")->shift_lo, of("canary/compute@1:cpu")->shift_hi,
-                 cmp->canary_memory, of("canary/memory@1:cpu")->shift_lo, of("canary/memory@1:cpu")->shift_hi);
+    cr_expect_eq(cmp->canary.drift, 0, "drift %u: compute %g [%g, %g], memory %g [%g, %g]", cmp->canary.drift,
+                 cmp->canary.compute, of("canary/compute@1:cpu")->est.shift_lo,
+                 of("canary/compute@1:cpu")->est.shift_hi, cmp->canary.memory,
+                 of("canary/memory@1:cpu")->est.shift_lo, of("canary/memory@1:cpu")->est.shift_hi);
     expect("s/copy@1:cpu", PG_VERDICT_REGRESSED, NULL);
 }
 
@@ -256,8 +257,8 @@ Test(canary, no_canaries_no_drift)
     add(h, "s", "copy", 5e-3 * 1.38, 0.01, 0, 1e6, &g);
     bases[0] = b;
     pg_assert_ok(pg_compare(&c, h, bases, 1, NULL));
-    cr_expect(isnan(c->canary_memory) && isnan(c->canary_compute));
-    cr_expect_eq(c->canary_drift, 0);
+    cr_expect(isnan(c->canary.memory) && isnan(c->canary.compute));
+    cr_expect_eq(c->canary.drift, 0);
     cr_expect_eq(c->cases[0].verdict, PG_VERDICT_REGRESSED);
     pg_comparison_free(c);
     pg_run_free(h);
@@ -344,8 +345,8 @@ Test(canary, reports_show_canaries_drift_and_resolution)
     d.origin = NULL;
     pg_assert_ok(pg_render_markdown(&md, &d, &o));
     pg_assert_ok(pg_render_terminal(&term, &d, &o));
-    pg_fmt_resolution(res, sizeof(res), of("s/copy@1:cpu")->resolution);
-    cr_expect(isfinite(of("s/copy@1:cpu")->resolution) && strcmp(res, "-") != 0);
+    pg_fmt_resolution(res, sizeof(res), of("s/copy@1:cpu")->est.resolution);
+    cr_expect(isfinite(of("s/copy@1:cpu")->est.resolution) && strcmp(res, "-") != 0);
     cr_expect(strstr(md.ptr, "canaries: compute +0.0%, memory +38.0% (machine drift: memory;") != NULL, "%s", md.ptr);
     cr_expect(strstr(md.ptr, "| resolves | why |") != NULL, "%s", md.ptr);
     cr_expect(strstr(md.ptr, "machine drift: memory canary +38% (this case +3") != NULL, "%s", md.ptr);

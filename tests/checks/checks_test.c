@@ -10,7 +10,7 @@
 #include "kernels/kernels.h"
 #include "instrument.h"
 #include "perfgate/config.h"
-#include "store.h"
+#include "store/store.h"
 #include "suite.h"
 #include "util.h"
 
@@ -37,7 +37,7 @@ static void run_suite(ran *out, const char *path)
     out->res = calloc(out->n, sizeof(*out->res));
     out->rc = calloc(out->n, sizeof(*out->rc));
     for (i = 0; i < out->n; i++)
-        out->rc[i] = pg_check_run(&out->res[i], out->suite, &out->suite->checks[i]);
+        out->rc[i] = pg_check_run(&out->res[i], out->suite, &out->suite->checks[i], NULL);
 }
 
 static const pg_check_result *result(const ran *r, const char *name)

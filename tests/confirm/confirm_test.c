@@ -1,12 +1,12 @@
 /*
- * confirm_test.c - the confirmation path (confirm.h) on seeded samples, no
+ * confirm_test.c - the confirmation stage (pg_verdict_confirm*(), verdict.h;
+ * confirm.h) on seeded samples, no
  * timing: a REGRESSED case stays REGRESSED only when its re-run against the
  * same baseline is REGRESSED too; otherwise UNSURE with both measurements;
  * a case the budget did not reach keeps its verdict and says so.
  */
 #include "support.h"
 
-#include "confirm.h"
 #include "stats.h"
 #include "util.h"
 #include "verdict.h"
@@ -77,7 +77,7 @@ static void apply(void)
 {
     const pg_run *bases[1] = {base};
 
-    pg_assert_ok(pg_confirm_apply(cmp, rerun, bases, 1, NULL));
+    pg_assert_ok(pg_verdict_confirm(cmp, rerun, bases, 1, NULL));
 }
 
 Test(confirm, rerun_that_regresses_too_confirms)
@@ -87,12 +87,12 @@ Test(confirm, rerun_that_regresses_too_confirms)
     add(rerun, "a", 1.28e-3, 5);
     apply();
     cr_expect_eq(a->verdict, PG_VERDICT_REGRESSED);
-    cr_expect_eq(a->confirm, PG_CONFIRM_CONFIRMED);
-    cr_expect(fabs(a->confirm_ratio - 1.28) < 0.02, "re-run ratio %g", a->confirm_ratio);
+    cr_expect_eq(a->confirm.state, PG_CONFIRM_CONFIRMED);
+    cr_expect(fabs(a->confirm.ratio - 1.28) < 0.02, "re-run ratio %g", a->confirm.ratio);
     cr_expect(strstr(a->reason, "confirmed by a re-run: first run +29.8%") != NULL, "%s", a->reason);
     cr_expect(strstr(a->reason, "re-run +2") != NULL, "%s", a->reason);
     cr_expect_eq(cmp->exit_code, 1);
-    cr_expect_eq(cmp->cases[1].confirm, PG_CONFIRM_NONE, "only REGRESSED cases are re-measured");
+    cr_expect_eq(cmp->cases[1].confirm.state, PG_CONFIRM_NONE, "only REGRESSED cases are re-measured");
 }
 
 Test(confirm, rerun_back_at_baseline_refutes)
@@ -102,7 +102,7 @@ Test(confirm, rerun_back_at_baseline_refutes)
     add(rerun, "a", 1.0e-3, 6);
     apply();
     cr_expect_eq(a->verdict, PG_VERDICT_UNSURE);
-    cr_expect_eq(a->confirm, PG_CONFIRM_REFUTED);
+    cr_expect_eq(a->confirm.state, PG_CONFIRM_REFUTED);
     cr_expect(strstr(a->reason, "not confirmed by a re-run") != NULL, "%s", a->reason);
     cr_expect(strstr(a->reason, "first run +29.8%") != NULL && strstr(a->reason, "re-run -0.1%") != NULL, "%s",
               a->reason);
@@ -117,7 +117,7 @@ Test(confirm, no_rerun_keeps_the_verdict_and_says_so)
 
     apply();
     cr_expect_eq(a->verdict, PG_VERDICT_REGRESSED);
-    cr_expect_eq(a->confirm, PG_CONFIRM_NOT_RUN);
+    cr_expect_eq(a->confirm.state, PG_CONFIRM_NOT_RUN);
     cr_expect(strstr(a->reason, "not confirmed: no re-run within --confirm-budget") != NULL, "%s", a->reason);
     cr_expect_eq(cmp->exit_code, 1);
 }
@@ -148,7 +148,7 @@ static void confirm_paired_with(double head_median)
     add(again_head, "a", head_median, 12);
     bases[0] = again_base;
     pg_assert_ok(pg_compare(&again, again_head, bases, 1, NULL));
-    pg_assert_ok(pg_confirm_apply_paired(cmp, again, NULL));
+    pg_assert_ok(pg_verdict_confirm_paired(cmp, again));
     pg_comparison_free(again);
     pg_run_free(again_base);
     pg_run_free(again_head);
@@ -159,13 +159,13 @@ Test(confirm, paired_confirmation_keeps_only_what_the_fresh_rounds_regress_too)
     /* The fresh rounds see case a +30% again. */
     confirm_paired_with(1.30e-3);
     cr_assert_eq(cmp->cases[0].verdict, PG_VERDICT_REGRESSED);
-    cr_assert_eq(cmp->cases[0].confirm, PG_CONFIRM_CONFIRMED);
-    cr_assert(fabs(cmp->cases[0].confirm_ratio - 1.30) < 0.02, "%g", cmp->cases[0].confirm_ratio);
+    cr_assert_eq(cmp->cases[0].confirm.state, PG_CONFIRM_CONFIRMED);
+    cr_assert(fabs(cmp->cases[0].confirm.ratio - 1.30) < 0.02, "%g", cmp->cases[0].confirm.ratio);
     cr_assert(strstr(cmp->cases[0].reason, "confirmed by a re-run: first run +") != NULL, "%s",
               cmp->cases[0].reason);
     cr_assert_eq(cmp->exit_code, 1);
     /* b was never REGRESSED: untouched. */
-    cr_assert_eq(cmp->cases[1].confirm, PG_CONFIRM_NONE);
+    cr_assert_eq(cmp->cases[1].confirm.state, PG_CONFIRM_NONE);
 }
 
 Test(confirm, paired_confirmation_refutes_a_one_off)
@@ -173,7 +173,7 @@ Test(confirm, paired_confirmation_refutes_a_one_off)
     /* The fresh rounds see no change in a: the first measurement was a phase. */
     confirm_paired_with(1e-3);
     cr_assert_eq(cmp->cases[0].verdict, PG_VERDICT_UNSURE);
-    cr_assert_eq(cmp->cases[0].confirm, PG_CONFIRM_REFUTED);
+    cr_assert_eq(cmp->cases[0].confirm.state, PG_CONFIRM_REFUTED);
     cr_assert(strstr(cmp->cases[0].reason, "not confirmed by a re-run") != NULL, "%s", cmp->cases[0].reason);
     cr_assert(strstr(cmp->cases[0].reason, "re-run +0.") != NULL || strstr(cmp->cases[0].reason, "re-run -0.") != NULL,
               "%s", cmp->cases[0].reason);
@@ -182,8 +182,8 @@ Test(confirm, paired_confirmation_refutes_a_one_off)
 
 Test(confirm, paired_confirmation_without_a_rerun_keeps_the_verdict)
 {
-    pg_assert_ok(pg_confirm_apply_paired(cmp, NULL, NULL));
+    pg_assert_ok(pg_verdict_confirm_paired(cmp, NULL));
     cr_assert_eq(cmp->cases[0].verdict, PG_VERDICT_REGRESSED);
-    cr_assert_eq(cmp->cases[0].confirm, PG_CONFIRM_NOT_RUN);
+    cr_assert_eq(cmp->cases[0].confirm.state, PG_CONFIRM_NOT_RUN);
     cr_assert(strstr(cmp->cases[0].reason, "no re-run") != NULL, "%s", cmp->cases[0].reason);
 }

@@ -3,8 +3,7 @@
 
 #include "model.h"
 #include "stats.h"
-#include "store.h"
-#include "store_maint.h"
+#include "store/store.h"
 #include "util.h"
 
 #include <sqlite3.h>
@@ -191,9 +190,8 @@ Test(db, prune_keep_summaries_drops_samples_of_old_runs_only)
     }
     /* Pin run 2: pins are never pruned. */
     pinned = 2;
-    cr_assert_eq(sqlite3_exec(pg__store_db(s), "INSERT INTO baselines(name, run_id, pinned_at) VALUES ('rel', 2, 0)",
-                              NULL, NULL, NULL),
-                 SQLITE_OK);
+    q(db, "INSERT INTO baselines(name, run_id, pinned_at) VALUES ('rel', 2, 0)");
+    cr_assert_eq(q(db, "SELECT COUNT(*) FROM baselines"), 1);
     po.keep_runs = 10;
     po.keep_summaries = 1;
     pg_assert_ok(pg_store_prune(&ps, s, &po));
@@ -251,7 +249,7 @@ Test(db, check_reports_health_and_damage)
         pg_assert_ok(pg_store_save_run(s, r));
         pg_run_free(r);
     }
-    sqlite3_exec(pg__store_db(s), "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL);
+    q(db, "PRAGMA wal_checkpoint(TRUNCATE)");
     pg_store_close(s);
     pg_test_run(&p, NULL, NULL, argv);
     cr_assert_eq(p.status, 0, "%s%s", p.out, p.err);

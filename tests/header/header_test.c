@@ -1,7 +1,8 @@
 /*
  * header_test.c - the public headers compile alone, as C11 and as C++17,
- * with -Wall -Wextra -pedantic -Werror (libgit2's headertest idea); and a
- * plugin using every call builds both ways and loads.
+ * with -Wall -Wextra -pedantic -Werror (libgit2's headertest idea); a
+ * plugin using every call builds both ways and loads; and the plugin API
+ * is what the binary can honour: header-only, linking nothing.
  */
 #include "support.h"
 
@@ -43,6 +44,29 @@ Test(header, each_public_header_compiles_alone_as_cxx17)
 
     for (i = 0; i < sizeof(headers) / sizeof(headers[0]); i++)
         compile_alone("c++", "-std=c++17", "c++", headers[i]);
+}
+
+/*
+ * The perfgate binary exports no symbols, so the plugin umbrella may declare
+ * nothing a plugin would have to link: a plugin calling every function of it
+ * links with every symbol defined (-z defs), and the runner-only errors.h
+ * stays out of it.
+ */
+Test(header, the_plugin_api_links_nothing_from_perfgate)
+{
+    char *tmp = pg_test_tmpdir();
+    char *lib = pg_test_build_plugin(tmp, "header/uses_every_call.c", "every_defs", "-Wl,-z,defs");
+    char *cmd = pg__asprintf("printf '#include <perfgate/perfgate.h>\\n#ifdef PERFGATE_ERRORS_H\\n#error errors.h "
+                             "is runner-only\\n#endif\\n' | cc -std=c11 -x c -Werror -I'%s/include' -c - -o '%s/u.o'",
+                             PG_TEST_SOURCE_DIR, tmp);
+    char *log = NULL;
+
+    cr_assert_eq(pg_test_sh(&log, cmd), 0, "perfgate/perfgate.h pulls in perfgate/errors.h:\n%s", log);
+    free(log);
+    free(cmd);
+    free(lib);
+    pg_test_rmtree(tmp);
+    free(tmp);
 }
 
 Test(header, a_plugin_using_every_call_builds_as_c_and_cxx_and_loads)

@@ -12,7 +12,7 @@
 #include "history.h"
 #include "model.h"
 #include "stats.h"
-#include "store.h"
+#include "store/store.h"
 #include "util.h"
 
 #include <jansson.h>

@@ -2,7 +2,7 @@
 #include "support.h"
 
 #include "import/import.h"
-#include "store.h"
+#include "store/store.h"
 #include "util.h"
 
 #include <math.h>

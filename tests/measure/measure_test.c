@@ -316,7 +316,7 @@ Test(measure_threads, threads_and_affinity_are_applied)
     cpu_set_t now;
     int want2 = 0;
 
-    pg_assert_ok(pg_measure_set_threads_ex(&st, 1));
+    pg_assert_ok(pg_measure_set_threads(&st, 1));
     cr_expect_eq(st.requested, 1);
     cr_expect_eq(st.blas_threads, 1);
     cr_expect_eq(openblas_get_num_threads(), 1);
@@ -329,12 +329,12 @@ Test(measure_threads, threads_and_affinity_are_applied)
     /* A later case may ask for more: the mask widens back from the one the process started with. */
     want2 = sysconf(_SC_NPROCESSORS_ONLN) >= 2;
     if (want2) {
-        pg_assert_ok(pg_measure_set_threads_ex(&st, 2));
+        pg_assert_ok(pg_measure_set_threads(&st, 2));
         cr_assert_eq(sched_getaffinity(0, sizeof(now), &now), 0);
         cr_expect_eq(CPU_COUNT(&now), 2);
         cr_expect_str_eq(getenv("OMP_NUM_THREADS"), "2");
     }
-    cr_expect_eq(pg_measure_set_threads_ex(&st, 0), PG_EINVAL);
+    cr_expect_eq(pg_measure_set_threads(&st, 0), PG_EINVAL);
 }
 
 Test(measure_real, process_cpu_clock_runs_the_loop)
@@ -363,9 +363,9 @@ Test(measure_threads, shifting_the_cpu_choice_moves_to_the_next_allowed_cpu)
     cpu_set_t now, start;
 
     cr_assert_eq(sched_getaffinity(0, sizeof(start), &start), 0);
-    pg_assert_ok(pg_measure_set_threads_ex(&a, 1));
+    pg_assert_ok(pg_measure_set_threads(&a, 1));
     pg_measure_shift_cpus(1);
-    pg_assert_ok(pg_measure_set_threads_ex(&b, 1));
+    pg_assert_ok(pg_measure_set_threads(&b, 1));
     cr_assert_eq(sched_getaffinity(0, sizeof(now), &now), 0);
     cr_assert_eq(CPU_COUNT(&now), 1, "one thread, one CPU");
     if (CPU_COUNT(&start) >= 2)

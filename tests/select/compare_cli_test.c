@@ -6,7 +6,7 @@
 #include "support.h"
 
 #include "stats.h"
-#include "store.h"
+#include "store/store.h"
 #include "util.h"
 
 #include <jansson.h>

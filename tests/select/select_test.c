@@ -5,8 +5,8 @@
  */
 #include "support.h"
 
-#include "select.h"
-#include "store.h"
+#include "store/select.h"
+#include "store/store.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -72,7 +72,7 @@ static pg_selection sel_of(const char *selector, int64_t head, const pg_select_o
 {
     pg_selection s;
 
-    pg_assert_ok(pg_select_base_ext(&s, store, selector, head, o));
+    pg_assert_ok(pg_select_base(&s, store, selector, head, o));
     return s;
 }
 
@@ -97,9 +97,9 @@ Test(select, run_id_commit_and_branch)
     s = sel_of("branch:feat", head, NULL);
     cr_assert_eq(s.ids[0], f1, "never the head itself");
     pg_selection_free(&s);
-    cr_assert_eq(pg_select_base(&s, store, "99", head), PG_ENOTFOUND);
-    cr_assert_eq(pg_select_base(&s, store, "4", head), PG_EUSAGE, "the head is not its own baseline");
-    cr_assert_eq(pg_select_base(&s, store, "tag:v1", head), PG_EUSAGE);
+    cr_assert_eq(pg_select_base(&s, store, "99", head, NULL), PG_ENOTFOUND);
+    cr_assert_eq(pg_select_base(&s, store, "4", head, NULL), PG_EUSAGE, "the head is not its own baseline");
+    cr_assert_eq(pg_select_base(&s, store, "tag:v1", head, NULL), PG_EUSAGE);
     cr_assert(strstr(pg_error_last(), "pin:NAME") != NULL, "%s", pg_error_last());
     s = sel_of("commit:ffff", head, NULL);
     cr_assert_eq(s.count, 0, "an unknown commit gives no baseline, not an error");
@@ -128,8 +128,8 @@ Test(select, last_k_pools_newest_runs_of_one_machine)
     s = sel_of("last:2:feat", head, NULL);
     cr_assert_eq(s.count, 0);
     pg_selection_free(&s);
-    cr_assert_eq(pg_select_base(&s, store, "last:0", head), PG_EUSAGE);
-    cr_assert_eq(pg_select_base(&s, store, "last:x", head), PG_EUSAGE);
+    cr_assert_eq(pg_select_base(&s, store, "last:0", head, NULL), PG_EUSAGE);
+    cr_assert_eq(pg_select_base(&s, store, "last:x", head, NULL), PG_EUSAGE);
 }
 
 Test(select, other_machine_is_refused_unless_allowed)
@@ -138,10 +138,10 @@ Test(select, other_machine_is_refused_unless_allowed)
     pg_select_options o = PG_SELECT_OPTIONS_INIT;
     pg_selection s;
 
-    cr_assert_eq(pg_select_base(&s, store, "1", head), PG_EMACHINE);
+    cr_assert_eq(pg_select_base(&s, store, "1", head, NULL), PG_EMACHINE);
     cr_assert(strstr(pg_error_last(), "--allow-other-machine") != NULL, "%s", pg_error_last());
-    cr_assert_eq(pg_select_base(&s, store, "branch:main", head), PG_EMACHINE);
-    cr_assert_eq(pg_select_base(&s, store, "commit:aaaa", head), PG_EMACHINE);
+    cr_assert_eq(pg_select_base(&s, store, "branch:main", head, NULL), PG_EMACHINE);
+    cr_assert_eq(pg_select_base(&s, store, "commit:aaaa", head, NULL), PG_EMACHINE);
     cr_assert_eq(pg_error_exit_code(PG_EMACHINE), 2);
     o.allow_other_machine = 1;
     s = sel_of("1", head, &o);
@@ -186,9 +186,9 @@ Test(select, pinned_sets)
     pg_selection_free(&s);
     pg_assert_ok(pg_baseline_unpin(&removed, store, "release", 0));
     cr_assert_eq(removed, 1);
-    cr_assert_eq(pg_select_base(&s, store, "pin:release", head), PG_ENOTFOUND);
+    cr_assert_eq(pg_select_base(&s, store, "pin:release", head, NULL), PG_ENOTFOUND);
     pg_assert_ok(pg_baseline_pin(store, "foreign", save("main", "eeee", "OTHER")));
-    cr_assert_eq(pg_select_base(&s, store, "pin:foreign", head), PG_EMACHINE);
+    cr_assert_eq(pg_select_base(&s, store, "pin:foreign", head, NULL), PG_EMACHINE);
 }
 
 Test(select, default_outside_ci_is_the_previous_run_else_the_default_branch)

@@ -2,7 +2,7 @@
 #include "support.h"
 
 #include "model.h"
-#include "store.h"
+#include "store/store.h"
 #include "util.h"
 
 #include <signal.h>

@@ -109,7 +109,7 @@ static pg_case_verdict *push(pg_comparison *c, const char *key, const char *suit
     p->verdict = v;
     p->threshold = 0.05;
     p->alpha = 0.05;
-    p->ratio = p->ci_lo = p->ci_hi = p->p = p->p_adj = p->resolution = NAN;
+    p->est.ratio = p->est.ci_lo = p->est.ci_hi = p->est.p = p->est.p_adj = p->est.resolution = NAN;
     c->counts[v]++;
     return p;
 }
@@ -122,16 +122,16 @@ static pg_case_verdict *versus(pg_comparison *c, const pg_result *h, const pg_re
 
     x->head = h;
     x->base = b;
-    x->head_n = h->nsamples;
-    x->base_n = b->nsamples;
-    x->head_median = h->summary.median;
-    x->base_median = b->summary.median;
-    x->ratio = h->summary.median / b->summary.median;
-    x->ci_lo = lo;
-    x->ci_hi = hi;
-    x->p = p;
-    x->p_adj = padj;
-    x->resolution = 0.021;
+    x->est.head_n = h->nsamples;
+    x->est.base_n = b->nsamples;
+    x->est.head_median = h->summary.median;
+    x->est.base_median = b->summary.median;
+    x->est.ratio = h->summary.median / b->summary.median;
+    x->est.ci_lo = lo;
+    x->est.ci_hi = hi;
+    x->est.p = p;
+    x->est.p_adj = padj;
+    x->est.resolution = 0.021;
     x->reason = pg__strdup(reason);
     return x;
 }
@@ -206,8 +206,8 @@ void pg_test_fixed_model(pg_test_model *m)
            "interval -3.0% to +16.0% straddles the 5% threshold; resolution 9.1% at this noise: raise min_run_time");
     v = push(c, h5->key, "cpu", "softmax", PG_VERDICT_NEW);
     v->head = h5;
-    v->head_n = 5;
-    v->head_median = h5->summary.median;
+    v->est.head_n = 5;
+    v->est.head_median = h5->summary.median;
     v->reason = pg__strdup("not in the baseline");
     v = push(c, h7->key, "cpu", "gemm_bf16", PG_VERDICT_SKIPPED);
     v->head = h7;
@@ -217,8 +217,8 @@ void pg_test_fixed_model(pg_test_model *m)
     v->reason = pg__strdup(h8->message);
     v = push(c, b6->key, "cpu", "old_kernel", PG_VERDICT_MISSING);
     v->base = b6;
-    v->base_n = 5;
-    v->base_median = b6->summary.median;
+    v->est.base_n = 5;
+    v->est.base_median = b6->summary.median;
     v->reason = pg__strdup("in the baseline but not in this run");
     c->checks_total = 3;
     c->checks_failed = 1;
@@ -280,16 +280,16 @@ void pg_test_big_model(pg_test_model *m, size_t n)
         x->verdict = v;
         x->head = h;
         x->base = b;
-        x->head_n = x->base_n = 5;
-        x->head_median = h->summary.median;
-        x->base_median = b->summary.median;
-        x->ratio = r;
-        x->ci_lo = r - 0.02;
-        x->ci_hi = r + 0.02;
-        x->p = 0.01;
-        x->p_adj = 0.04;
+        x->est.head_n = x->est.base_n = 5;
+        x->est.head_median = h->summary.median;
+        x->est.base_median = b->summary.median;
+        x->est.ratio = r;
+        x->est.ci_lo = r - 0.02;
+        x->est.ci_hi = r + 0.02;
+        x->est.p = 0.01;
+        x->est.p_adj = 0.04;
         x->threshold = x->alpha = 0.05;
-        x->resolution = 0.021;
+        x->est.resolution = 0.021;
         c->counts[v]++;
         c->ncases = i + 1;
     }

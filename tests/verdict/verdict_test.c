@@ -114,14 +114,14 @@ Test(verdict, regressed_when_significant_and_beyond_threshold)
     v = verdict_of("a");
     cr_assert_eq(v->verdict, PG_VERDICT_REGRESSED, "%s: %s", pg_verdict_name(v->verdict), v->reason);
     cr_assert_eq(fx.cmp->exit_code, 1);
-    cr_assert(v->p_adj < 0.05 && v->ci_lo > 1.05 && v->ci_hi > v->ratio && v->ci_lo < v->ratio,
-              "p_adj %g [%g, %g] ratio %g", v->p_adj, v->ci_lo, v->ci_hi, v->ratio);
-    cr_assert(fabs(v->ratio - 1.2) < 0.02, "ratio %g", v->ratio);
-    cr_assert_eq(v->base_runs, 5);
-    cr_assert_eq(v->base_n, 200);
-    cr_assert_eq(v->head_n, 40);
-    cr_assert(v->drift_measured);
-    cr_assert(v->resolution > 0.05 && v->resolution < 0.2, "resolution %g", v->resolution);
+    cr_assert(v->est.p_adj < 0.05 && v->est.ci_lo > 1.05 && v->est.ci_hi > v->est.ratio && v->est.ci_lo < v->est.ratio,
+              "p_adj %g [%g, %g] ratio %g", v->est.p_adj, v->est.ci_lo, v->est.ci_hi, v->est.ratio);
+    cr_assert(fabs(v->est.ratio - 1.2) < 0.02, "ratio %g", v->est.ratio);
+    cr_assert_eq(v->est.base_runs, 5);
+    cr_assert_eq(v->est.base_n, 200);
+    cr_assert_eq(v->est.head_n, 40);
+    cr_assert(v->drift.measured);
+    cr_assert(v->est.resolution > 0.05 && v->est.resolution < 0.2, "resolution %g", v->est.resolution);
     cr_assert(strstr(v->reason, "Holm") != NULL, "%s", v->reason);
     cr_assert(strstr(fx.cmp->method, "Mann-Whitney") != NULL, "%s", fx.cmp->method);
 }
@@ -137,7 +137,7 @@ Test(verdict, improved_is_symmetric_and_passes)
     compare(NULL);
     v = verdict_of("a");
     cr_assert_eq(v->verdict, PG_VERDICT_IMPROVED, "%s: %s", pg_verdict_name(v->verdict), v->reason);
-    cr_assert(v->ci_hi < 1 / 1.05);
+    cr_assert(v->est.ci_hi < 1 / 1.05);
     cr_assert_eq(fx.cmp->exit_code, 0);
 }
 
@@ -154,9 +154,9 @@ Test(verdict, same_when_the_interval_lies_within_the_threshold)
     add_case(fx.head, "a", 40, 1.01e-3, 0.01, &g);
     compare(&o);
     v = verdict_of("a");
-    cr_assert_eq(v->verdict, PG_VERDICT_SAME, "%s: %s [%g, %g]", pg_verdict_name(v->verdict), v->reason, v->ci_lo,
-                 v->ci_hi);
-    cr_assert(v->ci_lo >= 1 / 1.05 && v->ci_hi <= 1.05);
+    cr_assert_eq(v->verdict, PG_VERDICT_SAME, "%s: %s [%g, %g]", pg_verdict_name(v->verdict), v->reason, v->est.ci_lo,
+                 v->est.ci_hi);
+    cr_assert(v->est.ci_lo >= 1 / 1.05 && v->est.ci_hi <= 1.05);
     cr_assert_eq(fx.cmp->exit_code, 0);
 }
 
@@ -172,8 +172,8 @@ Test(verdict, unsure_when_the_interval_straddles_the_threshold)
     add_case(fx.head, "a", 30, 1.06e-3, 0.05, &g);
     compare(&o);
     v = verdict_of("a");
-    cr_assert_eq(v->verdict, PG_VERDICT_UNSURE, "%s [%g, %g]", pg_verdict_name(v->verdict), v->ci_lo, v->ci_hi);
-    cr_assert(v->ci_lo < 1.05 && v->ci_hi > 1.05);
+    cr_assert_eq(v->verdict, PG_VERDICT_UNSURE, "%s [%g, %g]", pg_verdict_name(v->verdict), v->est.ci_lo, v->est.ci_hi);
+    cr_assert(v->est.ci_lo < 1.05 && v->est.ci_hi > 1.05);
     cr_assert(v->reason && strstr(v->reason, "straddles") && strstr(v->reason, "more samples"), "%s", v->reason);
     cr_assert_eq(fx.cmp->exit_code, 0, "UNSURE never fails the build");
 }
@@ -189,12 +189,12 @@ Test(verdict, one_baseline_run_leans_on_the_drift_prior)
     add_case(fx.head, "a", 60, 1.08e-3, 0.005, &g);
     compare(NULL);
     v = verdict_of("a");
-    cr_assert_lt(v->p_adj, 1e-6, "the samples alone are clear: p %g", v->p_adj);
-    cr_assert_lt(v->shift_lo, v->ratio);
-    cr_assert_gt(v->shift_lo, 1.05, "the samples-only interval clears the threshold: %g", v->shift_lo);
+    cr_assert_lt(v->est.p_adj, 1e-6, "the samples alone are clear: p %g", v->est.p_adj);
+    cr_assert_lt(v->est.shift_lo, v->est.ratio);
+    cr_assert_gt(v->est.shift_lo, 1.05, "the samples-only interval clears the threshold: %g", v->est.shift_lo);
     cr_assert_eq(v->verdict, PG_VERDICT_UNSURE, "%s: %s", pg_verdict_name(v->verdict), v->reason);
-    cr_assert(!v->drift_measured);
-    cr_assert(fabs(v->drift - PG_DRIFT_PRIOR) < 1e-12);
+    cr_assert(!v->drift.measured);
+    cr_assert(fabs(v->drift.sd - PG_DRIFT_PRIOR) < 1e-12);
     cr_assert(strstr(v->reason, "last:5") != NULL, "%s", v->reason);
 }
 
@@ -211,10 +211,10 @@ Test(verdict, wandering_machine_does_not_fail_at_the_threshold)
     add_case(fx.head, "a", 40, 1.07e-3, 0.01, &g);
     compare(&o);
     v = verdict_of("a");
-    cr_assert(v->drift_measured);
-    cr_assert_gt(v->drift, 0.02, "measured drift %g", v->drift);
-    cr_assert_neq(v->verdict, PG_VERDICT_REGRESSED, "[%g, %g]", v->ci_lo, v->ci_hi);
-    wide = log(v->ci_hi / v->ci_lo);
+    cr_assert(v->drift.measured);
+    cr_assert_gt(v->drift.sd, 0.02, "measured drift %g", v->drift.sd);
+    cr_assert_neq(v->verdict, PG_VERDICT_REGRESSED, "[%g, %g]", v->est.ci_lo, v->est.ci_hi);
+    wide = log(v->est.ci_hi / v->est.ci_lo);
 
     /* The same head against calm baseline runs: a narrower interval. */
     teardown();
@@ -225,7 +225,7 @@ Test(verdict, wandering_machine_does_not_fail_at_the_threshold)
     o.drift = 0.005;
     compare(&o);
     v = verdict_of("a");
-    cr_assert_lt(log(v->ci_hi / v->ci_lo), wide);
+    cr_assert_lt(log(v->est.ci_hi / v->est.ci_lo), wide);
 }
 
 Test(verdict, too_few_samples_is_unsure)
@@ -259,7 +259,7 @@ Test(verdict, holm_turns_a_lone_significant_case_unsure_among_many)
     compare(&o);
     v = verdict_of("hot");
     cr_assert_eq(v->verdict, PG_VERDICT_REGRESSED, "alone: %s %s", pg_verdict_name(v->verdict), v->reason);
-    cr_assert(fabs(v->p - 1.0 / 252) < 1e-12, "p %g", v->p);
+    cr_assert(fabs(v->est.p - 1.0 / 252) < 1e-12, "p %g", v->est.p);
 
     for (i = 0; i < 19; i++) {
         snprintf(name, sizeof(name), "c%02d", i);
@@ -268,7 +268,7 @@ Test(verdict, holm_turns_a_lone_significant_case_unsure_among_many)
     }
     compare(&o);
     v = verdict_of("hot");
-    cr_assert(fabs(v->p_adj - 20.0 / 252) < 1e-12, "p_adj %g", v->p_adj);
+    cr_assert(fabs(v->est.p_adj - 20.0 / 252) < 1e-12, "p_adj %g", v->est.p_adj);
     cr_assert_eq(v->verdict, PG_VERDICT_UNSURE, "%s", pg_verdict_name(v->verdict));
     cr_assert(strstr(v->reason, "not significant after Holm") != NULL, "%s", v->reason);
     cr_assert_eq(fx.cmp->counts[PG_VERDICT_REGRESSED], 0);
@@ -382,12 +382,12 @@ Test(verdict, bootstrap_interval_is_reproducible)
     bases_of("a", 3, 30, 0.02, 0.002, 24);
     add_case(fx.head, "a", 30, 1.3e-3, 0.02, &g);
     compare(&o);
-    lo = verdict_of("a")->shift_lo;
-    hi = verdict_of("a")->shift_hi;
-    cr_assert(lo < verdict_of("a")->ratio && hi > verdict_of("a")->ratio);
+    lo = verdict_of("a")->est.shift_lo;
+    hi = verdict_of("a")->est.shift_hi;
+    cr_assert(lo < verdict_of("a")->est.ratio && hi > verdict_of("a")->est.ratio);
     compare(&o);
-    cr_assert_eq(verdict_of("a")->shift_lo, lo);
-    cr_assert_eq(verdict_of("a")->shift_hi, hi);
+    cr_assert_eq(verdict_of("a")->est.shift_lo, lo);
+    cr_assert_eq(verdict_of("a")->est.shift_hi, hi);
     cr_assert(strstr(fx.cmp->method, "bootstrap") != NULL);
 }
 
@@ -400,13 +400,13 @@ Test(verdict, a_case_can_be_estimated_again_with_more_head_runs)
     pg_sample_set heads[2], bases[5];
     size_t i;
 
-    /* Confirmation re-runs (issue 11) call the per-case estimate again with every head run. */
+    /* Confirmation re-runs call the per-case estimate again with every head run. */
     pg_stats_rng_seed(&g, 15);
     bases_of("a", 5, 40, 0.01, 0.002, 25);
     add_case(fx.head, "a", 40, 1.2e-3, 0.01, &g);
     compare(NULL);
     v = &fx.cmp->cases[0];
-    cr_assert_eq(v->head_runs, 1);
+    cr_assert_eq(v->est.head_runs, 1);
     pg_assert_ok(pg_run_new(&extra));
     r2 = add_case(extra, "a", 40, 1.2e-3, 0.01, &g);
     heads[0] = (pg_sample_set){fx.head->results[0].samples, fx.head->results[0].nsamples};
@@ -415,8 +415,8 @@ Test(verdict, a_case_can_be_estimated_again_with_more_head_runs)
         bases[i] = (pg_sample_set){fx.bases[i]->results[0].samples, fx.bases[i]->results[0].nsamples};
     pg_assert_ok(pg_verdict_estimate(v, heads, 2, bases, 5, NULL));
     pg_assert_ok(pg_comparison_adjust(fx.cmp, NULL));
-    cr_assert_eq(v->head_runs, 2);
-    cr_assert_eq(v->head_n, 80);
+    cr_assert_eq(v->est.head_runs, 2);
+    cr_assert_eq(v->est.head_n, 80);
     cr_assert_eq(v->verdict, PG_VERDICT_REGRESSED);
     cr_assert_eq(fx.cmp->exit_code, 1);
     pg_run_free(extra);
@@ -437,7 +437,7 @@ Test(verdict, a_suite_wide_shift_is_a_machine_phase_not_a_regression)
         add_case(fx.head, name, 40, 1.4e-3, 0.01, &g);
     }
     compare(NULL);
-    cr_assert(fabs(fx.cmp->suite_shift - 1.4) < 0.03, "suite shift %g", fx.cmp->suite_shift);
+    cr_assert(fabs(fx.cmp->suite.shift - 1.4) < 0.03, "suite shift %g", fx.cmp->suite.shift);
     cr_assert_eq(fx.cmp->counts[PG_VERDICT_REGRESSED], 0);
     v = verdict_of("c03");
     cr_assert_eq(v->verdict, PG_VERDICT_UNSURE);
@@ -458,8 +458,8 @@ Test(verdict, one_case_regressing_among_steady_ones_still_fails)
         add_case(fx.head, name, 40, i == 3 ? 1.4e-3 : 1e-3, 0.01, &g);
     }
     compare(NULL);
-    cr_assert(fabs(fx.cmp->suite_shift - 1.0) < 0.02, "suite shift %g", fx.cmp->suite_shift);
-    cr_assert_lt(fx.cmp->suite_spread, 0.02);
+    cr_assert(fabs(fx.cmp->suite.shift - 1.0) < 0.02, "suite shift %g", fx.cmp->suite.shift);
+    cr_assert_lt(fx.cmp->suite.spread, 0.02);
     cr_assert_eq(verdict_of("c03")->verdict, PG_VERDICT_REGRESSED, "%s", verdict_of("c03")->reason);
     cr_assert_eq(fx.cmp->counts[PG_VERDICT_REGRESSED], 1);
     cr_assert_eq(fx.cmp->exit_code, 1);
@@ -483,5 +483,6 @@ Test(verdict, the_interval_always_contains_the_ratio_of_medians)
     pg_assert_ok(pg_stats_summarize(&r->summary, r->samples, r->nsamples));
     compare(&o);
     v = verdict_of("a");
-    cr_assert(v->ci_lo <= v->ratio && v->ratio <= v->ci_hi, "%g not in [%g, %g]", v->ratio, v->ci_lo, v->ci_hi);
+    cr_assert(v->est.ci_lo <= v->est.ratio && v->est.ratio <= v->est.ci_hi, "%g not in [%g, %g]", v->est.ratio,
+              v->est.ci_lo, v->est.ci_hi);
 }

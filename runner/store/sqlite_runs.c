@@ -1,236 +1,16 @@
-/* store.c - baselines and history in one SQLite file. */
-#include "store.h"
+/*
+ * sqlite_runs.c - the SQLite engine's runs: one run written in one
+ * transaction, read back whole, and listed.
+ */
+#include "sqlite.h"
 
 #include "perfgate/errors.h"
 #include "util.h"
 
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct pg_store {
-    sqlite3 *db;
-    char *path;
-};
-
-void (*pg__store_after_result_hook)(size_t index) = NULL;
-
-/*
- * Forward migrations: entry i takes user_version i to i+1. Append only;
- * never edit a migration that has shipped.
- */
-static const char *migrations[] = {
-    /* 0 -> 1: the initial schema. */
-    "CREATE TABLE machines ("
-    "  id INTEGER PRIMARY KEY,"
-    "  hash TEXT NOT NULL UNIQUE,"
-    "  fingerprint TEXT NOT NULL);"
-    "CREATE TABLE runs ("
-    "  id INTEGER PRIMARY KEY,"
-    "  uuid TEXT NOT NULL UNIQUE,"
-    "  suite_set TEXT,"
-    "  commit_sha TEXT,"
-    "  branch TEXT,"
-    "  ref TEXT,"
-    "  pr INTEGER,"
-    "  ci_url TEXT,"
-    "  source TEXT NOT NULL DEFAULT 'perfgate',"
-    "  tool_version TEXT,"
-    "  machine_id INTEGER REFERENCES machines(id),"
-    "  started_at INTEGER NOT NULL,"
-    "  finished_at INTEGER NOT NULL);"
-    "CREATE INDEX runs_branch ON runs(branch, id);"
-    "CREATE INDEX runs_commit ON runs(commit_sha);"
-    "CREATE TABLE cases ("
-    "  id INTEGER PRIMARY KEY,"
-    "  key TEXT NOT NULL UNIQUE,"
-    "  suite TEXT NOT NULL,"
-    "  name TEXT NOT NULL,"
-    "  params TEXT NOT NULL,"
-    "  threads INTEGER NOT NULL,"
-    "  device TEXT NOT NULL);"
-    "CREATE TABLE results ("
-    "  id INTEGER PRIMARY KEY,"
-    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
-    "  case_id INTEGER NOT NULL REFERENCES cases(id),"
-    "  metric TEXT NOT NULL,"
-    "  unit TEXT NOT NULL,"
-    "  status TEXT NOT NULL,"
-    "  message TEXT,"
-    "  n INTEGER NOT NULL,"
-    "  number_per_run INTEGER NOT NULL,"
-    "  median REAL, q1 REAL, q3 REAL, iqr REAL,"
-    "  mean REAL, stddev REAL, min REAL, max REAL,"
-    "  flops REAL, bytes REAL, mfu REAL, warmup_s REAL, threshold REAL, alpha REAL,"
-    "  warnings INTEGER NOT NULL DEFAULT 0,"
-    "  extra TEXT,"
-    "  samples BLOB,"
-    "  UNIQUE(run_id, case_id, metric));"
-    "CREATE INDEX results_case ON results(case_id, run_id);"
-    "CREATE TABLE checks ("
-    "  id INTEGER PRIMARY KEY,"
-    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
-    "  suite TEXT NOT NULL,"
-    "  name TEXT NOT NULL,"
-    "  kind TEXT NOT NULL,"
-    "  expected TEXT,"
-    "  actual TEXT,"
-    "  passed INTEGER NOT NULL,"
-    "  skipped INTEGER NOT NULL DEFAULT 0,"
-    "  message TEXT);"
-    "CREATE TABLE baselines ("
-    "  name TEXT NOT NULL,"
-    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
-    "  pinned_at INTEGER NOT NULL,"
-    "  PRIMARY KEY(name, run_id));",
-};
-
-#define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
-
-int pg_store_schema_latest(void)
-{
-    return NMIGRATIONS;
-}
-
-static int db_error(pg_store *s, const char *what)
-{
-    return pg_error_set(PG_ESTORE, "%s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
-}
-
-static int exec_sql(pg_store *s, const char *sql, const char *what)
-{
-    char *msg = NULL;
-
-    if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-        int err = pg_error_set(PG_ESTORE, "%s: %s: %s", s->path, what,
-                               msg ? msg : sqlite3_errmsg(s->db));
-        sqlite3_free(msg);
-        return err;
-    }
-    return 0;
-}
-
-int pg_store_schema_version(pg_store *s)
-{
-    sqlite3_stmt *st = NULL;
-    int v = -1;
-
-    if (sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK &&
-        sqlite3_step(st) == SQLITE_ROW)
-        v = sqlite3_column_int(st, 0);
-    sqlite3_finalize(st);
-    return v;
-}
-
-static int migrate(pg_store *s)
-{
-    int v = pg_store_schema_version(s), err;
-    char sql[64];
-
-    if (v < 0)
-        return db_error(s, "not a perfgate database (cannot read its schema version)");
-    while (v < NMIGRATIONS) {
-        /*
-         * Each step commits with its version bump, so a crash mid-way resumes
-         * cleanly; the version is re-read under the write lock because another
-         * process may have migrated while we waited for it.
-         */
-        if ((err = exec_sql(s, "BEGIN IMMEDIATE", "starting a migration")) != 0)
-            return err;
-        v = pg_store_schema_version(s);
-        if (v >= NMIGRATIONS) {
-            exec_sql(s, "COMMIT", "ending a migration");
-            break;
-        }
-        if ((err = exec_sql(s, migrations[v], "migrating the schema")) != 0) {
-            sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-            return err;
-        }
-        snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", v + 1);
-        if ((err = exec_sql(s, sql, "recording the schema version")) != 0 ||
-            (err = exec_sql(s, "COMMIT", "committing a migration")) != 0) {
-            sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-            return err;
-        }
-        v++;
-    }
-    if (v > NMIGRATIONS)
-        return pg_error_set(PG_ESCHEMA,
-                            "%s: schema version %d is newer than this perfgate supports (%d); upgrade perfgate",
-                            s->path, v, NMIGRATIONS);
-    return 0;
-}
-
-const char *pg_store_path(const char *flag)
-{
-    const char *env;
-
-    if (flag && *flag)
-        return flag;
-    env = getenv("PERFGATE_DB");
-    if (env && *env)
-        return env;
-    return PG_STORE_DEFAULT_PATH;
-}
-
-int pg_store_open(pg_store **out, const char *path)
-{
-    pg_store *s = NULL;
-    int err = PG_ESTORE;
-
-    *out = NULL;
-    s = calloc(1, sizeof(*s));
-    if (!s || !(s->path = pg__strdup(path))) {
-        err = pg_error_set(PG_ENOMEM, "out of memory opening %s", path);
-        goto cleanup;
-    }
-    if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
-        err = pg_error_set(PG_ESTORE, "%s: cannot open database: %s", path,
-                           s->db ? sqlite3_errmsg(s->db) : "out of memory");
-        goto cleanup;
-    }
-    sqlite3_busy_timeout(s->db, 10000);
-    sqlite3_extended_result_codes(s->db, 1);
-    /* journal_mode reads the file: a non-database fails here with a clear message. */
-    if ((err = exec_sql(s, "PRAGMA journal_mode = WAL", "cannot open database")) != 0 ||
-        (err = exec_sql(s, "PRAGMA foreign_keys = ON", "enabling foreign keys")) != 0 ||
-        (err = exec_sql(s, "PRAGMA synchronous = NORMAL", "setting synchronous mode")) != 0)
-        goto cleanup;
-    if ((err = migrate(s)) != 0)
-        goto cleanup;
-    *out = s;
-    s = NULL;
-    err = 0;
-
-cleanup:
-    pg_store_close(s);
-    return err;
-}
-
-void pg_store_close(pg_store *s)
-{
-    if (!s)
-        return;
-    if (s->db)
-        sqlite3_close_v2(s->db);
-    free(s->path);
-    free(s);
-}
-
-struct sqlite3 *pg__store_db(pg_store *s)
-{
-    return s->db;
-}
-
-static void bind_text(sqlite3_stmt *st, int i, const char *v)
-{
-    if (v)
-        sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
-    else
-        sqlite3_bind_null(st, i);
-}
-
-static int lookup_or_insert(pg_store *s, int64_t *out, const char *select_sql,
+static int lookup_or_insert(pg_sqlite_store *s, int64_t *out, const char *select_sql,
                             const char *insert_sql, const char **args, int nargs,
                             int nkey)
 {
@@ -238,9 +18,9 @@ static int lookup_or_insert(pg_store *s, int64_t *out, const char *select_sql,
     int i, rc, err = 0;
 
     if (sqlite3_prepare_v2(s->db, select_sql, -1, &st, NULL) != SQLITE_OK)
-        return db_error(s, "preparing a lookup");
+        return pg__sqlite_error(s, "preparing a lookup");
     for (i = 0; i < nkey; i++)
-        bind_text(st, i + 1, args[i]);
+        pg__sqlite_bind_text(st, i + 1, args[i]);
     rc = sqlite3_step(st);
     if (rc == SQLITE_ROW) {
         *out = sqlite3_column_int64(st, 0);
@@ -249,13 +29,13 @@ static int lookup_or_insert(pg_store *s, int64_t *out, const char *select_sql,
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE)
-        return db_error(s, "looking up a row");
+        return pg__sqlite_error(s, "looking up a row");
     if (sqlite3_prepare_v2(s->db, insert_sql, -1, &st, NULL) != SQLITE_OK)
-        return db_error(s, "preparing an insert");
+        return pg__sqlite_error(s, "preparing an insert");
     for (i = 0; i < nargs; i++)
-        bind_text(st, i + 1, args[i]);
+        pg__sqlite_bind_text(st, i + 1, args[i]);
     if (sqlite3_step(st) != SQLITE_DONE)
-        err = db_error(s, "inserting a row");
+        err = pg__sqlite_error(s, "inserting a row");
     else
         *out = sqlite3_last_insert_rowid(s->db);
     sqlite3_finalize(st);
@@ -270,7 +50,7 @@ static void bind_double_or_null(sqlite3_stmt *st, int i, double v, int valid)
         sqlite3_bind_null(st, i);
 }
 
-static int insert_result(pg_store *s, sqlite3_stmt *st, int64_t run_id, const pg_result *r)
+static int insert_result(pg_sqlite_store *s, sqlite3_stmt *st, int64_t run_id, const pg_result *r)
 {
     int64_t case_id = 0;
     char threads[32];
@@ -294,10 +74,10 @@ static int insert_result(pg_store *s, sqlite3_stmt *st, int64_t run_id, const pg
     sqlite3_clear_bindings(st);
     sqlite3_bind_int64(st, 1, run_id);
     sqlite3_bind_int64(st, 2, case_id);
-    bind_text(st, 3, r->metric ? r->metric : "time");
-    bind_text(st, 4, r->unit ? r->unit : "s");
-    bind_text(st, 5, pg_status_name(r->status));
-    bind_text(st, 6, r->message);
+    pg__sqlite_bind_text(st, 3, r->metric ? r->metric : "time");
+    pg__sqlite_bind_text(st, 4, r->unit ? r->unit : "s");
+    pg__sqlite_bind_text(st, 5, pg_status_name(r->status));
+    pg__sqlite_bind_text(st, 6, r->message);
     sqlite3_bind_int64(st, 7, (sqlite3_int64)r->summary.n);
     sqlite3_bind_int64(st, 8, r->number_per_run);
     bind_double_or_null(st, 9, r->summary.median, ok);
@@ -313,7 +93,7 @@ static int insert_result(pg_store *s, sqlite3_stmt *st, int64_t run_id, const pg
     bind_double_or_null(st, 19, r->mfu, r->mfu >= 0);
     sqlite3_bind_double(st, 20, r->warmup_s);
     sqlite3_bind_int(st, 21, (int)r->warnings);
-    bind_text(st, 22, r->extra_json);
+    pg__sqlite_bind_text(st, 22, r->extra_json);
     if (r->nsamples)
         sqlite3_bind_blob(st, 23, r->samples, (int)(r->nsamples * sizeof(double)), SQLITE_TRANSIENT);
     else
@@ -321,45 +101,48 @@ static int insert_result(pg_store *s, sqlite3_stmt *st, int64_t run_id, const pg
     bind_double_or_null(st, 24, r->threshold, r->threshold > 0);
     bind_double_or_null(st, 25, r->alpha, r->alpha > 0);
     if (sqlite3_step(st) != SQLITE_DONE)
-        return db_error(s, r->key);
+        return pg__sqlite_error(s, r->key);
     return 0;
 }
 
-static int insert_check(pg_store *s, sqlite3_stmt *st, int64_t run_id, const pg_check_result *c)
+static int insert_check(pg_sqlite_store *s, sqlite3_stmt *st, int64_t run_id, const pg_check_result *c)
 {
     sqlite3_reset(st);
     sqlite3_clear_bindings(st);
     sqlite3_bind_int64(st, 1, run_id);
-    bind_text(st, 2, c->suite ? c->suite : "");
-    bind_text(st, 3, c->name ? c->name : "");
-    bind_text(st, 4, c->kind ? c->kind : "");
-    bind_text(st, 5, c->expected);
-    bind_text(st, 6, c->actual);
+    pg__sqlite_bind_text(st, 2, c->suite ? c->suite : "");
+    pg__sqlite_bind_text(st, 3, c->name ? c->name : "");
+    pg__sqlite_bind_text(st, 4, c->kind ? c->kind : "");
+    pg__sqlite_bind_text(st, 5, c->expected);
+    pg__sqlite_bind_text(st, 6, c->actual);
     sqlite3_bind_int(st, 7, c->passed ? 1 : 0);
-    bind_text(st, 8, c->message);
+    pg__sqlite_bind_text(st, 8, c->message);
     sqlite3_bind_int(st, 9, c->skipped ? 1 : 0);
     if (sqlite3_step(st) != SQLITE_DONE)
-        return db_error(s, "writing a check result");
+        return pg__sqlite_error(s, "writing a check result");
     return 0;
 }
 
-int pg_store_save_run(pg_store *s, pg_run *run)
+int pg__sqlite_save_run(int *out_added, pg_store *store, pg_run *run)
 {
+    pg_sqlite_store *s = pg__sqlite(store);
     sqlite3_stmt *st = NULL, *rst = NULL, *cst = NULL;
     int64_t machine_id = 0, run_id = 0;
     int err = PG_ESTORE, in_tx = 0;
     size_t i;
 
-    if ((err = exec_sql(s, "BEGIN IMMEDIATE", "starting a transaction")) != 0)
+    if (out_added)
+        *out_added = 0;
+    if ((err = pg__sqlite_exec(s, "BEGIN IMMEDIATE", "starting a transaction")) != 0)
         return err;
     in_tx = 1;
 
     /* Idempotent by uuid: a run already present (e.g. merged before) is kept. */
     if (sqlite3_prepare_v2(s->db, "SELECT id FROM runs WHERE uuid = ?1", -1, &st, NULL) != SQLITE_OK) {
-        err = db_error(s, "preparing a run lookup");
+        err = pg__sqlite_error(s, "preparing a run lookup");
         goto cleanup;
     }
-    bind_text(st, 1, run->uuid);
+    pg__sqlite_bind_text(st, 1, run->uuid);
     if (sqlite3_step(st) == SQLITE_ROW) {
         run->id = sqlite3_column_int64(st, 0);
         err = 0;
@@ -381,25 +164,25 @@ int pg_store_save_run(pg_store *s, pg_run *run)
                            " tool_version, machine_id, started_at, finished_at)"
                            " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
                            -1, &st, NULL) != SQLITE_OK) {
-        err = db_error(s, "preparing a run insert");
+        err = pg__sqlite_error(s, "preparing a run insert");
         goto cleanup;
     }
-    bind_text(st, 1, run->uuid);
-    bind_text(st, 2, run->suite_set);
-    bind_text(st, 3, run->commit);
-    bind_text(st, 4, run->branch);
-    bind_text(st, 5, run->ref);
+    pg__sqlite_bind_text(st, 1, run->uuid);
+    pg__sqlite_bind_text(st, 2, run->suite_set);
+    pg__sqlite_bind_text(st, 3, run->commit);
+    pg__sqlite_bind_text(st, 4, run->branch);
+    pg__sqlite_bind_text(st, 5, run->ref);
     if (run->pr > 0)
         sqlite3_bind_int64(st, 6, run->pr);
-    bind_text(st, 7, run->ci_url);
-    bind_text(st, 8, run->source ? run->source : "perfgate");
-    bind_text(st, 9, run->tool_version);
+    pg__sqlite_bind_text(st, 7, run->ci_url);
+    pg__sqlite_bind_text(st, 8, run->source ? run->source : "perfgate");
+    pg__sqlite_bind_text(st, 9, run->tool_version);
     if (machine_id)
         sqlite3_bind_int64(st, 10, machine_id);
     sqlite3_bind_int64(st, 11, run->started_at);
     sqlite3_bind_int64(st, 12, run->finished_at ? run->finished_at : run->started_at);
     if (sqlite3_step(st) != SQLITE_DONE) {
-        err = db_error(s, "writing a run");
+        err = pg__sqlite_error(s, "writing a run");
         goto cleanup;
     }
     run_id = sqlite3_last_insert_rowid(s->db);
@@ -415,7 +198,7 @@ int pg_store_save_run(pg_store *s, pg_run *run)
                            "INSERT INTO checks(run_id, suite, name, kind, expected, actual, passed, message, skipped)"
                            " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
                            -1, &cst, NULL) != SQLITE_OK) {
-        err = db_error(s, "preparing result inserts");
+        err = pg__sqlite_error(s, "preparing result inserts");
         goto cleanup;
     }
     for (i = 0; i < run->nresults; i++) {
@@ -428,10 +211,12 @@ int pg_store_save_run(pg_store *s, pg_run *run)
         if ((err = insert_check(s, cst, run_id, &run->checks[i])) != 0)
             goto cleanup;
 
-    if ((err = exec_sql(s, "COMMIT", "committing the run")) != 0)
+    if ((err = pg__sqlite_exec(s, "COMMIT", "committing the run")) != 0)
         goto cleanup;
     in_tx = 0;
     run->id = run_id;
+    if (out_added)
+        *out_added = 1;
     err = 0;
 
 cleanup:
@@ -443,19 +228,12 @@ cleanup:
     return err;
 }
 
-static char *col_text(sqlite3_stmt *st, int i)
-{
-    const unsigned char *t = sqlite3_column_text(st, i);
-
-    return t ? pg__strdup((const char *)t) : NULL;
-}
-
 static double col_double(sqlite3_stmt *st, int i, double dflt)
 {
     return sqlite3_column_type(st, i) == SQLITE_NULL ? dflt : sqlite3_column_double(st, i);
 }
 
-static int load_results(pg_store *s, pg_run *run)
+static int load_results(pg_sqlite_store *s, pg_run *run)
 {
     sqlite3_stmt *st = NULL;
     int rc, err = 0;
@@ -468,7 +246,7 @@ static int load_results(pg_store *s, pg_run *run)
                            " FROM results r JOIN cases c ON c.id = r.case_id"
                            " WHERE r.run_id = ?1 ORDER BY r.id",
                            -1, &st, NULL) != SQLITE_OK)
-        return db_error(s, "preparing a results query");
+        return pg__sqlite_error(s, "preparing a results query");
     sqlite3_bind_int64(st, 1, run->id);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         pg_result *r;
@@ -477,16 +255,16 @@ static int load_results(pg_store *s, pg_run *run)
 
         if ((err = pg_run_add_result(&r, run)) != 0)
             break;
-        r->key = col_text(st, 0);
-        r->suite = col_text(st, 1);
-        r->name = col_text(st, 2);
-        r->params_json = col_text(st, 3);
+        r->key = pg__sqlite_col_text(st, 0);
+        r->suite = pg__sqlite_col_text(st, 1);
+        r->name = pg__sqlite_col_text(st, 2);
+        r->params_json = pg__sqlite_col_text(st, 3);
         r->threads = sqlite3_column_int(st, 4);
-        r->device = col_text(st, 5);
-        r->metric = col_text(st, 6);
-        r->unit = col_text(st, 7);
+        r->device = pg__sqlite_col_text(st, 5);
+        r->metric = pg__sqlite_col_text(st, 6);
+        r->unit = pg__sqlite_col_text(st, 7);
         pg_status_parse(&r->status, (const char *)sqlite3_column_text(st, 8));
-        r->message = col_text(st, 9);
+        r->message = pg__sqlite_col_text(st, 9);
         r->summary.n = (size_t)sqlite3_column_int64(st, 10);
         r->number_per_run = sqlite3_column_int64(st, 11);
         r->summary.median = col_double(st, 12, 0);
@@ -502,7 +280,7 @@ static int load_results(pg_store *s, pg_run *run)
         r->mfu = col_double(st, 22, -1);
         r->warmup_s = col_double(st, 23, 0);
         r->warnings = (unsigned)sqlite3_column_int(st, 24);
-        r->extra_json = col_text(st, 25);
+        r->extra_json = pg__sqlite_col_text(st, 25);
         r->threshold = col_double(st, 27, 0);
         r->alpha = col_double(st, 28, 0);
         blob = sqlite3_column_blob(st, 26);
@@ -518,12 +296,12 @@ static int load_results(pg_store *s, pg_run *run)
         }
     }
     if (!err && rc != SQLITE_DONE)
-        err = db_error(s, "reading results");
+        err = pg__sqlite_error(s, "reading results");
     sqlite3_finalize(st);
     return err;
 }
 
-static int load_checks(pg_store *s, pg_run *run)
+static int load_checks(pg_sqlite_store *s, pg_run *run)
 {
     sqlite3_stmt *st = NULL;
     int rc, err = 0;
@@ -532,30 +310,31 @@ static int load_checks(pg_store *s, pg_run *run)
                            "SELECT suite, name, kind, expected, actual, passed, message, skipped"
                            " FROM checks WHERE run_id = ?1 ORDER BY id",
                            -1, &st, NULL) != SQLITE_OK)
-        return db_error(s, "preparing a checks query");
+        return pg__sqlite_error(s, "preparing a checks query");
     sqlite3_bind_int64(st, 1, run->id);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         pg_check_result *c;
 
         if ((err = pg_run_add_check(&c, run)) != 0)
             break;
-        c->suite = col_text(st, 0);
-        c->name = col_text(st, 1);
-        c->kind = col_text(st, 2);
-        c->expected = col_text(st, 3);
-        c->actual = col_text(st, 4);
+        c->suite = pg__sqlite_col_text(st, 0);
+        c->name = pg__sqlite_col_text(st, 1);
+        c->kind = pg__sqlite_col_text(st, 2);
+        c->expected = pg__sqlite_col_text(st, 3);
+        c->actual = pg__sqlite_col_text(st, 4);
         c->passed = sqlite3_column_int(st, 5);
-        c->message = col_text(st, 6);
+        c->message = pg__sqlite_col_text(st, 6);
         c->skipped = sqlite3_column_int(st, 7);
     }
     if (!err && rc != SQLITE_DONE)
-        err = db_error(s, "reading checks");
+        err = pg__sqlite_error(s, "reading checks");
     sqlite3_finalize(st);
     return err;
 }
 
-int pg_store_load_run(pg_run **out, pg_store *s, int64_t run_id)
+int pg__sqlite_load_run(pg_run **out, pg_store *store, int64_t run_id)
 {
+    pg_sqlite_store *s = pg__sqlite(store);
     sqlite3_stmt *st = NULL;
     pg_run *run = NULL;
     int rc, err;
@@ -566,13 +345,13 @@ int pg_store_load_run(pg_run **out, pg_store *s, int64_t run_id)
                            " r.source, r.tool_version, m.hash, m.fingerprint, r.started_at, r.finished_at"
                            " FROM runs r LEFT JOIN machines m ON m.id = r.machine_id WHERE r.id = ?1",
                            -1, &st, NULL) != SQLITE_OK)
-        return db_error(s, "preparing a run query");
+        return pg__sqlite_error(s, "preparing a run query");
     sqlite3_bind_int64(st, 1, run_id);
     rc = sqlite3_step(st);
     if (rc != SQLITE_ROW) {
-        err = rc == SQLITE_DONE ? pg_error_set(PG_ENOTFOUND, "%s: no run with id %lld", s->path,
+        err = rc == SQLITE_DONE ? pg_error_set(PG_ENOTFOUND, "%s: no run with id %lld", s->base.path,
                                                (long long)run_id)
-                                : db_error(s, "reading a run");
+                                : pg__sqlite_error(s, "reading a run");
         goto cleanup;
     }
     if ((err = pg_run_new(&run)) != 0)
@@ -580,17 +359,17 @@ int pg_store_load_run(pg_run **out, pg_store *s, int64_t run_id)
     run->id = run_id;
     free(run->uuid);
     free(run->source);
-    run->uuid = col_text(st, 0);
-    run->suite_set = col_text(st, 1);
-    run->commit = col_text(st, 2);
-    run->branch = col_text(st, 3);
-    run->ref = col_text(st, 4);
+    run->uuid = pg__sqlite_col_text(st, 0);
+    run->suite_set = pg__sqlite_col_text(st, 1);
+    run->commit = pg__sqlite_col_text(st, 2);
+    run->branch = pg__sqlite_col_text(st, 3);
+    run->ref = pg__sqlite_col_text(st, 4);
     run->pr = sqlite3_column_int64(st, 5);
-    run->ci_url = col_text(st, 6);
-    run->source = col_text(st, 7);
-    run->tool_version = col_text(st, 8);
-    run->machine_hash = col_text(st, 9);
-    run->machine_json = col_text(st, 10);
+    run->ci_url = pg__sqlite_col_text(st, 6);
+    run->source = pg__sqlite_col_text(st, 7);
+    run->tool_version = pg__sqlite_col_text(st, 8);
+    run->machine_hash = pg__sqlite_col_text(st, 9);
+    run->machine_json = pg__sqlite_col_text(st, 10);
     run->started_at = sqlite3_column_int64(st, 11);
     run->finished_at = sqlite3_column_int64(st, 12);
     if ((err = load_results(s, run)) != 0 || (err = load_checks(s, run)) != 0)
@@ -604,8 +383,9 @@ cleanup:
     return err;
 }
 
-int pg_store_list_runs(pg_run_list *out, pg_store *s, const pg_run_filter *f)
+int pg__sqlite_list_runs(pg_run_list *out, pg_store *store, const pg_run_filter *f)
 {
+    pg_sqlite_store *s = pg__sqlite(store);
     sqlite3_stmt *st = NULL;
     pg_buf sql = PG_BUF_INIT;
     int rc, err = 0;
@@ -634,15 +414,15 @@ int pg_store_list_runs(pg_run_list *out, pg_store *s, const pg_run_filter *f)
         return pg_error_set(PG_ENOMEM, "out of memory building a query");
     }
     if (sqlite3_prepare_v2(s->db, sql.ptr, -1, &st, NULL) != SQLITE_OK) {
-        err = db_error(s, "preparing a run listing");
+        err = pg__sqlite_error(s, "preparing a run listing");
         goto cleanup;
     }
     if (f->branch)
-        bind_text(st, sqlite3_bind_parameter_index(st, ":branch"), f->branch);
+        pg__sqlite_bind_text(st, sqlite3_bind_parameter_index(st, ":branch"), f->branch);
     if (f->commit)
-        bind_text(st, sqlite3_bind_parameter_index(st, ":commit"), f->commit);
+        pg__sqlite_bind_text(st, sqlite3_bind_parameter_index(st, ":commit"), f->commit);
     if (f->machine_hash)
-        bind_text(st, sqlite3_bind_parameter_index(st, ":machine"), f->machine_hash);
+        pg__sqlite_bind_text(st, sqlite3_bind_parameter_index(st, ":machine"), f->machine_hash);
     if (f->before_id)
         sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":before"), f->before_id);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -656,18 +436,18 @@ int pg_store_list_runs(pg_run_list *out, pg_store *s, const pg_run_filter *f)
         out->items = p;
         it = &p[out->count++];
         it->id = sqlite3_column_int64(st, 0);
-        it->uuid = col_text(st, 1);
-        it->commit = col_text(st, 2);
-        it->branch = col_text(st, 3);
-        it->suite_set = col_text(st, 4);
-        it->machine_hash = col_text(st, 5);
-        it->source = col_text(st, 6);
+        it->uuid = pg__sqlite_col_text(st, 1);
+        it->commit = pg__sqlite_col_text(st, 2);
+        it->branch = pg__sqlite_col_text(st, 3);
+        it->suite_set = pg__sqlite_col_text(st, 4);
+        it->machine_hash = pg__sqlite_col_text(st, 5);
+        it->source = pg__sqlite_col_text(st, 6);
         it->started_at = sqlite3_column_int64(st, 7);
         it->nresults = sqlite3_column_int64(st, 8);
         it->nchecks = sqlite3_column_int64(st, 9);
     }
     if (rc != SQLITE_DONE)
-        err = db_error(s, "listing runs");
+        err = pg__sqlite_error(s, "listing runs");
 
 cleanup:
     sqlite3_finalize(st);
@@ -677,21 +457,3 @@ cleanup:
     return err;
 }
 
-void pg_run_list_free(pg_run_list *list)
-{
-    size_t i;
-
-    if (!list)
-        return;
-    for (i = 0; i < list->count; i++) {
-        free(list->items[i].uuid);
-        free(list->items[i].commit);
-        free(list->items[i].branch);
-        free(list->items[i].suite_set);
-        free(list->items[i].machine_hash);
-        free(list->items[i].source);
-    }
-    free(list->items);
-    list->items = NULL;
-    list->count = 0;
-}

@@ -1,12 +1,12 @@
 /* select.c - choosing the runs to compare, and named baseline sets. */
 #include "select.h"
 
+#include "engine.h"
 #include "perfgate/errors.h"
 #include "util.h"
 
 #include <errno.h>
 #include <jansson.h>
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -269,13 +269,8 @@ cleanup:
     return err;
 }
 
-int pg_select_base(pg_selection *out, pg_store *store, const char *selector, int64_t head_id)
-{
-    return pg_select_base_ext(out, store, selector, head_id, NULL);
-}
-
-int pg_select_base_ext(pg_selection *out, pg_store *store, const char *selector, int64_t head_id,
-                       const pg_select_options *opts)
+int pg_select_base(pg_selection *out, pg_store *store, const char *selector, int64_t head_id,
+                   const pg_select_options *opts)
 {
     pg_select_options dflt = PG_SELECT_OPTIONS_INIT;
     pg_run_list head = {0}, info = {0};
@@ -343,14 +338,8 @@ cleanup:
 
 /* ---- named baseline sets ----------------------------------------------- */
 
-static int db_fail(pg_store *store, const char *what)
-{
-    return pg_error_set(PG_ESTORE, "%s: %s", what, sqlite3_errmsg(pg__store_db(store)));
-}
-
 int pg_baseline_pin(pg_store *store, const char *name, int64_t run_id)
 {
-    sqlite3_stmt *st = NULL;
     pg_run_list info = {0};
     int err;
 
@@ -359,79 +348,19 @@ int pg_baseline_pin(pg_store *store, const char *name, int64_t run_id)
     if ((err = run_info(&info, store, run_id)) != 0)
         return err;
     pg_run_list_free(&info);
-    if (sqlite3_prepare_v2(pg__store_db(store),
-                           "INSERT OR IGNORE INTO baselines(name, run_id, pinned_at) VALUES(?, ?, ?)", -1, &st,
-                           NULL) != SQLITE_OK)
-        return db_fail(store, "pinning a baseline");
-    sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int64(st, 2, run_id);
-    sqlite3_bind_int64(st, 3, pg__now_unix());
-    err = sqlite3_step(st) == SQLITE_DONE ? 0 : db_fail(store, "pinning a baseline");
-    sqlite3_finalize(st);
-    return err;
+    return store->ops->pin(store, name, run_id, pg__now_unix());
 }
 
 int pg_baseline_unpin(size_t *out_removed, pg_store *store, const char *name, int64_t run_id)
 {
-    sqlite3_stmt *st = NULL;
-    int err;
-
     if (out_removed)
         *out_removed = 0;
-    if (sqlite3_prepare_v2(pg__store_db(store),
-                           run_id ? "DELETE FROM baselines WHERE name = ? AND run_id = ?"
-                                  : "DELETE FROM baselines WHERE name = ?",
-                           -1, &st, NULL) != SQLITE_OK)
-        return db_fail(store, "unpinning a baseline");
-    sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
-    if (run_id)
-        sqlite3_bind_int64(st, 2, run_id);
-    err = sqlite3_step(st) == SQLITE_DONE ? 0 : db_fail(store, "unpinning a baseline");
-    if (!err && out_removed)
-        *out_removed = (size_t)sqlite3_changes(pg__store_db(store));
-    sqlite3_finalize(st);
-    return err;
-}
-
-static char *col(sqlite3_stmt *st, int i)
-{
-    return pg__strdup((const char *)sqlite3_column_text(st, i));
+    return store->ops->unpin(out_removed, store, name, run_id);
 }
 
 int pg_baseline_list_get(pg_baseline_list *out, pg_store *store, const char *name)
 {
-    sqlite3_stmt *st = NULL;
-    int rc, err = 0;
-
-    memset(out, 0, sizeof(*out));
-    if (sqlite3_prepare_v2(pg__store_db(store),
-                           "SELECT b.name, b.run_id, b.pinned_at, r.commit_sha, r.branch FROM baselines b"
-                           " JOIN runs r ON r.id = b.run_id WHERE (?1 IS NULL OR b.name = ?1)"
-                           " ORDER BY b.name, b.run_id DESC",
-                           -1, &st, NULL) != SQLITE_OK)
-        return db_fail(store, "listing baselines");
-    if (name)
-        sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        pg_baseline_entry *p = realloc(out->items, (out->count + 1) * sizeof(*p));
-        if (!p) {
-            err = pg_error_set(PG_ENOMEM, "out of memory listing baselines");
-            break;
-        }
-        out->items = p;
-        p += out->count++;
-        p->name = col(st, 0);
-        p->run_id = sqlite3_column_int64(st, 1);
-        p->pinned_at = sqlite3_column_int64(st, 2);
-        p->commit = col(st, 3);
-        p->branch = col(st, 4);
-    }
-    if (!err && rc != SQLITE_DONE)
-        err = db_fail(store, "listing baselines");
-    sqlite3_finalize(st);
-    if (err)
-        pg_baseline_list_free(out);
-    return err;
+    return store->ops->list_pins(out, store, name);
 }
 
 void pg_baseline_list_free(pg_baseline_list *list)

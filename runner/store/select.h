@@ -40,20 +40,18 @@ typedef struct pg_select_options {
 int pg_select_head(int64_t *out_id, pg_store *store, const char *selector);
 
 /**
- * Resolves a baseline selector relative to the head run `head_id` with
- * default options (other machines refused).
+ * Resolves a baseline selector relative to the head run `head_id`.
  * NULL means the default baseline: in CI (a GitHub event file), the newest
  * run of the pull request's base commit, else the newest run on the default
  * branch; outside CI, the newest earlier run on the head's branch, else on
  * the default branch. Always on the head's machine.
  * Runs never include the head itself. An empty selection is not an error
  * (a first run has no baseline).
+ * @param[out] out the runs; free with pg_selection_free().
+ * @param opts NULL: PG_SELECT_OPTIONS_INIT (other machines refused).
  */
-int pg_select_base(pg_selection *out, pg_store *store, const char *selector, int64_t head_id);
-
-/** pg_select_base() with options (NULL: PG_SELECT_OPTIONS_INIT). */
-int pg_select_base_ext(pg_selection *out, pg_store *store, const char *selector, int64_t head_id,
-                       const pg_select_options *opts);
+int pg_select_base(pg_selection *out, pg_store *store, const char *selector, int64_t head_id,
+                   const pg_select_options *opts);
 
 /** Adds run `run_id` to the named baseline set `name` (idempotent). */
 int pg_baseline_pin(pg_store *store, const char *name, int64_t run_id);
@@ -63,19 +61,6 @@ int pg_baseline_pin(pg_store *store, const char *name, int64_t run_id);
  * @param[out] out_removed number of pins removed (may be NULL).
  */
 int pg_baseline_unpin(size_t *out_removed, pg_store *store, const char *name, int64_t run_id);
-
-typedef struct pg_baseline_entry {
-    char *name;
-    int64_t run_id;
-    int64_t pinned_at;
-    char *commit;
-    char *branch;
-} pg_baseline_entry;
-
-typedef struct pg_baseline_list {
-    pg_baseline_entry *items;
-    size_t count;
-} pg_baseline_list;
 
 /** Lists pins (of `name`, or all when NULL) by name, newest run first. */
 int pg_baseline_list_get(pg_baseline_list *out, pg_store *store, const char *name);

@@ -1,11 +1,14 @@
 /*
- * internal.h - what the check kinds share: running a check's workload under
+ * kinds.h - what the check kinds share, below both them and the dispatcher
+ * (checks.c): running a check's workload under
  * an instrument, evaluating expectations, filling results, exporting traces.
  */
-#ifndef PG_CHECKS_INTERNAL_H
-#define PG_CHECKS_INTERNAL_H
+#ifndef PG_CHECKS_KINDS_H
+#define PG_CHECKS_KINDS_H
 
-#include "checks/checks.h"
+#include "checks/options.h"
+#include "model.h"
+#include "suite.h"
 #include "kernels/kernels.h"
 #include "trace/trace.h"
 #include "util.h"
@@ -45,7 +48,7 @@ int pg__check_export(const pg_check_options *opts, const pg_suite *suite, const 
 /** Formats an integer with thousands separators ("3,072"). */
 void pg__fmt_int(char *out, size_t len, int64_t v);
 
-/* The kinds. Each returns like pg_check_run_opts(). */
+/* The kinds. Each returns like pg_check_run(). */
 int pg__check_flops(pg_check_result *out, const pg_suite *suite, const pg_check *check, const pg_check_options *opts);
 int pg__check_ops(pg_check_result *out, const pg_suite *suite, const pg_check *check, const pg_check_options *opts);
 int pg__check_schedule(pg_check_result *out, const pg_suite *suite, const pg_check *check,

@@ -1,0 +1,318 @@
+/*
+ * child.c - measuring in a child process (child.h).
+ *
+ * User code may crash, hang or call exit(); none of that may take the runner
+ * down or leave a run half-written. So the runner forks, the child runs the
+ * caller's callback and sends its result back over a pipe in a small binary
+ * record. A fatal signal in the child is reported by its handler (then
+ * re-raised), so the parent can name it even when a sanitizer turns the
+ * signal into a plain exit.
+ */
+#include "child.h"
+
+#include "perfgate/errors.h"
+#include "stats.h"
+#include "util.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define WIRE_MAGIC 0x31524750u /* "PGR1" */
+
+enum { WIRE_RESULT = 1, WIRE_CRASH = 2 };
+
+typedef struct wire_head {
+    uint32_t magic;
+    int32_t kind;             /* WIRE_RESULT or WIRE_CRASH */
+    int32_t status;           /* pg_status */
+    int32_t signo;            /* WIRE_CRASH: the signal */
+    uint32_t warnings;
+    uint32_t msglen;
+    int64_t number_per_run;
+    uint64_t nsamples;
+    double flops, bytes, warmup_s;
+} wire_head;
+
+static int write_all(int fd, const void *data, size_t len)
+{
+    const char *p = data;
+
+    while (len > 0) {
+        ssize_t n = write(fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* ---- the child --------------------------------------------------------- */
+
+static int crash_fd = -1;
+
+static void on_fatal_signal(int sig)
+{
+    wire_head h;
+
+    /* Async-signal-safe only: fill a record, write it, die by the signal. */
+    memset(&h, 0, sizeof(h));
+    h.magic = WIRE_MAGIC;
+    h.kind = WIRE_CRASH;
+    h.signo = sig;
+    if (crash_fd >= 0)
+        (void)!write(crash_fd, &h, sizeof(h));
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void install_crash_handlers(int fd)
+{
+    static char altstack[64 * 1024];
+    static const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSYS};
+    struct sigaction sa;
+    stack_t ss;
+    size_t i;
+
+    crash_fd = fd;
+    /* A stack overflow must still be reported: handle it on its own stack. */
+    ss.ss_sp = altstack;
+    ss.ss_size = sizeof(altstack);
+    ss.ss_flags = 0;
+    sigaltstack(&ss, NULL);
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_fatal_signal;
+    sa.sa_flags = SA_ONSTACK | SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+        sigaction(sigs[i], &sa, NULL);
+}
+
+static void send_result(int fd, const pg_result *r)
+{
+    wire_head h;
+    const char *msg = r->message ? r->message : "";
+
+    memset(&h, 0, sizeof(h));
+    h.magic = WIRE_MAGIC;
+    h.kind = WIRE_RESULT;
+    h.status = (int32_t)r->status;
+    h.warnings = r->warnings;
+    h.msglen = (uint32_t)strlen(msg);
+    h.number_per_run = r->number_per_run;
+    h.nsamples = r->nsamples;
+    h.flops = r->flops;
+    h.bytes = r->bytes;
+    h.warmup_s = r->warmup_s;
+    if (write_all(fd, &h, sizeof(h)) != 0 ||
+        (r->nsamples && write_all(fd, r->samples, r->nsamples * sizeof(double)) != 0) ||
+        write_all(fd, msg, h.msglen) != 0)
+        _exit(3);
+}
+
+static void child_main(int fd, pg_child_fn fn, void *payload)
+{
+    pg_result r;
+
+    memset(&r, 0, sizeof(r));
+    r.mfu = -1;
+    install_crash_handlers(fd);
+    if (fn(&r, payload) != 0)
+        pg__result_error(&r, pg_error_last());
+    send_result(fd, &r);
+    /* No atexit handlers, no flushing of stdio buffers inherited from the parent. */
+    _exit(0);
+}
+
+int pg__child_start(pg_child *out, pg_child_fn fn, void *payload)
+{
+    int fds[2];
+    pid_t pid;
+
+    assert(out && fn);
+    out->pid = -1;
+    out->fd = -1;
+    if (pipe2(fds, O_CLOEXEC) != 0)
+        return pg_error_set(PG_EIO, "cannot create a pipe for the benchmark process: %s", strerror(errno));
+    /* Buffered output would otherwise be written twice if the child calls exit(). */
+    fflush(stdout);
+    fflush(stderr);
+    pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return pg_error_set(PG_EIO, "cannot start the benchmark process: %s", strerror(errno));
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        child_main(fds[1], fn, payload);
+    }
+    close(fds[1]);
+    out->pid = pid;
+    out->fd = fds[0];
+    return 0;
+}
+
+/* ---- the parent -------------------------------------------------------- */
+
+static int read_until_eof(pg_buf *buf, int fd, int64_t deadline, int *timed_out)
+{
+    char chunk[8192];
+
+    *timed_out = 0;
+    for (;;) {
+        struct pollfd pfd = {fd, POLLIN, 0};
+        int64_t left_ms = (deadline - pg__mono_ns()) / 1000000;
+        int rc;
+        ssize_t n;
+
+        if (left_ms <= 0) {
+            *timed_out = 1;
+            return 0;
+        }
+        rc = poll(&pfd, 1, left_ms > 60000 ? 60000 : (int)left_ms);
+        if (rc < 0 && errno == EINTR)
+            continue;
+        if (rc < 0)
+            return pg_error_set(PG_EIO, "waiting for the benchmark process: %s", strerror(errno));
+        if (rc == 0)
+            continue;
+        n = read(fd, chunk, sizeof(chunk));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return 0;
+        if (pg__buf_put(buf, chunk, (size_t)n) != 0)
+            return pg_error_set(PG_ENOMEM, "out of memory reading a benchmark's result");
+    }
+}
+
+static int take_result(pg_result *out, const pg_buf *buf, const wire_head *h)
+{
+    size_t need = sizeof(*h) + h->nsamples * sizeof(double) + h->msglen;
+    char *msg;
+
+    if (h->nsamples > ((uint64_t)1 << 32) || buf->len < need)
+        return pg__result_error(out, "the benchmark process sent a truncated result");
+    msg = pg__asprintf("%.*s", (int)h->msglen, buf->ptr + sizeof(*h) + h->nsamples * sizeof(double));
+    if (h->status != PG_STATUS_OK) {
+        if (h->status == PG_STATUS_SKIPPED)
+            pg__result_skip(out, msg && *msg ? msg : "skipped");
+        else
+            pg__result_error(out, msg && *msg ? msg : "failed");
+        free(msg);
+        return 0;
+    }
+    free(msg);
+    if (h->nsamples == 0)
+        return pg__result_error(out, "the benchmark process sent no samples");
+    out->samples = malloc(h->nsamples * sizeof(double));
+    if (!out->samples)
+        return pg_error_set(PG_ENOMEM, "out of memory storing samples");
+    memcpy(out->samples, buf->ptr + sizeof(*h), h->nsamples * sizeof(double));
+    out->nsamples = h->nsamples;
+    out->status = PG_STATUS_OK;
+    out->number_per_run = h->number_per_run;
+    out->warnings = h->warnings;
+    out->flops = h->flops;
+    out->bytes = h->bytes;
+    out->warmup_s = h->warmup_s;
+    return pg_stats_summarize(&out->summary, out->samples, out->nsamples);
+}
+
+static int report_death(pg_result *out, const char *what, int status, int crash_sig)
+{
+    int sig = crash_sig ? crash_sig : WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    char *msg;
+
+    if (sig)
+        msg = pg__asprintf("%s crashed with signal %d (%s); its samples are discarded", what, sig, strsignal(sig));
+    else if (WIFEXITED(status))
+        msg = pg__asprintf("%s exited with status %d before reporting a result "
+                           "(exit() or a sanitizer abort inside the plugin?)",
+                           what, WEXITSTATUS(status));
+    else
+        msg = pg__asprintf("%s ended without a result", what);
+    pg__result_error(out, msg ? msg : "the benchmark process died");
+    free(msg);
+    return 0;
+}
+
+static void reap(pg_child *child, int *status)
+{
+    while (waitpid(child->pid, status, 0) < 0 && errno == EINTR)
+        ;
+    child->pid = -1;
+}
+
+void pg__child_kill(pg_child *child)
+{
+    int status = 0;
+
+    if (!child)
+        return;
+    if (child->fd >= 0)
+        close(child->fd);
+    child->fd = -1;
+    if (child->pid > 0) {
+        kill(child->pid, SIGKILL);
+        reap(child, &status);
+    }
+}
+
+int pg__child_collect(pg_result *out, pg_child *child, const char *what, int64_t deadline_ns, double timeout_s)
+{
+    pg_buf buf = PG_BUF_INIT;
+    wire_head h;
+    int status = 0, timed_out = 0, err;
+
+    assert(out && child && child->pid > 0);
+    if (!what)
+        what = "the benchmark process";
+    err = read_until_eof(&buf, child->fd, deadline_ns, &timed_out);
+    close(child->fd);
+    child->fd = -1;
+    if (timed_out || err)
+        kill(child->pid, SIGKILL);
+    reap(child, &status);
+    if (err) {
+        /* Nothing to interpret: the run stops with the reading error. */
+    } else if (timed_out) {
+        char *msg = pg__asprintf("%s did not finish within %.0f s; the process was killed (raise `timeout:` if it "
+                                 "needs longer)",
+                                 what, timeout_s);
+        pg__result_error(out, msg ? msg : "timed out");
+        free(msg);
+    } else {
+        if (buf.len >= sizeof(h))
+            memcpy(&h, buf.ptr, sizeof(h));
+        if (buf.len >= sizeof(h) && h.magic == WIRE_MAGIC && h.kind == WIRE_CRASH)
+            err = report_death(out, what, status, h.signo);
+        else if (buf.len >= sizeof(h) && h.magic == WIRE_MAGIC && h.kind == WIRE_RESULT)
+            err = take_result(out, &buf, &h);
+        else
+            err = report_death(out, what, status, 0);
+    }
+    pg__buf_free(&buf);
+    return err;
+}
+
+int pg__child_run(pg_result *out, const char *what, double timeout_s, pg_child_fn fn, void *payload)
+{
+    pg_child child = PG_CHILD_INIT;
+    int err;
+
+    if ((err = pg__child_start(&child, fn, payload)) != 0)
+        return err;
+    return pg__child_collect(out, &child, what, pg__mono_ns() + (int64_t)(timeout_s * 1e9), timeout_s);
+}

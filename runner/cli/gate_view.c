@@ -1,0 +1,58 @@
+/*
+ * gate_view.c - what `perfgate run` and `gate` print while the gate works
+ * and after it: the steps as they happen, then the comparison, the reports
+ * and the post.
+ */
+#include "report_cli.h"
+
+void pg_cli_gate_step(const pg_gate_result *r, pg_gate_step step, const char *text, void *payload)
+{
+    const pg_cli_gate_view *v = payload;
+
+    switch (step) {
+    case PG_GATE_NOTE:
+        if (v->human)
+            fprintf(v->human, "%s\n", text);
+        break;
+    case PG_GATE_MEASURED:
+        if (v->human)
+            pg_report_run_terminal(v->human, r->run, &v->outs->style);
+        break;
+    case PG_GATE_STORED:
+        fprintf(v->outs->human, "\nstored run %lld (%s @ %.12s) in %s\n", (long long)r->run->id, r->run->branch,
+                r->run->commit ? r->run->commit : "no commit", v->db_path);
+        break;
+    case PG_GATE_BASELINE:
+        if (r->nbases == 0)
+            fprintf(v->outs->human,
+                    "\nno baseline yet for branch '%s' on this machine: this run becomes the baseline; pass\n",
+                    r->run->branch);
+        else
+            fprintf(v->outs->human, "\nbaseline: %s\n\n", r->described ? r->described : "stored run");
+        break;
+    }
+}
+
+int pg_cli_gate_finish(const pg_cli_gate_view *v, const pg_gate_result *r)
+{
+    int rc = r->exit_code;
+
+    if (v->human && r->interleaved) {
+        fprintf(v->human, "\nbaseline: build %s, interleaved with the head over %d rounds (seed %llu)\n\n",
+                r->base_build, r->rounds, (unsigned long long)r->seed);
+        pg_report_compare_terminal(v->human, r->cmp, &v->outs->style);
+    } else if (v->human && r->nbases) {
+        pg_report_compare_terminal(v->human, r->cmp, &v->outs->style);
+    }
+    if (pg_cli_outputs_emit(v->outs, r->run, r->cmp) != 0 && rc == 0)
+        rc = 3;
+    /* Posting problems are printed and never change the exit code: the verdict decides it, an outage does not. */
+    if (v->rep->post || v->rep->webhook) {
+        pg_cli_post_flags pf = {0};
+        pg_report_data d = {r->run, r->cmp, &v->outs->origin};
+        pf.no_comment = pf.no_status = !v->rep->post;
+        pf.webhook = v->rep->webhook;
+        (void)pg_cli_post(&d, &pf);
+    }
+    return rc > r->check_error_code ? rc : r->check_error_code;
+}

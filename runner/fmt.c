@@ -1,0 +1,75 @@
+/* fmt.c - numbers with units and SI scaling (fmt.h). */
+#include "fmt.h"
+
+#include <math.h>
+#include <stdio.h>
+
+/*
+ * Three significant digits with trailing zeros kept ("2.00", "12.3", "123"),
+ * so columns read alike. Returns 1 when rounding reached 1000 and the caller
+ * should move to the next unit.
+ */
+static int sig3(char *out, size_t len, double v)
+{
+    double a = fabs(v);
+
+    if (a < 9.995)
+        snprintf(out, len, "%.2f", v);
+    else if (a < 99.95)
+        snprintf(out, len, "%.1f", v);
+    else if (a < 999.5)
+        snprintf(out, len, "%.0f", v);
+    else
+        return 1;
+    return 0;
+}
+
+/*
+ * Prints `v` into `num` (32 bytes) in three significant digits, moving up a
+ * unit (dividing by 1000) while the rounded value would print as 1000 or
+ * more, but never past unit `top`. Returns the unit's index.
+ */
+static int scaled(char num[32], double v, int top)
+{
+    int i = 0;
+
+    while (i < top && sig3(num, 32, v)) {
+        v /= 1000;
+        i++;
+    }
+    if (i == top && sig3(num, 32, v))
+        snprintf(num, 32, "%.0f", v);
+    return i;
+}
+
+void pg_fmt_duration(char *out, size_t len, double s)
+{
+    static const char *const units[] = {"ns", "µs", "ms", "s"};
+    char num[32];
+    int i;
+
+    if (!isfinite(s)) {
+        snprintf(out, len, "-");
+        return;
+    }
+    if (s == 0) {
+        snprintf(out, len, "0 s");
+        return;
+    }
+    i = scaled(num, s * 1e9, 3);
+    snprintf(out, len, "%s %s", num, units[i]);
+}
+
+void pg_fmt_rate(char *out, size_t len, double v, const char *unit)
+{
+    static const char *const prefix[] = {"", "k", "M", "G", "T", "P", "E"};
+    char num[32];
+    int i;
+
+    if (!isfinite(v) || v <= 0) {
+        snprintf(out, len, "-");
+        return;
+    }
+    i = scaled(num, v, 6);
+    snprintf(out, len, "%s %s%s", num, prefix[i], unit);
+}

@@ -1,0 +1,303 @@
+/*
+ * gate.c - the gate's workflow (gate.h): measure, store, choose the baseline,
+ * compare, confirm.
+ *
+ * Two ways to a comparison. History mode reads the baseline from the store:
+ * it works for any setup, but separate processes on a shared machine differ
+ * by a few percent, so confirmation re-measures what regressed before the
+ * build fails. Interleaved mode measures the base build itself in rounds
+ * alternating with the head, so a machine phase hits both sides alike; its
+ * confirmation is a fresh set of rounds.
+ */
+#include "gate/gate.h"
+
+#include "ab/ab.h"
+#include "perfgate/errors.h"
+#include "util.h"
+
+#include <assert.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* What a result owns beyond its public fields. */
+typedef struct gate_state {
+    pg_ab_result ab;              /* interleaved mode: the rounds; owns the base side and the comparison */
+    pg_stored_comparison stored;  /* history mode: the baseline runs and the comparison */
+    pg_comparison *own_cmp;       /* nothing compared: every case NEW */
+} gate_state;
+
+static void notify(const pg_gate_options *o, const pg_gate_result *r, pg_gate_step step, const char *text)
+{
+    if (o->notify)
+        o->notify(r, step, text, o->payload);
+}
+
+static void note(const pg_gate_options *o, const pg_gate_result *r, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* One line of progress; build paths make it long, so it is cut at 1 KiB rather than allocated. */
+static void note(const pg_gate_options *o, const pg_gate_result *r, const char *fmt, ...)
+{
+    char text[1024];
+    va_list ap;
+
+    if (!o->notify)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof(text), fmt, ap);
+    va_end(ap);
+    notify(o, r, PG_GATE_NOTE, text);
+}
+
+static const char *plural(size_t n)
+{
+    return n == 1 ? "" : "s";
+}
+
+/* Finds the case with this key among the loaded suites; NULL when absent. */
+static const pg_case *find_case(const pg_suite_set *set, const char *key)
+{
+    size_t i, j;
+
+    for (i = 0; i < set->count; i++)
+        for (j = 0; j < set->suites[i]->ncases; j++)
+            if (strcmp(set->suites[i]->cases[j].key, key) == 0)
+                return &set->suites[i]->cases[j];
+    return NULL;
+}
+
+static pg_compare_options compare_options(const pg_gate_options *o)
+{
+    pg_compare_options co = PG_COMPARE_OPTIONS_INIT;
+
+    co.threshold = o->threshold;
+    co.alpha = o->alpha;
+    return co;
+}
+
+/*
+ * History-mode confirmation: re-measures the REGRESSED cases (in the order
+ * of the comparison, until the budget is spent) and decides them again
+ * against the same baseline runs. The re-run is not stored: the stored run
+ * stays the first measurement, and the reason shows both.
+ */
+static int confirm_stored(pg_gate_result *r, const pg_suite_set *set, const pg_gate_options *o)
+{
+    gate_state *st = r->internal;
+    pg_compare_options co = compare_options(o);
+    pg_comparison *cmp = r->cmp;
+    pg_run *rerun = NULL;
+    int64_t t0 = pg__mono_ns();
+    size_t i, n = 0;
+    int err;
+
+    if (cmp->counts[PG_VERDICT_REGRESSED] == 0)
+        return 0;
+    if ((err = pg_run_new(&rerun)) != 0)
+        return err;
+    for (i = 0; i < cmp->ncases; i++) {
+        const pg_case *c;
+        pg_result *res;
+        if (cmp->cases[i].verdict != PG_VERDICT_REGRESSED || !(c = find_case(set, cmp->cases[i].key)))
+            continue;
+        if ((double)(pg__mono_ns() - t0) * 1e-9 >= o->confirm_budget)
+            break;
+        /* A fresh process on other CPUs: a re-run that shares the first one's placement would repeat it. */
+        if ((err = pg_run_add_result(&res, rerun)) != 0 || (err = pg_exec_case_fresh(res, c, &o->exec)) != 0)
+            goto cleanup;
+        n++;
+    }
+    note(o, r, "confirming %zu regressed case%s: re-measured %zu in %.1fs (budget %.0fs)",
+         cmp->counts[PG_VERDICT_REGRESSED], plural(cmp->counts[PG_VERDICT_REGRESSED]), n,
+         (double)(pg__mono_ns() - t0) * 1e-9, o->confirm_budget);
+    err = pg_verdict_confirm(cmp, rerun, (const pg_run *const *)st->stored.bases, st->stored.nbases, &co);
+
+cleanup:
+    pg_run_free(rerun);
+    return err;
+}
+
+/* The interleaved gate's A/B options; `keys` narrows it to a confirmation. */
+static pg_ab_options ab_options(const pg_gate_options *o, const char *const *keys, size_t nkeys)
+{
+    pg_ab_options ao = PG_AB_OPTIONS_INIT;
+
+    ao.base = o->base_build;
+    ao.head = o->head_build;
+    ao.rounds = o->rounds;
+    ao.filter = keys ? NULL : o->exec.filter;
+    ao.keys = keys;
+    ao.nkeys = nkeys;
+    ao.threshold = o->threshold;
+    ao.alpha = o->alpha;
+    ao.progress = o->ab_progress;
+    return ao;
+}
+
+/*
+ * Interleaved mode: the exact checks into the run as usual, then both builds
+ * in interleaved rounds. The head's rounds become the run's results (moved,
+ * so the comparison's case pointers stay valid) and the comparison is the
+ * paired one, bound to the run.
+ */
+static int measure_interleaved(pg_gate_result *r, const pg_suite_set *set, const pg_gate_options *o)
+{
+    gate_state *st = r->internal;
+    pg_exec_options checks = o->exec;
+    pg_ab_options ao = ab_options(o, NULL, 0);
+    int err;
+
+    checks.checks_only = 1;
+    checks.canary = 0;
+    if ((err = pg_exec_run(r->run, set, &checks)) != 0)
+        return err;
+    note(o, r, "interleaving base %s and head %s over %d rounds", o->base_build, o->head_build,
+         o->rounds > 0 ? o->rounds : PG_AB_DEFAULT_ROUNDS);
+    if ((err = pg_ab_run(&st->ab, set, &ao)) != 0)
+        return err;
+    pg_run_swap_results(r->run, st->ab.head);
+    pg_comparison_rebind_head(st->ab.cmp, r->run);
+    r->cmp = st->ab.cmp;
+    r->interleaved = 1;
+    r->base_build = o->base_build;
+    r->rounds = st->ab.rounds;
+    r->seed = st->ab.seed;
+    return 0;
+}
+
+/* Interleaved confirmation: fresh interleaved rounds of the REGRESSED cases only. */
+static int confirm_interleaved(pg_gate_result *r, const pg_suite_set *set, const pg_gate_options *o)
+{
+    pg_comparison *cmp = r->cmp;
+    pg_ab_options ao;
+    pg_ab_result again;
+    const char **keys;
+    int64_t t0 = pg__mono_ns();
+    size_t i, n = 0;
+    int err;
+
+    if (cmp->counts[PG_VERDICT_REGRESSED] == 0)
+        return 0;
+    if (!(keys = calloc(cmp->ncases, sizeof(*keys))))
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    for (i = 0; i < cmp->ncases; i++)
+        if (cmp->cases[i].verdict == PG_VERDICT_REGRESSED)
+            keys[n++] = cmp->cases[i].key;
+    ao = ab_options(o, keys, n);
+    err = pg_ab_run(&again, set, &ao);
+    free(keys);
+    if (err)
+        return err;
+    note(o, r, "confirming %zu regressed case%s: %d fresh interleaved rounds in %.1fs", n, plural(n), again.rounds,
+         (double)(pg__mono_ns() - t0) * 1e-9);
+    err = pg_verdict_confirm_paired(cmp, again.cmp);
+    pg_ab_result_free(&again);
+    return err;
+}
+
+/* History mode: the stored baseline, the comparison and its confirmation. */
+static int compare_history(pg_gate_result *r, const pg_suite_set *set, const pg_gate_options *o)
+{
+    gate_state *st = r->internal;
+    pg_select_options so = PG_SELECT_OPTIONS_INIT;
+    pg_compare_options co = compare_options(o);
+    int err;
+
+    so.allow_other_machine = o->allow_other_machine;
+    if ((err = pg_stored_select(&st->stored, o->store, r->run, o->base, &so)) != 0)
+        return err;
+    r->nbases = st->stored.nbases;
+    r->described = st->stored.selection.described;
+    notify(o, r, PG_GATE_BASELINE, NULL);
+    if ((err = pg_stored_compare(&st->stored, &co)) != 0)
+        return err;
+    r->cmp = st->stored.cmp;
+    r->compared = r->nbases > 0;
+    return o->confirm ? confirm_stored(r, set, o) : 0;
+}
+
+static int suite_names(pg_run *run, const pg_suite_set *set)
+{
+    pg_buf names = PG_BUF_INIT;
+    size_t i;
+
+    for (i = 0; i < set->count; i++)
+        pg__buf_printf(&names, "%s%s", i ? "," : "", set->suites[i]->name);
+    run->suite_set = pg__buf_detach(&names);
+    return run->suite_set ? 0 : pg_error_set(PG_ENOMEM, "out of memory");
+}
+
+int pg_gate_run(pg_gate_result *out, const pg_suite_set *set, const pg_gate_options *opts)
+{
+    int interleaved = opts->compare && (opts->base_build || opts->head_build);
+    gate_state *st;
+    pg_run *run;
+    size_t i;
+    int err;
+
+    assert(out && set && opts && opts->version == PG_GATE_OPTIONS_VERSION);
+    memset(out, 0, sizeof(*out));
+    if (interleaved && (!opts->base_build || !opts->head_build || opts->base))
+        return pg_error_set(PG_EINVAL, "an interleaved gate needs both builds and no stored baseline selector");
+    if (!(st = calloc(1, sizeof(*st))))
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    out->internal = st;
+    if ((err = pg_run_new(&out->run)) != 0 || (err = pg_meta_fill(out->run, &opts->meta)) != 0 ||
+        (err = suite_names(out->run, set)) != 0)
+        return err;
+    run = out->run;
+    err = interleaved ? measure_interleaved(out, set, opts) : pg_exec_run(run, set, &opts->exec);
+    if (err)
+        return err;
+    run->finished_at = pg__now_unix();
+    if (run->nresults == 0 && run->nchecks == 0)
+        return pg_error_set(PG_EINVAL, "no case or check matched%s%s", opts->exec.filter ? " the filter " : "",
+                            opts->exec.filter ? opts->exec.filter : "");
+    notify(opts, out, PG_GATE_MEASURED, NULL);
+    if (opts->store) {
+        if ((err = pg_store_save_run(opts->store, run)) != 0)
+            return err;
+        notify(opts, out, PG_GATE_STORED, NULL);
+    }
+    /* A check that could not run is bad input (2) or broken infrastructure (3), never a regression. */
+    for (i = 0; i < run->nchecks; i++)
+        if (run->checks[i].error && pg_error_exit_code(run->checks[i].error) > out->check_error_code)
+            out->check_error_code = pg_error_exit_code(run->checks[i].error);
+
+    if (interleaved) {
+        out->compared = 1;
+        if (opts->confirm && (err = confirm_interleaved(out, set, opts)) != 0)
+            return err;
+    } else if (opts->compare && opts->store) {
+        if ((err = compare_history(out, set, opts)) != 0)
+            return err;
+    } else {
+        if ((err = pg_compare(&st->own_cmp, run, NULL, 0, NULL)) != 0)
+            return err;
+        out->cmp = st->own_cmp;
+    }
+    out->exit_code = out->cmp->exit_code;
+    return 0;
+}
+
+void pg_gate_result_free(pg_gate_result *r)
+{
+    gate_state *st;
+
+    if (!r)
+        return;
+    st = r->internal;
+    if (st) {
+        pg_comparison_free(st->own_cmp);
+        pg_stored_comparison_free(&st->stored);
+        pg_ab_result_free(&st->ab);
+        free(st);
+    }
+    pg_run_free(r->run);
+    memset(r, 0, sizeof(*r));
+}

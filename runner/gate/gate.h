@@ -1,0 +1,123 @@
+/*
+ * gate.h - the gate's workflows: what `perfgate run`, `gate`, `compare`,
+ * `report` and `post` do between parsing their flags and printing.
+ *
+ * pg_gate_run() measures the suites, stores the run, selects and loads the
+ * baseline, compares, confirms regressions and hands back the run with its
+ * comparison; with two builds it measures them in interleaved rounds instead
+ * of reading a stored baseline. pg_compare_stored() does the reading half
+ * alone, for runs already in the store.
+ *
+ * The CLI prints: the workflow reports its steps through a callback, in the
+ * order they happen, and never writes to a stream itself.
+ */
+#ifndef PG_GATE_H
+#define PG_GATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "exec.h"
+#include "meta.h"
+#include "store/select.h"
+#include "store/store.h"
+#include "suite.h"
+#include "verdict.h"
+
+/* The steps a gate reports, in the order they happen. */
+typedef enum pg_gate_step {
+    PG_GATE_NOTE = 0,   /* a line of progress in `text` (interleaving, confirming) */
+    PG_GATE_MEASURED,   /* the run is measured; not yet stored */
+    PG_GATE_STORED,     /* the run is stored: run->id is set */
+    PG_GATE_BASELINE    /* the stored baseline is chosen and loaded (history mode) */
+} pg_gate_step;
+
+struct pg_gate_result;
+
+/** Called at each step; `text` is set for PG_GATE_NOTE only. */
+typedef void (*pg_gate_notify_fn)(const struct pg_gate_result *state, pg_gate_step step, const char *text,
+                                  void *payload);
+
+typedef struct pg_gate_options {
+    unsigned version;
+    pg_exec_options exec;     /* how cases are measured */
+    pg_meta_options meta;     /* commit and branch to record */
+    pg_store *store;          /* the run is stored here; NULL: neither stored nor compared with stored runs */
+    int compare;              /* 1: compare with a baseline (gate); 0: measure and store only (run) */
+    const char *base;         /* stored baseline selector; NULL: the default (select.h) */
+    int allow_other_machine;  /* accept a stored baseline from another machine */
+    double threshold, alpha;  /* <0: each case's own */
+    int confirm;              /* re-measure REGRESSED cases before failing */
+    double confirm_budget;    /* seconds of re-measurement at most (history mode) */
+    const char *base_build;   /* both set: interleaved rounds of the two builds */
+    const char *head_build;
+    int rounds;               /* interleaved rounds; 0: PG_AB_DEFAULT_ROUNDS */
+    FILE *ab_progress;        /* the A/B's own progress line; NULL: none */
+    pg_gate_notify_fn notify; /* NULL: no notifications */
+    void *payload;
+} pg_gate_options;
+
+#define PG_GATE_OPTIONS_VERSION 1
+#define PG_GATE_OPTIONS_INIT \
+    {PG_GATE_OPTIONS_VERSION, PG_EXEC_OPTIONS_INIT, {NULL, NULL}, NULL, 0, NULL, 0, -1.0, -1.0, 0, 300.0, NULL, NULL, 0, NULL, NULL, NULL}
+
+typedef struct pg_gate_result {
+    pg_run *run;              /* the head run (stored when a store was given) */
+    pg_comparison *cmp;       /* its verdicts; every case NEW when nothing was compared */
+    int compared;             /* 1 when cmp holds a comparison with a baseline (stored or interleaved) */
+    size_t nbases;            /* stored baseline runs compared (history mode) */
+    const char *described;    /* how the stored baseline was chosen; NULL when none */
+    int interleaved;          /* 1: decided on interleaved rounds of two builds */
+    const char *base_build;   /* interleaved: the base build (opts->base_build) */
+    int rounds;               /* interleaved: the rounds measured */
+    uint64_t seed;            /* interleaved: the seed of their order */
+    int exit_code;            /* 0 pass; 1 a case REGRESSED or an exact check failed */
+    int check_error_code;     /* the worst exit class (2 or 3) of exact checks that could not run; 0 */
+    void *internal;
+} pg_gate_result;
+
+/**
+ * The gate: measures `set` into a new run (commit and branch from
+ * opts->meta), stores it in opts->store, then with opts->compare decides it
+ * against the stored baseline (opts->base) or, with base_build and
+ * head_build, against the base build measured in interleaved rounds;
+ * with opts->confirm, REGRESSED cases are re-measured and decided again.
+ * @param[out] out filled even on error as far as it got; free with pg_gate_result_free().
+ * @return 0; PG_EINVAL (bad options, or no case or check matched the filter);
+ *         a store, measurement or infrastructure error.
+ */
+int pg_gate_run(pg_gate_result *out, const pg_suite_set *set, const pg_gate_options *opts);
+void pg_gate_result_free(pg_gate_result *r);
+
+/* A stored run compared with its stored baseline. Owns everything it points to. */
+typedef struct pg_stored_comparison {
+    const pg_run *head;       /* the run judged */
+    pg_run *own_head;         /* the loaded head (pg_compare_stored); NULL when the caller's */
+    pg_run **bases;
+    size_t nbases;
+    pg_selection selection;   /* the baseline runs' ids and how they were chosen */
+    pg_comparison *cmp;
+} pg_stored_comparison;
+
+/**
+ * Selects the baseline of `head` (already stored: head->id is set) that
+ * `base_sel` names in `store` (NULL: the default rule of select.h) and loads
+ * its runs. An empty selection is no error: a first run has no baseline.
+ * @param[out] out free with pg_stored_comparison_free(); `head` must outlive it.
+ */
+int pg_stored_select(pg_stored_comparison *out, pg_store *store, const pg_run *head, const char *base_sel,
+                     const pg_select_options *so);
+
+/** Compares the head of `c` with its loaded baseline runs into c->cmp. */
+int pg_stored_compare(pg_stored_comparison *c, const pg_compare_options *co);
+
+/**
+ * Loads the run `head_sel` selects (NULL: the latest) and compares it with
+ * its baseline, as `perfgate compare`, `report` and `post` do.
+ * @param[out] out free with pg_stored_comparison_free().
+ */
+int pg_compare_stored(pg_stored_comparison *out, pg_store *store, const char *head_sel, const char *base_sel,
+                      const pg_select_options *so, const pg_compare_options *co);
+void pg_stored_comparison_free(pg_stored_comparison *c);
+
+#endif

@@ -1,0 +1,59 @@
+/*
+ * engine.h - the seam between the public store and the database engine
+ * that holds the runs. Private to runner/store/.
+ *
+ * The pg_store_* and pg_baseline_* functions keep what is the same for every
+ * engine (argument checks, selection policy, merging through the public
+ * calls) and reach the database only through a pg_store_ops table, so an
+ * engine is one file that fills the table and owns its SQL. SQLite is the
+ * one engine today; a server database would be a second table.
+ */
+#ifndef PG_STORE_ENGINE_H
+#define PG_STORE_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+#include "store/types.h"
+
+typedef struct pg_store_ops pg_store_ops;
+
+/*
+ * Every engine's handle starts with this, so the public functions can
+ * dispatch; the engine allocates the whole handle in open() and frees it in
+ * close().
+ */
+struct pg_store {
+    const pg_store_ops *ops;
+    char *path; /* as given to pg_store_open(), for messages */
+};
+
+struct pg_store_ops {
+    const char *name;
+    int schema_latest;
+    /* Opens (creating and migrating) `path`; *out is NULL on failure. */
+    int (*open)(pg_store **out, const char *path);
+    void (*close)(pg_store *store);
+    int (*schema_version)(pg_store *store);
+    /* As pg_store_save_run(); *out_added (may be NULL) says whether a row was written. */
+    int (*save_run)(int *out_added, pg_store *store, pg_run *run);
+    int (*load_run)(pg_run **out, pg_store *store, int64_t run_id);
+    int (*list_runs)(pg_run_list *out, pg_store *store, const pg_run_filter *filter);
+    /* The run is known to exist; pinned_at is the caller's clock. */
+    int (*pin)(pg_store *store, const char *name, int64_t run_id, int64_t pinned_at);
+    int (*unpin)(size_t *out_removed, pg_store *store, const char *name, int64_t run_id);
+    int (*list_pins)(pg_baseline_list *out, pg_store *store, const char *name);
+    int (*history_rows)(pg_store *store, const char *glob, const char *branch, pg_store_history_cb cb,
+                        void *payload);
+    /* Selects, drops and compacts; the caller checked the options and measures the file. */
+    int (*prune)(pg_prune_stats *stats, pg_store *store, const pg_prune_options *opts);
+    int (*check)(pg_check_report *out, pg_store *store);
+    /* The file behind the store, absolute where the engine knows it; NULL if none. */
+    const char *(*filename)(pg_store *store);
+};
+
+/** The SQLite engine (sqlite.c, sqlite_runs.c). */
+extern const pg_store_ops pg__store_sqlite;
+
+#endif

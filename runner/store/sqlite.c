@@ -1,0 +1,490 @@
+/*
+ * sqlite.c - the SQLite engine: one database file in WAL mode, its schema
+ * and migrations, baseline pins, the history query and maintenance. Runs
+ * themselves are written and read in sqlite_runs.c.
+ */
+#include "sqlite.h"
+
+#include "perfgate/errors.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * Forward migrations: entry i takes user_version i to i+1. Append only;
+ * never edit a migration that has shipped.
+ */
+static const char *migrations[] = {
+    /* 0 -> 1: the initial schema. */
+    "CREATE TABLE machines ("
+    "  id INTEGER PRIMARY KEY,"
+    "  hash TEXT NOT NULL UNIQUE,"
+    "  fingerprint TEXT NOT NULL);"
+    "CREATE TABLE runs ("
+    "  id INTEGER PRIMARY KEY,"
+    "  uuid TEXT NOT NULL UNIQUE,"
+    "  suite_set TEXT,"
+    "  commit_sha TEXT,"
+    "  branch TEXT,"
+    "  ref TEXT,"
+    "  pr INTEGER,"
+    "  ci_url TEXT,"
+    "  source TEXT NOT NULL DEFAULT 'perfgate',"
+    "  tool_version TEXT,"
+    "  machine_id INTEGER REFERENCES machines(id),"
+    "  started_at INTEGER NOT NULL,"
+    "  finished_at INTEGER NOT NULL);"
+    "CREATE INDEX runs_branch ON runs(branch, id);"
+    "CREATE INDEX runs_commit ON runs(commit_sha);"
+    "CREATE TABLE cases ("
+    "  id INTEGER PRIMARY KEY,"
+    "  key TEXT NOT NULL UNIQUE,"
+    "  suite TEXT NOT NULL,"
+    "  name TEXT NOT NULL,"
+    "  params TEXT NOT NULL,"
+    "  threads INTEGER NOT NULL,"
+    "  device TEXT NOT NULL);"
+    "CREATE TABLE results ("
+    "  id INTEGER PRIMARY KEY,"
+    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    "  case_id INTEGER NOT NULL REFERENCES cases(id),"
+    "  metric TEXT NOT NULL,"
+    "  unit TEXT NOT NULL,"
+    "  status TEXT NOT NULL,"
+    "  message TEXT,"
+    "  n INTEGER NOT NULL,"
+    "  number_per_run INTEGER NOT NULL,"
+    "  median REAL, q1 REAL, q3 REAL, iqr REAL,"
+    "  mean REAL, stddev REAL, min REAL, max REAL,"
+    "  flops REAL, bytes REAL, mfu REAL, warmup_s REAL, threshold REAL, alpha REAL,"
+    "  warnings INTEGER NOT NULL DEFAULT 0,"
+    "  extra TEXT,"
+    "  samples BLOB,"
+    "  UNIQUE(run_id, case_id, metric));"
+    "CREATE INDEX results_case ON results(case_id, run_id);"
+    "CREATE TABLE checks ("
+    "  id INTEGER PRIMARY KEY,"
+    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    "  suite TEXT NOT NULL,"
+    "  name TEXT NOT NULL,"
+    "  kind TEXT NOT NULL,"
+    "  expected TEXT,"
+    "  actual TEXT,"
+    "  passed INTEGER NOT NULL,"
+    "  skipped INTEGER NOT NULL DEFAULT 0,"
+    "  message TEXT);"
+    "CREATE TABLE baselines ("
+    "  name TEXT NOT NULL,"
+    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    "  pinned_at INTEGER NOT NULL,"
+    "  PRIMARY KEY(name, run_id));",
+};
+
+#define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
+
+int pg__sqlite_error(pg_sqlite_store *s, const char *what)
+{
+    return pg_error_set(PG_ESTORE, "%s: %s: %s", s->base.path, what, sqlite3_errmsg(s->db));
+}
+
+/* PG_ESTORE with "WHAT: sqlite's message", for messages that never named the file. */
+static int plain_error(pg_sqlite_store *s, const char *what)
+{
+    return pg_error_set(PG_ESTORE, "%s: %s", what, sqlite3_errmsg(s->db));
+}
+
+static int exec_as(pg_sqlite_store *s, const char *sql, const char *what, int with_path)
+{
+    char *msg = NULL;
+    int err;
+
+    if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) == SQLITE_OK)
+        return 0;
+    if (with_path)
+        err = pg_error_set(PG_ESTORE, "%s: %s: %s", s->base.path, what, msg ? msg : sqlite3_errmsg(s->db));
+    else
+        err = pg_error_set(PG_ESTORE, "%s: %s", what, msg ? msg : sqlite3_errmsg(s->db));
+    sqlite3_free(msg);
+    return err;
+}
+
+int pg__sqlite_exec(pg_sqlite_store *s, const char *sql, const char *what)
+{
+    return exec_as(s, sql, what, 1);
+}
+
+void pg__sqlite_bind_text(sqlite3_stmt *st, int i, const char *v)
+{
+    if (v)
+        sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
+    else
+        sqlite3_bind_null(st, i);
+}
+
+char *pg__sqlite_col_text(sqlite3_stmt *st, int i)
+{
+    const unsigned char *t = sqlite3_column_text(st, i);
+
+    return t ? pg__strdup((const char *)t) : NULL;
+}
+
+static int schema_version(pg_store *store)
+{
+    sqlite3_stmt *st = NULL;
+    int v = -1;
+
+    if (sqlite3_prepare_v2(pg__sqlite(store)->db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+static int migrate(pg_sqlite_store *s)
+{
+    int v = schema_version(&s->base), err;
+    char sql[64];
+
+    if (v < 0)
+        return pg__sqlite_error(s, "not a perfgate database (cannot read its schema version)");
+    while (v < NMIGRATIONS) {
+        /*
+         * Each step commits with its version bump, so a crash mid-way resumes
+         * cleanly; the version is re-read under the write lock because another
+         * process may have migrated while we waited for it.
+         */
+        if ((err = pg__sqlite_exec(s, "BEGIN IMMEDIATE", "starting a migration")) != 0)
+            return err;
+        v = schema_version(&s->base);
+        if (v >= NMIGRATIONS) {
+            pg__sqlite_exec(s, "COMMIT", "ending a migration");
+            break;
+        }
+        if ((err = pg__sqlite_exec(s, migrations[v], "migrating the schema")) != 0) {
+            sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+            return err;
+        }
+        snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", v + 1);
+        if ((err = pg__sqlite_exec(s, sql, "recording the schema version")) != 0 ||
+            (err = pg__sqlite_exec(s, "COMMIT", "committing a migration")) != 0) {
+            sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+            return err;
+        }
+        v++;
+    }
+    if (v > NMIGRATIONS)
+        return pg_error_set(PG_ESCHEMA,
+                            "%s: schema version %d is newer than this perfgate supports (%d); upgrade perfgate",
+                            s->base.path, v, NMIGRATIONS);
+    return 0;
+}
+
+static void sqlite_close(pg_store *store);
+
+static int sqlite_open(pg_store **out, const char *path)
+{
+    pg_sqlite_store *s = NULL;
+    int err = PG_ESTORE;
+
+    *out = NULL;
+    s = calloc(1, sizeof(*s));
+    if (s)
+        s->base.ops = &pg__store_sqlite;
+    if (!s || !(s->base.path = pg__strdup(path))) {
+        err = pg_error_set(PG_ENOMEM, "out of memory opening %s", path);
+        goto cleanup;
+    }
+    if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+        err = pg_error_set(PG_ESTORE, "%s: cannot open database: %s", path,
+                           s->db ? sqlite3_errmsg(s->db) : "out of memory");
+        goto cleanup;
+    }
+    sqlite3_busy_timeout(s->db, 10000);
+    sqlite3_extended_result_codes(s->db, 1);
+    /* journal_mode reads the file: a non-database fails here with a clear message. */
+    if ((err = pg__sqlite_exec(s, "PRAGMA journal_mode = WAL", "cannot open database")) != 0 ||
+        (err = pg__sqlite_exec(s, "PRAGMA foreign_keys = ON", "enabling foreign keys")) != 0 ||
+        (err = pg__sqlite_exec(s, "PRAGMA synchronous = NORMAL", "setting synchronous mode")) != 0)
+        goto cleanup;
+    if ((err = migrate(s)) != 0)
+        goto cleanup;
+    *out = &s->base;
+    s = NULL;
+    err = 0;
+
+cleanup:
+    sqlite_close(s ? &s->base : NULL);
+    return err;
+}
+
+static void sqlite_close(pg_store *store)
+{
+    pg_sqlite_store *s = pg__sqlite(store);
+
+    if (!s)
+        return;
+    if (s->db)
+        sqlite3_close_v2(s->db);
+    free(s->base.path);
+    free(s);
+}
+
+
+/* ---- baseline pins ------------------------------------------------------ */
+
+static int sqlite_pin(pg_store *store, const char *name, int64_t run_id, int64_t pinned_at)
+{
+    pg_sqlite_store *s = pg__sqlite(store);
+    sqlite3_stmt *st = NULL;
+    int err;
+
+    if (sqlite3_prepare_v2(s->db, "INSERT OR IGNORE INTO baselines(name, run_id, pinned_at) VALUES(?, ?, ?)", -1,
+                           &st, NULL) != SQLITE_OK)
+        return plain_error(s, "pinning a baseline");
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 2, run_id);
+    sqlite3_bind_int64(st, 3, pinned_at);
+    err = sqlite3_step(st) == SQLITE_DONE ? 0 : plain_error(s, "pinning a baseline");
+    sqlite3_finalize(st);
+    return err;
+}
+
+static int sqlite_unpin(size_t *out_removed, pg_store *store, const char *name, int64_t run_id)
+{
+    pg_sqlite_store *s = pg__sqlite(store);
+    sqlite3_stmt *st = NULL;
+    int err;
+
+    if (sqlite3_prepare_v2(s->db,
+                           run_id ? "DELETE FROM baselines WHERE name = ? AND run_id = ?"
+                                  : "DELETE FROM baselines WHERE name = ?",
+                           -1, &st, NULL) != SQLITE_OK)
+        return plain_error(s, "unpinning a baseline");
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+    if (run_id)
+        sqlite3_bind_int64(st, 2, run_id);
+    err = sqlite3_step(st) == SQLITE_DONE ? 0 : plain_error(s, "unpinning a baseline");
+    if (!err && out_removed)
+        *out_removed = (size_t)sqlite3_changes(s->db);
+    sqlite3_finalize(st);
+    return err;
+}
+
+static int sqlite_list_pins(pg_baseline_list *out, pg_store *store, const char *name)
+{
+    pg_sqlite_store *s = pg__sqlite(store);
+    sqlite3_stmt *st = NULL;
+    int rc, err = 0;
+
+    memset(out, 0, sizeof(*out));
+    if (sqlite3_prepare_v2(s->db,
+                           "SELECT b.name, b.run_id, b.pinned_at, r.commit_sha, r.branch FROM baselines b"
+                           " JOIN runs r ON r.id = b.run_id WHERE (?1 IS NULL OR b.name = ?1)"
+                           " ORDER BY b.name, b.run_id DESC",
+                           -1, &st, NULL) != SQLITE_OK)
+        return plain_error(s, "listing baselines");
+    if (name)
+        sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        pg_baseline_entry *p = realloc(out->items, (out->count + 1) * sizeof(*p));
+        if (!p) {
+            err = pg_error_set(PG_ENOMEM, "out of memory listing baselines");
+            break;
+        }
+        out->items = p;
+        p += out->count++;
+        p->name = pg__sqlite_col_text(st, 0);
+        p->run_id = sqlite3_column_int64(st, 1);
+        p->pinned_at = sqlite3_column_int64(st, 2);
+        p->commit = pg__sqlite_col_text(st, 3);
+        p->branch = pg__sqlite_col_text(st, 4);
+    }
+    if (!err && rc != SQLITE_DONE)
+        err = plain_error(s, "listing baselines");
+    sqlite3_finalize(st);
+    if (err)
+        pg_baseline_list_free(out);
+    return err;
+}
+
+/* ---- history ------------------------------------------------------------ */
+
+static int sqlite_history_rows(pg_store *store, const char *glob, const char *branch, pg_store_history_cb cb,
+                               void *payload)
+{
+    pg_sqlite_store *s = pg__sqlite(store);
+    sqlite3_stmt *st = NULL;
+    int rc, err = 0;
+
+    if (sqlite3_prepare_v2(s->db,
+                           "SELECT c.key, r.id, r.commit_sha, r.branch, r.started_at, x.median, x.q1, x.q3"
+                           " FROM results x JOIN runs r ON r.id = x.run_id JOIN cases c ON c.id = x.case_id"
+                           " WHERE x.status = 'ok' AND x.median > 0"
+                           "   AND (?1 IS NULL OR c.key GLOB ?1) AND (?2 IS NULL OR r.branch = ?2)"
+                           " ORDER BY c.key, r.id",
+                           -1, &st, NULL) != SQLITE_OK)
+        return plain_error(s, "preparing the history query");
+    if (glob)
+        sqlite3_bind_text(st, 1, glob, -1, SQLITE_TRANSIENT);
+    if (branch)
+        sqlite3_bind_text(st, 2, branch, -1, SQLITE_TRANSIENT);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        pg_store_history_row row;
+
+        row.key = (const char *)sqlite3_column_text(st, 0);
+        row.run_id = sqlite3_column_int64(st, 1);
+        row.commit = (const char *)sqlite3_column_text(st, 2);
+        row.branch = (const char *)sqlite3_column_text(st, 3);
+        row.started_at = sqlite3_column_int64(st, 4);
+        row.median = sqlite3_column_double(st, 5);
+        row.q1 = sqlite3_column_double(st, 6);
+        row.q3 = sqlite3_column_double(st, 7);
+        if ((err = cb(&row, payload)) != 0)
+            goto cleanup;
+    }
+    if (rc != SQLITE_DONE)
+        err = plain_error(s, "reading history");
+
+cleanup:
+    sqlite3_finalize(st);
+    return err;
+}
+
+/* ---- maintenance -------------------------------------------------------- */
+
+static int sqlite_prune(pg_prune_stats *stats, pg_store *store, const pg_prune_options *opts)
+{
+    pg_sqlite_store *s = pg__sqlite(store);
+    sqlite3_stmt *st = NULL;
+    int64_t now = opts->now ? opts->now : pg__now_unix();
+    int err;
+
+    if ((err = exec_as(s, "BEGIN IMMEDIATE", "starting prune", 0)) != 0)
+        return err;
+    /*
+     * A run is pruned when it is outside the newest keep_runs (if given) and
+     * older than older_than (if given); pinned runs never are.
+     */
+    if ((err = exec_as(s,
+                       "CREATE TEMP TABLE IF NOT EXISTS prune_ids(id INTEGER PRIMARY KEY);"
+                       "DELETE FROM prune_ids;",
+                       "preparing prune", 0)) != 0)
+        goto rollback;
+    if (sqlite3_prepare_v2(s->db,
+                           "INSERT INTO prune_ids(id) SELECT r.id FROM runs r"
+                           " WHERE (?1 = 0 OR r.id NOT IN (SELECT id FROM runs ORDER BY id DESC LIMIT ?1))"
+                           "   AND (?2 = 0 OR r.started_at < ?3 - ?2)"
+                           "   AND r.id NOT IN (SELECT run_id FROM baselines)",
+                           -1, &st, NULL) != SQLITE_OK) {
+        err = plain_error(s, "selecting runs to prune");
+        goto rollback;
+    }
+    sqlite3_bind_int64(st, 1, (sqlite3_int64)opts->keep_runs);
+    sqlite3_bind_int64(st, 2, opts->older_than);
+    sqlite3_bind_int64(st, 3, now);
+    if (sqlite3_step(st) != SQLITE_DONE) {
+        err = plain_error(s, "selecting runs to prune");
+        goto rollback;
+    }
+    sqlite3_finalize(st);
+    st = NULL;
+    stats->runs_pruned = (size_t)sqlite3_changes(s->db);
+    if ((err = exec_as(s,
+                       opts->keep_summaries
+                           ? "UPDATE results SET samples = NULL WHERE run_id IN (SELECT id FROM prune_ids)"
+                           : "DELETE FROM runs WHERE id IN (SELECT id FROM prune_ids)",
+                       "pruning", 0)) != 0)
+        goto rollback;
+    if (!opts->keep_summaries &&
+        (err = exec_as(s, "DELETE FROM cases WHERE id NOT IN (SELECT DISTINCT case_id FROM results)",
+                       "removing unused cases", 0)) != 0)
+        goto rollback;
+    if ((err = exec_as(s, "COMMIT", "committing prune", 0)) != 0)
+        goto rollback;
+    if (sqlite3_prepare_v2(s->db, "SELECT COUNT(*) FROM runs", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        stats->runs_kept = (size_t)sqlite3_column_int64(st, 0) - (opts->keep_summaries ? stats->runs_pruned : 0);
+    sqlite3_finalize(st);
+    /* Give the space back: checkpoint the WAL, then rebuild the file. */
+    return exec_as(s, "PRAGMA wal_checkpoint(TRUNCATE); VACUUM; PRAGMA wal_checkpoint(TRUNCATE);",
+                   "compacting the database", 0);
+
+rollback:
+    sqlite3_finalize(st);
+    sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+    return err;
+}
+
+static int64_t count(pg_sqlite_store *s, const char *sql)
+{
+    sqlite3_stmt *st = NULL;
+    int64_t n = -1;
+
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        n = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return n;
+}
+
+static int sqlite_check(pg_check_report *out, pg_store *store)
+{
+    pg_sqlite_store *s = pg__sqlite(store);
+    sqlite3_stmt *st = NULL;
+    int rc;
+
+    if (sqlite3_prepare_v2(s->db, "PRAGMA integrity_check", -1, &st, NULL) != SQLITE_OK)
+        return plain_error(s, "integrity check");
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *line = (const char *)sqlite3_column_text(st, 0);
+        if (line && strcmp(line, "ok") != 0 && out->ok) {
+            out->ok = 0;
+            snprintf(out->message, sizeof(out->message), "integrity: %s", line);
+        }
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        out->ok = 0;
+        snprintf(out->message, sizeof(out->message), "integrity check failed: %s", sqlite3_errmsg(s->db));
+        return 0;
+    }
+    if (out->ok && count(s, "SELECT COUNT(*) FROM pragma_foreign_key_check") > 0) {
+        out->ok = 0;
+        snprintf(out->message, sizeof(out->message), "foreign keys: rows refer to missing parents");
+    }
+    if (out->ok && out->schema_version != out->schema_latest) {
+        out->ok = 0;
+        snprintf(out->message, sizeof(out->message), "schema version %d, expected %d", out->schema_version,
+                 out->schema_latest);
+    }
+    out->runs = count(s, "SELECT COUNT(*) FROM runs");
+    out->results = count(s, "SELECT COUNT(*) FROM results");
+    out->results_with_samples = count(s, "SELECT COUNT(*) FROM results WHERE samples IS NOT NULL");
+    out->checks = count(s, "SELECT COUNT(*) FROM checks");
+    out->bytes = pg_store_file_size(store);
+    return 0;
+}
+
+static const char *sqlite_filename(pg_store *store)
+{
+    return sqlite3_db_filename(pg__sqlite(store)->db, "main");
+}
+
+const pg_store_ops pg__store_sqlite = {
+    .name = "sqlite",
+    .schema_latest = NMIGRATIONS,
+    .open = sqlite_open,
+    .close = sqlite_close,
+    .schema_version = schema_version,
+    .save_run = pg__sqlite_save_run,
+    .load_run = pg__sqlite_load_run,
+    .list_runs = pg__sqlite_list_runs,
+    .pin = sqlite_pin,
+    .unpin = sqlite_unpin,
+    .list_pins = sqlite_list_pins,
+    .history_rows = sqlite_history_rows,
+    .prune = sqlite_prune,
+    .check = sqlite_check,
+    .filename = sqlite_filename,
+};

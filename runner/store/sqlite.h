@@ -1,0 +1,43 @@
+/*
+ * sqlite.h - what the two halves of the SQLite engine share: the handle and
+ * the helpers that turn SQLite's errors into perfgate's. Private to
+ * runner/store/sqlite*.c.
+ */
+#ifndef PG_STORE_SQLITE_H
+#define PG_STORE_SQLITE_H
+
+#include <sqlite3.h>
+#include <stdint.h>
+
+#include "engine.h"
+#include "select.h"
+#include "store.h"
+
+typedef struct pg_sqlite_store {
+    pg_store base;
+    sqlite3 *db;
+} pg_sqlite_store;
+
+static inline pg_sqlite_store *pg__sqlite(pg_store *store)
+{
+    return (pg_sqlite_store *)store;
+}
+
+/** PG_ESTORE with "PATH: WHAT: sqlite's message". */
+int pg__sqlite_error(pg_sqlite_store *s, const char *what);
+
+/** Runs `sql` (several statements allowed); on failure PG_ESTORE as pg__sqlite_error(). */
+int pg__sqlite_exec(pg_sqlite_store *s, const char *sql, const char *what);
+
+/** Binds `v`, or NULL when `v` is NULL. */
+void pg__sqlite_bind_text(sqlite3_stmt *st, int i, const char *v);
+
+/** A copy of column `i` (caller frees), or NULL for SQL NULL. */
+char *pg__sqlite_col_text(sqlite3_stmt *st, int i);
+
+/* Saving, loading and listing runs (sqlite_runs.c). */
+int pg__sqlite_save_run(int *out_added, pg_store *store, pg_run *run);
+int pg__sqlite_load_run(pg_run **out, pg_store *store, int64_t run_id);
+int pg__sqlite_list_runs(pg_run_list *out, pg_store *store, const pg_run_filter *filter);
+
+#endif

@@ -1,0 +1,86 @@
+/*
+ * store.h - baselines and history: runs saved, listed, loaded, merged,
+ * pruned and checked.
+ *
+ * Only the store speaks SQL: callers see runs and listings, never the
+ * schema or the connection. The engine today is one SQLite file (WAL mode,
+ * a busy timeout, foreign keys on; the schema version lives in PRAGMA
+ * user_version and is migrated forward on open). A run is written in one
+ * transaction, so a process killed half-way leaves no partial run. Samples
+ * are stored raw as little-endian float64 blobs.
+ *
+ * Merge copies every run of the inputs into the output once (runs are keyed
+ * by uuid, so merging again adds nothing). Prune drops the raw samples of
+ * old runs (their summaries stay, so history stays) or deletes old runs
+ * whole; pinned baselines are never pruned. Check runs the engine's
+ * integrity and foreign-key checks and compares the schema version.
+ */
+#ifndef PG_STORE_H
+#define PG_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+#include "store/types.h"
+
+/** The default database path, relative to the working directory. */
+#define PG_STORE_DEFAULT_PATH "baselines/perfgate.db"
+
+/** The schema version this build writes. */
+int pg_store_schema_latest(void);
+
+/**
+ * Opens (creating if absent) and migrates the database at `path`.
+ * @param[out] out the store; free with pg_store_close().
+ * @return 0, PG_ESTORE when the file cannot be opened or is not a database,
+ *         PG_ESCHEMA when it was written by a newer perfgate.
+ */
+int pg_store_open(pg_store **out, const char *path);
+
+/** Resolves the database path: `flag` if set, else $PERFGATE_DB, else the default. */
+const char *pg_store_path(const char *flag);
+
+void pg_store_close(pg_store *store);
+
+/** Current user_version of the open database. */
+int pg_store_schema_version(pg_store *store);
+
+/**
+ * Writes `run` with its results, samples and checks in one transaction and
+ * sets run->id. A run whose uuid is already stored is left alone (returns 0
+ * and sets run->id to the stored id), which makes merges idempotent.
+ */
+int pg_store_save_run(pg_store *store, pg_run *run);
+
+/** Reads a whole run back, samples included. PG_ENOTFOUND if absent. */
+int pg_store_load_run(pg_run **out, pg_store *store, int64_t run_id);
+
+/** Lists runs newest first. Free with pg_run_list_free(). */
+int pg_store_list_runs(pg_run_list *out, pg_store *store, const pg_run_filter *filter);
+void pg_run_list_free(pg_run_list *list);
+
+/**
+ * Feeds `cb` every ok result with a positive median whose case key matches
+ * the glob `glob` (NULL: all) on branch `branch` (NULL: all), ordered by
+ * case key, then run id. The row and its strings live until `cb` returns.
+ */
+int pg_store_history_rows(pg_store *store, const char *glob, const char *branch, pg_store_history_cb cb,
+                          void *payload);
+
+/** Test hook: called after each result row is written inside save_run. */
+extern void (*pg__store_after_result_hook)(size_t index);
+
+/** Merges the runs of each input file into `out`. Inputs are opened read-only in effect. */
+int pg_store_merge(pg_merge_stats *stats, pg_store *out, const char *const *inputs, size_t ninputs);
+
+/** Prunes and then compacts the file (VACUUM). */
+int pg_store_prune(pg_prune_stats *stats, pg_store *store, const pg_prune_options *opts);
+
+/** Checks integrity, foreign keys and schema version of an open store. */
+int pg_store_check(pg_check_report *out, pg_store *store);
+
+/** Size of the database file in bytes (main file plus WAL), or -1. */
+int64_t pg_store_file_size(pg_store *store);
+
+#endif
