@@ -21,14 +21,12 @@
 
 #include "ab/ab.h"
 #include "canary.h"
-#include "perfgate/config.h"
 #include "report/report.h"
 #include "stats.h"
 #include "store/store.h"
 #include "util.h"
 #include "verdict.h"
 
-#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,15 +74,11 @@ static pg_run *new_run(int n, const char *branch)
     return r;
 }
 
-/* Adds suite/name with `n` log-normal samples around `median` (sd `noise`), seeded by `seed`. */
-static pg_result *add(pg_run *run, const char *suite, const char *name, double median, double noise, size_t n,
-                      uint64_t seed)
+/* Appends the result s/NAME (suite `suite`) with its identity filled and status `st`. */
+static pg_result *new_result(pg_run *run, const char *suite, const char *name, pg_status st)
 {
     pg_result *r;
-    pg_rng g;
-    size_t i;
 
-    pg_stats_rng_seed(&g, seed);
     pg_assert_ok(pg_run_add_result(&r, run));
     r->key = pg__asprintf("%s/%s@1:cpu", suite, name);
     r->suite = pg__strdup(suite);
@@ -94,7 +88,19 @@ static pg_result *add(pg_run *run, const char *suite, const char *name, double m
     r->device = pg__strdup("cpu");
     r->metric = pg__strdup("time");
     r->unit = pg__strdup("s");
-    r->status = PG_STATUS_OK;
+    r->status = st;
+    return r;
+}
+
+/* Adds suite/name with `n` log-normal samples around `median` (sd `noise`), seeded by `seed`. */
+static pg_result *add(pg_run *run, const char *suite, const char *name, double median, double noise, size_t n,
+                      uint64_t seed)
+{
+    pg_result *r = new_result(run, suite, name, PG_STATUS_OK);
+    pg_rng g;
+    size_t i;
+
+    pg_stats_rng_seed(&g, seed);
     r->number_per_run = 10;
     r->samples = calloc(n, sizeof(double));
     r->nsamples = n;
@@ -106,19 +112,7 @@ static pg_result *add(pg_run *run, const char *suite, const char *name, double m
 
 static void add_status(pg_run *run, const char *name, pg_status st, const char *message)
 {
-    pg_result *r;
-
-    pg_assert_ok(pg_run_add_result(&r, run));
-    r->key = pg__asprintf("s/%s@1:cpu", name);
-    r->suite = pg__strdup("s");
-    r->name = pg__strdup(name);
-    r->params_json = pg__strdup("{}");
-    r->threads = 1;
-    r->device = pg__strdup("cpu");
-    r->metric = pg__strdup("time");
-    r->unit = pg__strdup("s");
-    r->status = st;
-    r->message = pg__strdup(message);
+    new_result(run, "s", name, st)->message = pg__strdup(message);
 }
 
 static void add_check(pg_run *run, const char *name, int passed)
@@ -209,48 +203,13 @@ static int64_t store_history(void)
     return id;
 }
 
-/* Replaces the tool version (it changes with every release) by a placeholder. */
-static char *scrub_json(const char *text)
-{
-    json_t *root = json_loads(text, 0, NULL), *o;
-    char *dumped, *out;
-
-    cr_assert(root != NULL, "the JSON report does not parse: %s", text);
-    if ((o = json_object_get(root, "tool")) != NULL)
-        json_object_set_new(o, "version", json_string("<VERSION>"));
-    dumped = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
-    json_decref(root);
-    out = pg__asprintf("%s\n", dumped ? dumped : "");
-    free(dumped);
-    return out;
-}
-
+/* Compares with tests/data/replay/NAME (PG_UPDATE_SNAPSHOTS=1 rewrites it). */
 static void golden(const char *name, const char *actual)
 {
-    char *path = pg__asprintf("%s/replay/%s", PG_TEST_DATA_DIR, name);
-    char *want = NULL;
-    size_t len = 0;
+    char *rel = pg__asprintf("replay/%s", name);
 
-    if (getenv("PG_UPDATE_SNAPSHOTS")) {
-        FILE *f = fopen(path, "w");
-        cr_assert(f != NULL, "cannot write %s", path);
-        fputs(actual, f);
-        fclose(f);
-    }
-    pg_assert_ok(pg__read_file(&want, &len, path));
-    if (strcmp(want, actual) != 0) {
-        char *dump = pg__asprintf("/tmp/perfgate-replay-%s", name);
-        FILE *f = fopen(dump, "w");
-        if (f) {
-            fputs(actual, f);
-            fclose(f);
-        }
-        cr_assert_fail("%s differs from its golden file; actual output in %s (diff them; regenerate with "
-                       "PG_UPDATE_SNAPSHOTS=1 if the change is intended)",
-                       name, dump);
-    }
-    free(want);
-    free(path);
+    pg_test_snapshot(rel, actual);
+    free(rel);
 }
 
 static char *render(const char *format, const pg_run *run, const pg_comparison *cmp)
@@ -267,7 +226,7 @@ static char *render(const char *format, const pg_run *run, const pg_comparison *
 
 static void golden_json(const char *name, const pg_run *run, const pg_comparison *cmp)
 {
-    char *json = render("json", run, cmp), *scrubbed = scrub_json(json);
+    char *json = render("json", run, cmp), *scrubbed = pg_test_scrub_version(json);
 
     golden(name, scrubbed);
     free(json);
@@ -292,7 +251,7 @@ static void golden_cli(const char *name, const char *const *argv, int want_statu
 
     pg_assert_ok(pg_test_run(&p, tmp, ENV, argv));
     cr_expect_eq(p.status, want_status, "%s exited %d: %s", argv[0], p.status, p.err);
-    scrubbed = scrub_json(p.out);
+    scrubbed = pg_test_scrub_version(p.out);
     golden(name, scrubbed);
     free(scrubbed);
     pg_proc_free(&p);

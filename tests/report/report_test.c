@@ -10,60 +10,13 @@
 #include "fixture.h"
 #include "support.h"
 
-#include "perfgate/config.h"
 #include "report/report.h"
 #include "util.h"
 
-#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-/* Replaces the tool version (it changes with every release) by a placeholder. */
-static char *scrub_json(const char *text)
-{
-    json_t *root = json_loads(text, 0, NULL);
-    char *out;
-
-    cr_assert(root != NULL, "the JSON report does not parse");
-    json_object_set_new(json_object_get(root, "tool"), "version", json_string("<VERSION>"));
-    json_object_set_new(json_object_get(root, "run"), "tool_version", json_string("<VERSION>"));
-    char *dumped = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
-
-    json_decref(root);
-    out = pg__asprintf("%s\n", dumped ? dumped : "");
-    free(dumped);
-    return out;
-}
-
-static void snapshot(const char *name, const char *actual)
-{
-    char *path = pg__asprintf("%s/snapshots/%s", PG_TEST_DATA_DIR, name);
-    char *want = NULL;
-    size_t len = 0;
-
-    if (getenv("PG_UPDATE_SNAPSHOTS")) {
-        FILE *f = fopen(path, "w");
-        cr_assert(f != NULL, "cannot write %s", path);
-        fputs(actual, f);
-        fclose(f);
-    }
-    pg_assert_ok(pg__read_file(&want, &len, path));
-    if (strcmp(want, actual) != 0) {
-        char *dump = pg__asprintf("/tmp/perfgate-snapshot-%s", name);
-        FILE *f = fopen(dump, "w");
-        if (f) {
-            fputs(actual, f);
-            fclose(f);
-        }
-        cr_assert_fail("%s differs from its snapshot; actual output in %s (diff them; regenerate with "
-                       "PG_UPDATE_SNAPSHOTS=1 if the change is intended)",
-                       name, dump);
-    }
-    free(want);
-    free(path);
-}
 
 static char *render(const char *format, const pg_test_model *m, const pg_report_options *opts)
 {
@@ -135,7 +88,7 @@ Test(report_snapshot, markdown)
 
     pg_test_fixed_model(&m);
     md = render("md", &m, NULL);
-    snapshot("fixed.md", md);
+    pg_test_snapshot("snapshots/fixed.md", md);
     /* Regressions come before everything else, failed checks open, the rest collapsed. */
     cr_assert(strstr(md, "#### Regressions (1)") < strstr(md, "<details>"));
     cr_assert(strstr(md, "#### Failed exact checks (1)") != NULL);
@@ -156,8 +109,8 @@ Test(report_snapshot, json)
 
     pg_test_fixed_model(&m);
     json = render("json", &m, NULL);
-    scrubbed = scrub_json(json);
-    snapshot("fixed.json", scrubbed);
+    scrubbed = pg_test_scrub_version(json);
+    pg_test_snapshot("snapshots/fixed.json", scrubbed);
     cr_assert(strstr(json, "\"schema_version\": 1") != NULL);
     free(json);
     free(scrubbed);
@@ -171,7 +124,7 @@ Test(report_snapshot, junit)
 
     pg_test_fixed_model(&m);
     xml = render("junit", &m, NULL);
-    snapshot("fixed.junit.xml", xml);
+    pg_test_snapshot("snapshots/fixed.junit.xml", xml);
     cr_assert(strstr(xml, "<testsuites name=\"perfgate\" tests=\"11\" failures=\"2\" errors=\"1\" skipped=\"3\"") !=
                   NULL,
               "%s", xml);
@@ -186,7 +139,7 @@ Test(report_snapshot, annotations)
 
     pg_test_fixed_model(&m);
     a = render("annotations", &m, NULL);
-    snapshot("fixed.annotations.txt", a);
+    pg_test_snapshot("snapshots/fixed.annotations.txt", a);
     free(a);
     pg_test_model_free(&m);
 }
@@ -201,8 +154,8 @@ Test(report_snapshot, terminal_plain_and_colour)
     plain = render("terminal", &m, &o);
     o.color = 1;
     color = render("terminal", &m, &o);
-    snapshot("fixed.terminal.txt", plain);
-    snapshot("fixed.terminal-color.txt", color);
+    pg_test_snapshot("snapshots/fixed.terminal.txt", plain);
+    pg_test_snapshot("snapshots/fixed.terminal-color.txt", color);
     cr_assert(strchr(plain, '\033') == NULL, "colour without asking");
     cr_assert(strstr(color, "\033[1;31mREGRESSED\033[0m") != NULL);
     free(plain);
@@ -219,7 +172,7 @@ Test(report_snapshot, markdown_trimmed_keeps_regressions_and_says_what_was_cut)
     pg_test_fixed_model(&m);
     o.max_bytes = 2600; /* room for the regression row under the wider tables (resolves column) */
     md = render("md", &m, &o);
-    snapshot("fixed.trimmed.md", md);
+    pg_test_snapshot("snapshots/fixed.trimmed.md", md);
     cr_assert(strlen(md) <= 2600, "%zu bytes", strlen(md));
     cr_assert(strstr(md, "cpu/sgemm[n=1024]@1:cpu") != NULL, "the regression was cut");
     cr_assert(strstr(md, "Trimmed to stay under 2600 bytes") != NULL, "%s", md);

@@ -1,10 +1,12 @@
 /* support.c - shared helpers for the Criterion tests. */
 #include "support.h"
 
+#include "perfgate/config.h"
 #include "util.h"
 
 #include <fcntl.h>
 #include <ftw.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +50,59 @@ char *pg_test_write(const char *dir, const char *name, const char *text)
 char *pg_test_data(const char *rel)
 {
     return pg__asprintf("%s/%s", PG_TEST_DATA_DIR, rel);
+}
+
+void pg_test_snapshot(const char *rel, const char *actual)
+{
+    char *path = pg_test_data(rel), *want = NULL;
+    const char *base = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
+    size_t len = 0;
+
+    if (getenv("PG_UPDATE_SNAPSHOTS")) {
+        FILE *f = fopen(path, "w");
+        cr_assert(f != NULL, "cannot write %s", path);
+        fputs(actual, f);
+        fclose(f);
+    }
+    cr_assert(pg__read_file(&want, &len, path) == 0, "cannot read %s: %s", path, pg_error_last());
+    if (strcmp(want, actual) != 0) {
+        char *dump = pg__asprintf("/tmp/perfgate-snapshot-%s", base);
+        FILE *f = fopen(dump, "w");
+        if (f) {
+            fputs(actual, f);
+            fclose(f);
+        }
+        cr_assert_fail("%s differs from its snapshot; actual output in %s (diff them; regenerate with "
+                       "PG_UPDATE_SNAPSHOTS=1 if the change is intended)",
+                       rel, dump);
+    }
+    free(want);
+    free(path);
+}
+
+/* Sets obj[key] to "<VERSION>" (only when it holds this build's version, with `only_ours`). */
+static void scrub_field(json_t *obj, const char *key, int only_ours)
+{
+    const char *v = json_string_value(json_object_get(obj, key));
+
+    if (v && (!only_ours || strcmp(v, PG_VERSION_STRING) == 0))
+        json_object_set_new(obj, key, json_string("<VERSION>"));
+}
+
+char *pg_test_scrub_version(const char *json)
+{
+    json_t *root = json_loads(json, 0, NULL);
+    char *dumped, *out;
+
+    cr_assert(root != NULL, "the JSON report does not parse: %.200s", json);
+    /* The tool that wrote the report is always this build; a stored run may come from another. */
+    scrub_field(json_object_get(root, "tool"), "version", 0);
+    scrub_field(json_object_get(root, "run"), "tool_version", 1);
+    dumped = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+    json_decref(root);
+    out = pg__asprintf("%s\n", dumped ? dumped : "");
+    free(dumped);
+    return out;
 }
 
 static char *slurp_fd(int fd)

@@ -39,4 +39,14 @@ void pg_proc_free(pg_proc *p);
 /** Path under tests/data (caller frees). */
 char *pg_test_data(const char *rel);
 
+/**
+ * Compares `actual` with the file tests/data/REL and fails naming a copy of
+ * `actual` in /tmp when they differ. With PG_UPDATE_SNAPSHOTS set it writes
+ * the file first (review the diff).
+ */
+void pg_test_snapshot(const char *rel, const char *actual);
+
+/** Re-dumps a JSON report with the writing tool's version (and a run's, when it is this build's) as "<VERSION>". Caller frees. */
+char *pg_test_scrub_version(const char *json);
+
 #endif
