@@ -105,10 +105,7 @@ static int do_run(const run_cli *cl, pg_gate_options *go, char **paths, int npat
     go->ab_progress = go->exec.progress ? stderr : NULL;
     go->notify = pg_cli_gate_step;
     go->payload = &view;
-    if ((err = pg_gate_run(&res, &set, go)) != 0)
-        rc = pg_cli_fail(err);
-    else
-        rc = pg_cli_gate_finish(&view, &res);
+    rc = (err = pg_gate_run(&res, &set, go)) != 0 ? pg_cli_fail(err) : pg_cli_gate_finish(&view, &res);
 
 cleanup:
     pg_gate_result_free(&res);

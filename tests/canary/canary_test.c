@@ -383,12 +383,14 @@ Test(testhooks, slowdown_spec_matches_by_glob)
 #endif
 }
 
+#ifdef PG_TEST_HOOKS
 /* Two identical sgemm cases; the tests below slow down "slow" only. */
 static const char twins_yaml[] = "suite: t\n"
                                  "defaults: {threads: 1, min_run_time: 50ms, min_samples: 9, warmup: 5ms}\n"
                                  "benchmarks:\n"
                                  "  - {name: slow, kernel: sgemm, params: {n: 64}}\n"
                                  "  - {name: same, kernel: sgemm, params: {n: 64}}\n";
+#endif
 
 /*
  * Two identical cases, one named in PG_TEST_SLOWDOWN with a large factor (4x, so that a loaded
