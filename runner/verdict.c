@@ -11,7 +11,7 @@
  * The stages (verdict.h) run in this order and only here: estimate, decide,
  * suite, canary (canary.h supplies the reading and what it explains), then on
  * request confirm (confirm.h settles each case) and paired. recount() is the
- * one place counts and the exit code come from.
+ * one place counts, the exit code and the outcome come from.
  */
 #include "verdict.h"
 #include "canary.h"
@@ -30,6 +30,21 @@
 
 static const char *const verdict_names[PG_VERDICT__COUNT] = {
     "SAME", "REGRESSED", "IMPROVED", "UNSURE", "NEW", "MISSING", "ERROR", "SKIPPED"};
+
+static const char *const outcome_names[] = {"PASS", "FAIL", "NOTHING_COMPARED"};
+
+const char *pg_outcome_name(pg_outcome o)
+{
+    return (unsigned)o < sizeof(outcome_names) / sizeof(outcome_names[0]) ? outcome_names[o] : "?";
+}
+
+int pg_outcome_exit_code(const pg_comparison *c)
+{
+    return c->outcome == PG_OUTCOME_FAIL               ? 1
+           : c->outcome == PG_OUTCOME_NOTHING_COMPARED ? PG_EXIT_NOTHING_COMPARED
+           : c->exit_code                              ? 1
+                                                       : 0;
+}
 
 const char *pg_verdict_name(pg_verdict v)
 {
@@ -401,6 +416,53 @@ static int stage_confirm(pg_comparison *c, const pg_case_verdict *const *again)
     return 0;
 }
 
+/* "2 UNSURE, 1 SKIPPED": the verdicts that decided nothing, for the outcome's reason. */
+static void undecided_counts(pg_buf *b, const pg_comparison *c)
+{
+    static const pg_verdict kinds[] = {PG_VERDICT_UNSURE, PG_VERDICT_SKIPPED, PG_VERDICT_ERROR, PG_VERDICT_NEW,
+                                       PG_VERDICT_MISSING};
+    size_t i;
+    int first = 1;
+
+    for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+        if (c->counts[kinds[i]]) {
+            pg__buf_printf(b, "%s%zu %s", first ? "" : ", ", c->counts[kinds[i]], verdict_names[kinds[i]]);
+            first = 0;
+        }
+}
+
+/*
+ * The outcome: FAIL by the exit rule; NOTHING_COMPARED when there are
+ * benchmark cases and none was decided, because a pass would vouch for
+ * changes nobody measured. Exact checks alone (no benchmark case) decide
+ * by themselves. The reason says why and what to do; the stored-baseline
+ * workflow replaces it with what it searched when it found no baseline.
+ */
+static void settle_outcome(pg_comparison *c)
+{
+    size_t decided = c->counts[PG_VERDICT_SAME] + c->counts[PG_VERDICT_REGRESSED] + c->counts[PG_VERDICT_IMPROVED];
+    pg_buf b = PG_BUF_INIT;
+
+    free(c->outcome_reason);
+    c->outcome_reason = NULL;
+    c->outcome = c->exit_code ? PG_OUTCOME_FAIL : PG_OUTCOME_PASS;
+    if (c->exit_code || c->ncases == 0 || decided > 0)
+        return;
+    c->outcome = PG_OUTCOME_NOTHING_COMPARED;
+    if (!c->base) {
+        pg__buf_puts(&b, "no baseline run to compare with; measure the base build alongside with --base-build");
+    } else {
+        pg__buf_puts(&b, "no case was decided (");
+        undecided_counts(&b, c);
+        if (c->counts[PG_VERDICT_UNSURE])
+            pg__buf_puts(&b, "): the data cannot tell at this noise; pool baseline runs (--base last:5), measure "
+                             "interleaved with --base-build, or raise min_run_time");
+        else
+            pg__buf_puts(&b, "): no case has samples on both sides; see each case's reason");
+    }
+    c->outcome_reason = pg__buf_detach(&b);
+}
+
 /* The one recount: counts and exit code from the verdicts as they stand, under the comparison's exit rule. */
 static void recount(pg_comparison *c)
 {
@@ -414,6 +476,7 @@ static void recount(pg_comparison *c)
                     (c->fail_on_new && c->counts[PG_VERDICT_NEW] > 0))
                        ? 1
                        : 0;
+    settle_outcome(c);
 }
 
 /* The exact checks of the head run: a failed one fails the comparison. */
@@ -623,6 +686,7 @@ void pg_comparison_free(pg_comparison *c)
     free(c->cases);
     free(c->method);
     free(c->canary.summary);
+    free(c->outcome_reason);
     free(c);
 }
 

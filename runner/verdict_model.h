@@ -9,6 +9,11 @@
  * Verdicts: SAME, REGRESSED, IMPROVED, UNSURE (never fails the build),
  * NEW and MISSING (reported, not failed), ERROR and SKIPPED (the case did
  * not produce samples on one side).
+ *
+ * Outcomes, of the comparison as a whole: PASS, FAIL, and NOTHING_COMPARED
+ * when no benchmark case was decided (no baseline, a baseline only from
+ * another machine, every case UNSURE or SKIPPED). A comparison that decided
+ * nothing is not a pass: it would vouch for what was never measured.
  */
 #ifndef PG_VERDICT_MODEL_H
 #define PG_VERDICT_MODEL_H
@@ -28,6 +33,13 @@ typedef enum pg_verdict {
     PG_VERDICT_SKIPPED,
     PG_VERDICT__COUNT
 } pg_verdict;
+
+/* What the comparison amounts to; docs/reporting.md "Outcomes". */
+typedef enum pg_outcome {
+    PG_OUTCOME_PASS = 0,          /* cases were decided and none failed the exit rule */
+    PG_OUTCOME_FAIL,              /* a case REGRESSED or an exact check failed (exit 1) */
+    PG_OUTCOME_NOTHING_COMPARED   /* benchmark cases, none decided (exit 4): never reads as a pass */
+} pg_outcome;
 
 /* What a confirmation re-run of a REGRESSED case said. */
 typedef enum pg_confirm_state {
@@ -115,7 +127,9 @@ typedef struct pg_comparison {
     const pg_run *base;              /* first base run, not owned; NULL when none */
     size_t nbases;
     char *method;                    /* one line naming the decision rule */
-    int exit_code;                   /* 0 pass, 1 regression or failed check */
+    int exit_code;                   /* the exit rule: 0 pass, 1 regression or failed check */
+    pg_outcome outcome;              /* FAIL when exit_code is 1; else PASS or NOTHING_COMPARED */
+    char *outcome_reason;            /* one line with the fix, set for NOTHING_COMPARED; owned */
     int fail_on_missing, fail_on_new; /* the exit rule it was compared under, for every later recount */
     pg_suite_move suite;
     pg_canary_reading canary;

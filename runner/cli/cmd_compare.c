@@ -54,7 +54,9 @@ static json_t *comparison_json(const pg_comparison *cmp, int64_t head_id, const 
     json_object_set_new(root, "counts", counts);
     json_object_set_new(root, "checks_total", json_integer((json_int_t)cmp->checks_total));
     json_object_set_new(root, "checks_failed", json_integer((json_int_t)cmp->checks_failed));
-    json_object_set_new(root, "exit_code", json_integer(cmp->exit_code));
+    json_object_set_new(root, "exit_code", json_integer(pg_outcome_exit_code(cmp)));
+    json_object_set_new(root, "outcome", json_string(pg_outcome_name(cmp->outcome)));
+    json_object_set_new(root, "outcome_reason", cmp->outcome_reason ? json_string(cmp->outcome_reason) : json_null());
     return root;
 }
 
@@ -91,9 +93,11 @@ int pg_cmd_compare(int argc, char **argv)
         "over the run's cases, and a verdict: REGRESSED (significant and surely beyond the\n"
         "threshold), IMPROVED, SAME (interval within the threshold) or UNSURE (with advice;\n"
         "never fails). Pool baseline runs (--base last:5) so run-to-run drift is measured.\n"
-        "Default baseline: in CI the pull request's base commit, else the newest run on the\n"
-        "default branch; elsewhere the previous run on the head's branch and machine.\n"
-        "Exit code 1 when a case REGRESSED or an exact check of the head run failed.\n\n"
+        "Default baseline: for a pull request its base commit, else the newest run on the\n"
+        "default branch; for a nightly (schedule, workflow_dispatch) or outside CI the\n"
+        "previous 5 runs of the head's branch, pooled; always on the head's machine.\n"
+        "Exit code 1 when a case REGRESSED or an exact check of the head run failed, 4 when\n"
+        "nothing was compared (no baseline on this machine, or no case decided).\n\n"
         "examples:\n"
         "  perfgate compare --base last:5\n"
         "  perfgate compare --head 42 --base pin:release --format json",
@@ -125,15 +129,15 @@ int pg_cmd_compare(int argc, char **argv)
         json_decref(doc);
     } else {
         if (sc.nbases == 0)
-            printf("run %lld has no baseline (%s): every case is NEW\n\n", (long long)sc.head->id,
-                   base_sel ? base_sel : "no earlier run on this machine");
+            printf("run %lld has no baseline: every case is NEW\n\n", (long long)sc.head->id);
         else
             printf("head: run %lld (%s @ %.12s)\nbase: %s\n\n", (long long)sc.head->id,
                    sc.head->branch ? sc.head->branch : "?", sc.head->commit ? sc.head->commit : "no commit",
                    sc.selection.described ? sc.selection.described : "stored run");
         pg_report_compare_terminal(stdout, sc.cmp, &style);
+        pg_report_outcome_terminal(stdout, sc.cmp);
     }
-    rc = sc.cmp->exit_code;
+    rc = pg_outcome_exit_code(sc.cmp);
 
 cleanup:
     pg_stored_comparison_free(&sc);

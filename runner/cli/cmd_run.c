@@ -29,9 +29,15 @@ static const char run_desc[] =
 
 static const char gate_desc[] =
     "Runs the suites like 'perfgate run', stores the run, then compares it with its\n"
-    "baseline (by default the newest earlier run on the same branch and machine)\n"
-    "and exits 1 only on a REGRESSED case or a failed exact check. A first run with\n"
-    "no baseline passes with a notice.\n\n"
+    "baseline, always from this machine: for a pull request the newest run of its\n"
+    "base commit, else of the default branch; for a nightly (schedule or\n"
+    "workflow_dispatch), a --branch given explicitly, or outside CI the previous 5\n"
+    "runs of the same branch, pooled; for another CI event the default branch.\n\n"
+    "exit codes: 0 pass; 1 a case REGRESSED or an exact check failed; 2 usage or\n"
+    "invalid input; 3 infrastructure error; 4 nothing compared: no baseline run on\n"
+    "this machine (a first run, a cache miss, runs only from another machine) or no\n"
+    "case decided (every case UNSURE or SKIPPED). 1, 2 and 3 win over 4. The reason\n"
+    "names what was searched, the runs that exist, and the fix.\n\n"
     "With --base-build and --head-build the gate measures both builds itself, in\n"
     "interleaved rounds (as 'perfgate ab': plugin cases in lockstep, commands back to\n"
     "back, both sides on the same CPUs), decides each case on the paired rounds,\n"

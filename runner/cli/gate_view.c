@@ -23,14 +23,23 @@ void pg_cli_gate_step(const pg_gate_result *r, pg_gate_step step, const char *te
                 r->run->commit ? r->run->commit : "no commit", v->db_path);
         break;
     case PG_GATE_BASELINE:
-        if (r->nbases == 0)
-            fprintf(v->outs->human,
-                    "\nno baseline yet for branch '%s' on this machine: this run becomes the baseline; pass\n",
-                    r->run->branch);
-        else
+        /* Without a baseline the comparison's outcome says what was searched, at the end where it is read. */
+        if (r->nbases)
             fprintf(v->outs->human, "\nbaseline: %s\n\n", r->described ? r->described : "stored run");
         break;
     }
+}
+
+/* Which exit code wins: 3 over 2 over a regression (1) over "nothing compared" (4) over a pass. */
+static int worse(int a, int b)
+{
+    static const int rank[] = {0, 2, 3, 4, 1}; /* the rank of exit codes 0..4 */
+
+    if (a < 0 || a > 4)
+        return a;
+    if (b < 0 || b > 4)
+        return b;
+    return rank[a] >= rank[b] ? a : b;
 }
 
 int pg_cli_gate_finish(const pg_cli_gate_view *v, const pg_gate_result *r)
@@ -44,7 +53,11 @@ int pg_cli_gate_finish(const pg_cli_gate_view *v, const pg_gate_result *r)
     } else if (v->human && r->nbases) {
         pg_report_compare_terminal(v->human, r->cmp, &v->outs->style);
     }
-    if (pg_cli_outputs_emit(v->outs, r->run, r->cmp) != 0 && rc == 0)
+    /* Printed even with --style none: a gate that compared nothing must not pass for one that did. */
+    if (r->exit_code == PG_EXIT_NOTHING_COMPARED)
+        pg_report_outcome_terminal(v->outs->human, r->cmp);
+    /* A report that could not be written hides a pass or a "nothing compared", never a regression. */
+    if (pg_cli_outputs_emit(v->outs, r->run, r->cmp) != 0 && rc != 1)
         rc = 3;
     /* Posting problems are printed and never change the exit code: the verdict decides it, an outage does not. */
     if (v->rep->post || v->rep->webhook) {
@@ -54,5 +67,5 @@ int pg_cli_gate_finish(const pg_cli_gate_view *v, const pg_gate_result *r)
         pf.webhook = v->rep->webhook;
         (void)pg_cli_post(&d, &pf);
     }
-    return rc > r->check_error_code ? rc : r->check_error_code;
+    return worse(rc, r->check_error_code);
 }

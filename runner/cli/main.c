@@ -44,11 +44,12 @@ static void usage(FILE *f)
     fprintf(f,
             "\nstart with:\n"
             "  perfgate validate suites/        check the shipped suites\n"
-            "  perfgate gate suites/            measure, store, compare with the last run\n"
+            "  perfgate gate suites/            measure, store, compare with the last runs\n"
             "  perfgate <command> --help        options of one command\n\n"
             "environment: PERFGATE_DB (database path), NO_COLOR, GITHUB_* on Actions\n"
             "exit codes: 0 pass, 1 regression or failed exact check, 2 usage or invalid input,\n"
-            "            3 infrastructure error (database, kernel or device)\n");
+            "            3 infrastructure error (database, kernel or device), 4 nothing compared\n"
+            "            (no baseline on this machine, or no case decided)\n");
 }
 
 int main(int argc, char **argv)

@@ -123,7 +123,7 @@ int pg_cli_post(const pg_report_data *d, const pg_cli_post_flags *pf)
     const char *sha = pf->sha ? pf->sha : og && og->head_sha ? og->head_sha : d->run->commit;
     const char *url = og && og->run_url ? og->run_url : d->run->ci_url;
     int64_t pr = pf->pr > 0 ? pf->pr : og ? og->pr : 0;
-    const char *state = d->cmp->exit_code ? "failure" : "success";
+    const char *state = NULL;
     char *marker = pg__asprintf("<!-- perfgate:%s -->", id);
     char *context = pf->context ? pg__strdup(pf->context) : pg__asprintf("perfgate/%s", id);
     pg_buf body = PG_BUF_INIT, desc = PG_BUF_INIT;
@@ -137,7 +137,7 @@ int pg_cli_post(const pg_report_data *d, const pg_cli_post_flags *pf)
     }
     ro.marker = marker;
     ro.max_bytes = PG_GH_COMMENT_LIMIT;
-    if ((err = pg_render_markdown(&body, d, &ro)) != 0 || (err = pg_render_summary_line(&desc, d->cmp)) != 0) {
+    if ((err = pg_render_markdown(&body, d, &ro)) != 0 || (err = pg_post_status_for(&state, &desc, d->cmp)) != 0) {
         rc = pg_cli_fail(err);
         goto cleanup;
     }

@@ -209,6 +209,8 @@ static int compare_history(pg_gate_result *r, const pg_suite_set *set, const pg_
     int err;
 
     so.allow_other_machine = o->allow_other_machine;
+    /* A branch named on purpose (the nightly's --branch nightly) compares with its own earlier runs. */
+    so.own_branch = o->meta.branch != NULL;
     if ((err = pg_stored_select(&st->stored, o->store, r->run, o->base, &so)) != 0)
         return err;
     r->nbases = st->stored.nbases;
@@ -280,8 +282,21 @@ int pg_gate_run(pg_gate_result *out, const pg_suite_set *set, const pg_gate_opti
         if ((err = pg_compare(&st->own_cmp, run, NULL, 0, NULL)) != 0)
             return err;
         out->cmp = st->own_cmp;
+        if (out->cmp->outcome == PG_OUTCOME_NOTHING_COMPARED) {
+            free(out->cmp->outcome_reason);
+            out->cmp->outcome_reason =
+                pg__strdup(opts->compare ? "no database to read a baseline from (--no-store); measure the base "
+                                           "build alongside with --base-build"
+                                         : "perfgate run measures and stores without comparing; perfgate gate "
+                                           "compares with a baseline");
+        }
+        /* `run` compares nothing by design: only its exact checks set its exit code. */
+        if (!opts->compare) {
+            out->exit_code = out->cmp->exit_code;
+            return 0;
+        }
     }
-    out->exit_code = out->cmp->exit_code;
+    out->exit_code = pg_outcome_exit_code(out->cmp);
     return 0;
 }
 

@@ -63,7 +63,7 @@ typedef struct pg_gate_options {
 
 typedef struct pg_gate_result {
     pg_run *run;              /* the head run (stored when a store was given) */
-    pg_comparison *cmp;       /* its verdicts; every case NEW when nothing was compared */
+    pg_comparison *cmp;       /* its verdicts and outcome; every case NEW when there was no baseline */
     int compared;             /* 1 when cmp holds a comparison with a baseline (stored or interleaved) */
     size_t nbases;            /* stored baseline runs compared (history mode) */
     const char *described;    /* how the stored baseline was chosen; NULL when none */
@@ -71,7 +71,8 @@ typedef struct pg_gate_result {
     const char *base_build;   /* interleaved: the base build (opts->base_build) */
     int rounds;               /* interleaved: the rounds measured */
     uint64_t seed;            /* interleaved: the seed of their order */
-    int exit_code;            /* 0 pass; 1 a case REGRESSED or an exact check failed */
+    int exit_code;            /* 0 pass; 1 a case REGRESSED or an exact check failed; 4 nothing compared
+                                 (cmp->outcome, gate only: `run` compares nothing by design) */
     int check_error_code;     /* the worst exit class (2 or 3) of exact checks that could not run; 0 */
     void *internal;
 } pg_gate_result;

@@ -6,6 +6,7 @@
 #include "gate/gate.h"
 
 #include "perfgate/errors.h"
+#include "util.h"
 
 #include <assert.h>
 #include <stdlib.h>
@@ -32,10 +33,42 @@ int pg_stored_select(pg_stored_comparison *out, pg_store *store, const pg_run *h
     return 0;
 }
 
+/*
+ * Without a baseline the comparison only knows that it had none; the
+ * selection knows what it searched and which runs it left out, and the
+ * reason has to say both, with the fix that fits.
+ */
+static int explain_no_baseline(pg_comparison *cmp, const pg_selection *sel)
+{
+    const char *searched = sel->searched ? sel->searched : "the default baseline";
+    char *reason;
+
+    if (sel->elsewhere)
+        reason = pg__asprintf("no baseline on this machine: %s, not used because timings do not compare across "
+                              "machines (searched for %s); measure the base build here with --base-build, run on a "
+                              "dedicated runner, or pass --allow-other-machine",
+                              sel->elsewhere, searched);
+    else
+        reason = pg__asprintf("no baseline yet: searched for %s and found none (a first run, or the database was "
+                              "not restored); this run is stored for later gates; to compare now, measure the base "
+                              "build with --base-build",
+                              searched);
+    if (!reason)
+        return pg_error_set(PG_ENOMEM, "out of memory explaining the outcome");
+    free(cmp->outcome_reason);
+    cmp->outcome_reason = reason;
+    return 0;
+}
+
 int pg_stored_compare(pg_stored_comparison *c, const pg_compare_options *co)
 {
+    int err;
+
     assert(c && c->head && !c->cmp);
-    return pg_compare(&c->cmp, c->head, (const pg_run *const *)c->bases, c->nbases, co);
+    if ((err = pg_compare(&c->cmp, c->head, (const pg_run *const *)c->bases, c->nbases, co)) != 0)
+        return err;
+    return c->nbases == 0 && c->cmp->outcome == PG_OUTCOME_NOTHING_COMPARED ? explain_no_baseline(c->cmp, &c->selection)
+                                                                            : 0;
 }
 
 int pg_compare_stored(pg_stored_comparison *out, pg_store *store, const char *head_sel, const char *base_sel,

@@ -364,10 +364,27 @@ char *pg_post_summary_text(const pg_report_data *d)
     pg_buf b = PG_BUF_INIT;
     const char *url = d->origin && d->origin->run_url ? d->origin->run_url : d->run->ci_url;
 
-    pg__buf_printf(&b, "perfgate %s: %s: ", d->run->suite_set ? d->run->suite_set : "", d->cmp->exit_code ? "FAIL" : "pass");
+    pg__buf_printf(&b, "perfgate %s: %s: ", d->run->suite_set ? d->run->suite_set : "",
+                   d->cmp->outcome == PG_OUTCOME_NOTHING_COMPARED ? "nothing compared"
+                   : d->cmp->exit_code                          ? "FAIL"
+                                                                : "pass");
     pg_render_summary_line(&b, d->cmp);
     pg__buf_printf(&b, " (%s @ %.12s)", d->run->branch ? d->run->branch : "?", d->run->commit ? d->run->commit : "?");
     if (url)
         pg__buf_printf(&b, " %s", url);
     return pg__buf_detach(&b);
+}
+
+int pg_post_status_for(const char **out_state, pg_buf *desc, const pg_comparison *cmp)
+{
+    size_t before = desc->len;
+
+    if (cmp->outcome == PG_OUTCOME_NOTHING_COMPARED) {
+        /* "error", not "success": a green check would vouch for changes nobody measured. */
+        *out_state = "error";
+        pg__buf_printf(desc, "nothing compared: %s", cmp->outcome_reason ? cmp->outcome_reason : "no case was decided");
+        return desc->len > before ? 0 : pg_error_set(PG_ENOMEM, "out of memory describing the status");
+    }
+    *out_state = pg_outcome_exit_code(cmp) ? "failure" : "success";
+    return pg_render_summary_line(desc, cmp) == 0 ? 0 : pg_error_set(PG_ENOMEM, "out of memory describing the status");
 }

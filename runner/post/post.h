@@ -135,4 +135,14 @@ int pg_post_origin_from_env(pg_report_origin *out);
 /** The short text of a run for a webhook or a status description ("perfgate cpu: 1 regression, ..."). */
 char *pg_post_summary_text(const pg_report_data *data);
 
+/**
+ * The commit status a comparison's outcome posts: PASS "success", FAIL
+ * "failure", both described by the summary line; NOTHING_COMPARED "error"
+ * (it must not read as a pass) described as "nothing compared: <reason>".
+ * GitHub cuts the description at 140 characters: the reason leads with its point.
+ * @param[out] out_state a static string.
+ * @param desc the description is appended here.
+ */
+int pg_post_status_for(const char **out_state, pg_buf *desc, const pg_comparison *cmp);
+
 #endif

@@ -181,7 +181,9 @@ int pg_render_json(pg_buf *out, const pg_report_data *d, const pg_report_options
     set(root, "github", o);
 
     o = json_object();
-    set(o, "exit_code", json_integer(cmp->exit_code));
+    set(o, "exit_code", json_integer(pg_outcome_exit_code(cmp)));
+    set(o, "outcome", str(pg_outcome_name(cmp->outcome)));
+    set(o, "outcome_reason", str(cmp->outcome_reason));
     set(o, "method", str(cmp->method));
     arr = json_object();
     for (v = 0; v < PG_VERDICT__COUNT; v++)
@@ -390,6 +392,7 @@ static int load_doc(pg_report_doc *doc, json_t *root, const char *name)
     json_t *run = json_object_get(root, "run"), *machine = json_object_get(root, "machine");
     json_t *gh = json_object_get(root, "github"), *sum = json_object_get(root, "summary");
     json_t *base = json_object_get(root, "baseline"), *arr, *it;
+    char *outcome;
     pg_run *r;
     size_t i;
     int err;
@@ -433,6 +436,15 @@ static int load_doc(pg_report_doc *doc, json_t *root, const char *name)
     doc->cmp->head = r;
     doc->cmp->method = get_str(sum, "method");
     doc->cmp->exit_code = (int)get_int(sum, "exit_code");
+    /* Reports from before outcomes existed carry only the exit code. */
+    outcome = get_str(sum, "outcome");
+    doc->cmp->outcome = outcome && strcmp(outcome, "NOTHING_COMPARED") == 0 ? PG_OUTCOME_NOTHING_COMPARED
+                        : doc->cmp->exit_code                               ? PG_OUTCOME_FAIL
+                                                                            : PG_OUTCOME_PASS;
+    free(outcome);
+    if (doc->cmp->outcome == PG_OUTCOME_NOTHING_COMPARED)
+        doc->cmp->exit_code = 0;
+    doc->cmp->outcome_reason = get_str(sum, "outcome_reason");
     doc->cmp->checks_total = (size_t)get_int(sum, "checks_total");
     doc->cmp->checks_failed = (size_t)get_int(sum, "checks_failed");
     arr = json_object_get(root, "verdicts");

@@ -171,20 +171,11 @@ static void head_lines(pg_buf *b, const pg_report_data *d, const pg_report_optio
 {
     const pg_comparison *cmp = d->cmp;
     const pg_run *run = d->run;
-    size_t reg = cmp->counts[PG_VERDICT_REGRESSED];
 
     if (o && o->marker)
         pg__buf_printf(b, "%s\n", o->marker);
-    pg__buf_printf(b, "### perfgate: %s", cmp->exit_code ? "FAIL" : "PASS");
-    if (reg || cmp->checks_failed) {
-        pg__buf_puts(b, " (");
-        if (reg)
-            pg__buf_printf(b, "%zu regression%s", reg, reg == 1 ? "" : "s");
-        if (cmp->checks_failed)
-            pg__buf_printf(b, "%s%zu failed exact check%s", reg ? ", " : "", cmp->checks_failed,
-                           cmp->checks_failed == 1 ? "" : "s");
-        pg__buf_puts(b, ")");
-    }
+    pg__buf_puts(b, "### ");
+    pg_render_title(b, cmp, md_text);
     pg__buf_puts(b, "\n\n**");
     pg_render_summary_line(b, cmp);
     pg__buf_puts(b, "**\n\n");
@@ -220,7 +211,7 @@ static void head_lines(pg_buf *b, const pg_report_data *d, const pg_report_optio
             pg__buf_puts(b, ")");
         }
     } else {
-        pg__buf_puts(b, "; no baseline yet, so this run becomes the baseline");
+        pg__buf_puts(b, "; no baseline run");
     }
     if (run->suite_set) {
         pg__buf_puts(b, " · suites ");

@@ -78,6 +78,32 @@ int pg_render_summary_line(pg_buf *out, const pg_comparison *cmp)
     return out->len > before ? 0 : PG_ENOMEM;
 }
 
+int pg_render_title(pg_buf *out, const pg_comparison *cmp, void (*reason_text)(pg_buf *out, const char *s))
+{
+    size_t reg = cmp->counts[PG_VERDICT_REGRESSED], before = out->len;
+
+    if (cmp->outcome == PG_OUTCOME_NOTHING_COMPARED) {
+        /* Never PASS: nothing was decided, and the reason says why and what to do. */
+        pg__buf_puts(out, "perfgate: nothing compared — ");
+        if (reason_text)
+            reason_text(out, cmp->outcome_reason ? cmp->outcome_reason : "no case was decided");
+        else
+            pg__buf_puts(out, cmp->outcome_reason ? cmp->outcome_reason : "no case was decided");
+        return out->len > before ? 0 : PG_ENOMEM;
+    }
+    pg__buf_printf(out, "perfgate: %s", pg_outcome_exit_code(cmp) ? "FAIL" : "PASS");
+    if (reg || cmp->checks_failed) {
+        pg__buf_puts(out, " (");
+        if (reg)
+            pg__buf_printf(out, "%zu regression%s", reg, reg == 1 ? "" : "s");
+        if (cmp->checks_failed)
+            pg__buf_printf(out, "%s%zu failed exact check%s", reg ? ", " : "", cmp->checks_failed,
+                           cmp->checks_failed == 1 ? "" : "s");
+        pg__buf_puts(out, ")");
+    }
+    return out->len > before ? 0 : PG_ENOMEM;
+}
+
 typedef struct order_item {
     double sortkey;
     size_t idx;

@@ -54,6 +54,9 @@ void pg_report_run_terminal(FILE *f, const pg_run *run, const pg_term_style *sty
 /** The comparison table: case, base, head, change with interval, verdict, reason. */
 void pg_report_compare_terminal(FILE *f, const pg_comparison *cmp, const pg_term_style *style);
 
+/** The title line "perfgate: nothing compared — <reason>" after a blank line; nothing for PASS and FAIL. */
+void pg_report_outcome_terminal(FILE *f, const pg_comparison *cmp);
+
 /*
  * Where a run sits on GitHub. Filled from GITHUB_EVENT_PATH and the
  * environment when the run is made, and carried in the JSON report so that
@@ -109,6 +112,13 @@ int pg_render_annotations(pg_buf *out, const pg_report_data *data, const pg_repo
 
 /** A short one-line summary ("1 regression, 3 unchanged; exact checks: 2 passed"). */
 int pg_render_summary_line(pg_buf *out, const pg_comparison *cmp);
+
+/**
+ * The title of a comparison, by its outcome: "perfgate: PASS", "perfgate:
+ * FAIL (1 regression)" or "perfgate: nothing compared — <reason>".
+ * @param reason_text appends the reason (markdown escapes it); NULL: as is.
+ */
+int pg_render_title(pg_buf *out, const pg_comparison *cmp, void (*reason_text)(pg_buf *out, const char *s));
 
 /** The schema version written in the JSON report. */
 #define PG_REPORT_JSON_SCHEMA 1

@@ -264,6 +264,16 @@ static void render_compare(pg_buf *b, const pg_comparison *cmp, int color)
     pg__buf_printf(b, "method: %s\n", cmp->method ? cmp->method : "-");
 }
 
+/* A pass or a fail is read from the table; "nothing compared" has no table to read it from, so it gets a line. */
+static void outcome_line(pg_buf *b, const pg_comparison *cmp)
+{
+    if (cmp->outcome != PG_OUTCOME_NOTHING_COMPARED)
+        return;
+    pg__buf_puts(b, "\n");
+    pg_render_title(b, cmp, NULL);
+    pg__buf_puts(b, "\n");
+}
+
 int pg_render_terminal(pg_buf *out, const pg_report_data *data, const pg_report_options *opts)
 {
     int color = opts && opts->color;
@@ -273,6 +283,8 @@ int pg_render_terminal(pg_buf *out, const pg_report_data *data, const pg_report_
         pg__buf_puts(out, "\n");
         render_compare(out, data->cmp, color);
     }
+    if (data->cmp)
+        outcome_line(out, data->cmp);
     return out->ptr ? 0 : pg_error_set(PG_ENOMEM, "out of memory rendering the terminal table");
 }
 
@@ -291,6 +303,16 @@ void pg_report_compare_terminal(FILE *f, const pg_comparison *cmp, const pg_term
     pg_buf b = PG_BUF_INIT;
 
     render_compare(&b, cmp, style && style->color);
+    if (b.ptr)
+        fputs(b.ptr, f);
+    pg__buf_free(&b);
+}
+
+void pg_report_outcome_terminal(FILE *f, const pg_comparison *cmp)
+{
+    pg_buf b = PG_BUF_INIT;
+
+    outcome_line(&b, cmp);
     if (b.ptr)
         fputs(b.ptr, f);
     pg__buf_free(&b);

@@ -16,9 +16,29 @@ void pg_selection_free(pg_selection *sel)
         return;
     free(sel->ids);
     free(sel->described);
-    sel->ids = NULL;
-    sel->count = 0;
-    sel->described = NULL;
+    free(sel->searched);
+    free(sel->elsewhere);
+    memset(sel, 0, sizeof(*sel));
+}
+
+/* Appends `part` (owned, may be NULL after a failed allocation) to *s, after `sep` when *s is not empty. */
+static int append(char **s, const char *sep, char *part)
+{
+    char *joined;
+
+    if (!part)
+        return pg_error_set(PG_ENOMEM, "out of memory selecting runs");
+    if (!*s) {
+        *s = part;
+        return 0;
+    }
+    joined = pg__asprintf("%s%s%s", *s, sep, part);
+    free(part);
+    if (!joined)
+        return pg_error_set(PG_ENOMEM, "out of memory selecting runs");
+    free(*s);
+    *s = joined;
+    return 0;
 }
 
 static int parse_id(int64_t *out, const char *s)
@@ -95,6 +115,68 @@ static int refuse_machine(const pg_run_info *head, const pg_run_info *base, cons
                         what, (long long)base->id, base->machine_hash, head->machine_hash);
 }
 
+/* The CPU model in a run's machine fingerprint; "unknown" when the run or its fingerprint lacks one. */
+static char *cpu_of(pg_store *store, int64_t id)
+{
+    pg_run *run = NULL;
+    json_t *fp = NULL;
+    char *cpu;
+
+    if (pg_store_load_run(&run, store, id) == 0 && run->machine_json)
+        fp = json_loads(run->machine_json, 0, NULL);
+    cpu = pg__strdup(json_string_value(json_object_get(fp, "cpu_model")));
+    json_decref(fp);
+    pg_run_free(run);
+    return cpu ? cpu : pg__strdup("unknown");
+}
+
+/* At most this many runs from other machines are counted for the message. */
+#define ELSEWHERE_MAX 1000
+
+/*
+ * Notes in out->elsewhere the runs of `list` (which matched `what` on any
+ * machine) that another machine measured: the default selection leaves them
+ * out, and the message that nothing was compared must say they exist.
+ */
+static int from_other_machine(const pg_run_info *r, const pg_run_info *head)
+{
+    return r->id != head->id && r->machine_hash && !same_machine(r, head);
+}
+
+static int note_elsewhere(pg_selection *out, pg_store *store, const pg_run_list *list, const pg_run_info *head,
+                          const char *what)
+{
+    const pg_run_info *newest = NULL;
+    size_t i, j, n = 0, machines = 0;
+    char *cpu, *part;
+
+    for (i = 0; i < list->count; i++) {
+        const pg_run_info *r = &list->items[i];
+        if (!from_other_machine(r, head))
+            continue;
+        for (j = 0; j < i; j++)
+            if (from_other_machine(&list->items[j], head) && strcmp(list->items[j].machine_hash, r->machine_hash) == 0)
+                break;
+        machines += j == i;
+        if (!newest)
+            newest = r;
+        n++;
+    }
+    if (!n)
+        return 0;
+    cpu = cpu_of(store, newest->id);
+    if (machines == 1)
+        part = pg__asprintf("%zu%s run%s of %s from another machine (cpu '%s', fingerprint %.12s)", n,
+                            list->count >= ELSEWHERE_MAX ? "+" : "", n == 1 ? "" : "s", what, cpu ? cpu : "unknown",
+                            newest->machine_hash);
+    else
+        part = pg__asprintf("%zu%s runs of %s from %zu other machines (newest: cpu '%s', fingerprint %.12s)", n,
+                            list->count >= ELSEWHERE_MAX ? "+" : "", what, machines, cpu ? cpu : "unknown",
+                            newest->machine_hash);
+    free(cpu);
+    return append(&out->elsewhere, "; ", part);
+}
+
 static char *describe(const pg_run_info *b, const char *prefix, size_t more)
 {
     int64_t age = pg__now_unix() - b->started_at;
@@ -119,7 +201,7 @@ static int add_id(pg_selection *out, int64_t id)
  * Takes up to `want` runs matching `f` (the head excluded), on the head's
  * machine unless `allow`. When none is on this machine but some are on
  * another, `refuse` turns that into PG_EMACHINE; otherwise the selection
- * stays empty.
+ * stays empty and out->elsewhere names them (`what`: "branch 'main'").
  */
 static int pick(pg_selection *out, pg_store *store, pg_run_filter f, const pg_run_info *head, size_t want, int allow,
                 int refuse, const char *what, const char *prefix)
@@ -147,12 +229,16 @@ static int pick(pg_selection *out, pg_store *store, pg_run_filter f, const pg_ru
         free(out->described);
         out->described = d;
     }
-    if (out->count == 0 && refuse && f.machine_hash) {
+    if (out->count == 0 && f.machine_hash) {
         pg_run_list_free(&list);
         f.machine_hash = NULL;
-        f.limit = 2;
+        f.limit = refuse ? 2 : ELSEWHERE_MAX;
         if ((err = pg_store_list_runs(&list, store, &f)) != 0)
             return err;
+        if (!refuse) {
+            err = note_elsewhere(out, store, &list, head, what);
+            goto cleanup;
+        }
         for (i = 0; i < list.count; i++)
             if (list.items[i].id != head->id) {
                 err = refuse_machine(head, &list.items[i], what);
@@ -183,45 +269,92 @@ static void read_event(char **out_base_sha, char **out_default_branch, const cha
     json_decref(ev);
 }
 
+/* Events that measure a branch on its own, like a nightly: they compare with that branch's earlier runs. */
+static int own_branch_event(const char *event_name)
+{
+    return event_name && (strcmp(event_name, "schedule") == 0 || strcmp(event_name, "workflow_dispatch") == 0);
+}
+
+/* One step of the default search: notes it in out->searched, then picks. `label` names the runs for messages. */
+static int search(pg_selection *out, pg_store *store, pg_run_filter f, const pg_run_info *head, size_t want,
+                  const pg_select_options *o, const char *searched, const char *label, const char *prefix)
+{
+    int err;
+
+    if ((err = append(&out->searched, ", then ", pg__strdup(searched))) != 0)
+        return err;
+    return pick(out, store, f, head, want, o->allow_other_machine, 0, label, prefix);
+}
+
 static int select_default(pg_selection *out, pg_store *store, const pg_run_info *head, const pg_select_options *o)
 {
     const char *event_path = o->event_path ? o->event_path : getenv("GITHUB_EVENT_PATH");
+    const char *event_name = o->event_name ? o->event_name : getenv("GITHUB_EVENT_NAME");
     const char *base_ref = getenv("GITHUB_BASE_REF"), *branch;
-    char *base_sha = NULL, *event_branch = NULL, *prefix = NULL;
+    char *base_sha = NULL, *event_branch = NULL, *prefix = NULL, *text = NULL, *label = NULL;
     int ci = event_path && *event_path, err = 0;
     pg_run_filter f = {0};
 
     read_event(&base_sha, &event_branch, event_path);
-    if (base_sha) {
-        /* A pull request: its base commit is what the change is measured against. */
-        f.commit = base_sha;
-        prefix = pg__asprintf("the pull request's base commit %.12s: ", base_sha);
-        if ((err = pick(out, store, f, head, 1, o->allow_other_machine, 0, "the base commit", prefix)) != 0 ||
-            out->count)
-            goto cleanup;
-        f.commit = NULL;
-    }
-    if (!ci) {
-        f.branch = head->branch;
-        f.before_id = head->id;
-        if ((err = pick(out, store, f, head, 1, o->allow_other_machine, 0, "the previous run", NULL)) != 0 ||
-            out->count)
-            goto cleanup;
-    }
     branch = o->default_branch           ? o->default_branch
              : base_ref && *base_ref     ? base_ref
              : event_branch              ? event_branch
                                          : "main";
+    if (base_sha) {
+        /* A pull request: its base commit is what the change is measured against. */
+        f.commit = base_sha;
+        prefix = pg__asprintf("the pull request's base commit %.12s: ", base_sha);
+        text = pg__asprintf("the pull request's base commit %.12s", base_sha);
+        label = pg__asprintf("the base commit %.12s", base_sha);
+        if (!prefix || !text || !label) {
+            err = pg_error_set(PG_ENOMEM, "out of memory selecting runs");
+            goto cleanup;
+        }
+        if ((err = search(out, store, f, head, 1, o, text, label, prefix)) != 0 || out->count)
+            goto cleanup;
+        f.commit = NULL;
+    } else if (!ci || o->own_branch || own_branch_event(event_name)) {
+        /*
+         * A nightly, a branch named on purpose, or a run outside CI: its own
+         * earlier runs, pooled, so the spread between runs is measured rather
+         * than assumed. A nightly never falls back to another branch: what
+         * runs on main is another configuration.
+         */
+        f.branch = head->branch;
+        f.before_id = head->id;
+        free(text);
+        free(label);
+        text = pg__asprintf("the previous %d runs of branch '%s'", PG_SELECT_DEFAULT_POOL,
+                            head->branch ? head->branch : "?");
+        label = pg__asprintf("branch '%s'", head->branch ? head->branch : "?");
+        if (!text || !label) {
+            err = pg_error_set(PG_ENOMEM, "out of memory selecting runs");
+            goto cleanup;
+        }
+        if ((err = search(out, store, f, head, PG_SELECT_DEFAULT_POOL, o, text, label, NULL)) != 0 || out->count ||
+            ci || (head->branch && strcmp(head->branch, branch) == 0))
+            goto cleanup;
+    }
     f.branch = branch;
     f.before_id = head->id;
     free(prefix);
+    free(text);
+    free(label);
     prefix = pg__asprintf("the default branch %s: ", branch);
-    err = pick(out, store, f, head, 1, o->allow_other_machine, 0, "the default branch", prefix);
+    text = pg__asprintf("the newest run of branch '%s'", branch);
+    label = pg__asprintf("branch '%s'", branch);
+    if (!prefix || !text || !label) {
+        err = pg_error_set(PG_ENOMEM, "out of memory selecting runs");
+        goto cleanup;
+    }
+    err = search(out, store, f, head, 1, o, text, label, prefix);
 
 cleanup:
     free(base_sha);
     free(event_branch);
     free(prefix);
+    free(text);
+    free(label);
     return err;
 }
 
@@ -326,6 +459,14 @@ int pg_select_base(pg_selection *out, pg_store *store, const char *selector, int
                            "unknown baseline selector '%s' (use an id, commit:SHA, branch:NAME, last:K or pin:NAME)",
                            selector);
     }
+
+    /* What was looked for, so that an empty selection can say so. */
+    if (!err && selector)
+        err = append(&out->searched, ", then ", pg__asprintf("'%s'", selector));
+    if (!err)
+        err = append(&out->searched, "",
+                     opts->allow_other_machine || !h->machine_hash ? pg__strdup(" on any machine")
+                                                                   : pg__asprintf(" on machine %.12s", h->machine_hash));
 
 cleanup:
     pg_run_list_free(&head);

@@ -21,7 +21,12 @@
 typedef struct pg_selection {
     int64_t *ids;     /* newest first */
     size_t count;
-    char *described;  /* "run 12 (main @ abc1234, 2 h old)" for logs */
+    char *described;  /* "run 12 (main @ abc1234, 2 h old)" for logs; NULL when nothing was found */
+    char *searched;   /* what was looked for, also when nothing was found: "the pull request's base commit
+                         1a2b3c4d5e6f, then the newest run of branch 'main', on machine 0123456789ab" */
+    char *elsewhere;  /* runs that matched but were measured on another machine, and were therefore left out:
+                         "3 runs of branch 'main' from another machine (cpu 'X', fingerprint 89abcdef0123)";
+                         NULL when none */
 } pg_selection;
 
 void pg_selection_free(pg_selection *sel);
@@ -31,22 +36,33 @@ typedef struct pg_select_options {
     int allow_other_machine;    /* take runs measured on another machine */
     const char *event_path;     /* GitHub event JSON; NULL: $GITHUB_EVENT_PATH */
     const char *default_branch; /* NULL: $GITHUB_BASE_REF, the event's default_branch, else "main" */
+    const char *event_name;     /* GitHub event name; NULL: $GITHUB_EVENT_NAME */
+    int own_branch;             /* the head's branch was named explicitly (--branch): pool its own runs */
 } pg_select_options;
 
 #define PG_SELECT_OPTIONS_VERSION 1
-#define PG_SELECT_OPTIONS_INIT {PG_SELECT_OPTIONS_VERSION, 0, NULL, NULL}
+#define PG_SELECT_OPTIONS_INIT {PG_SELECT_OPTIONS_VERSION, 0, NULL, NULL, NULL, 0}
+
+/** Runs of its own branch the default selection pools, so run-to-run drift is measured. */
+#define PG_SELECT_DEFAULT_POOL 5
 
 /** Resolves the head selector (NULL or "latest": the newest run). */
 int pg_select_head(int64_t *out_id, pg_store *store, const char *selector);
 
 /**
  * Resolves a baseline selector relative to the head run `head_id`.
- * NULL means the default baseline: in CI (a GitHub event file), the newest
- * run of the pull request's base commit, else the newest run on the default
- * branch; outside CI, the newest earlier run on the head's branch, else on
- * the default branch. Always on the head's machine.
+ * NULL means the default baseline, always on the head's machine:
+ * - a pull request (the event names its base commit): the newest run of
+ *   that commit, else the newest run on the default branch;
+ * - a `schedule` or `workflow_dispatch` event, a branch named explicitly
+ *   (opts->own_branch), or outside CI (no event file): the previous
+ *   PG_SELECT_DEFAULT_POOL runs of the head's own branch, pooled; outside
+ *   CI a branch without earlier runs falls back to the newest run on the
+ *   default branch;
+ * - other CI events (a push): the newest run on the default branch.
  * Runs never include the head itself. An empty selection is not an error
- * (a first run has no baseline).
+ * (a first run has no baseline): out->searched says what was looked for and
+ * out->elsewhere which runs exist on other machines.
  * @param[out] out the runs; free with pg_selection_free().
  * @param opts NULL: PG_SELECT_OPTIONS_INIT (other machines refused).
  */

@@ -3,6 +3,7 @@
  * CPU kernel and a real SQLite file: the steps it reports and their order,
  * what it stores, when it compares and with what, and what it refuses.
  */
+#include "fixture.h"
 #include "support.h"
 
 #include "gate/gate.h"
@@ -52,6 +53,10 @@ static void setup(void)
     const char *paths[1];
     pg_suite_options so = PG_SUITE_OPTIONS_INIT;
 
+    /* The baseline a gate looks for depends on the GitHub event; a real CI job must not leak in. */
+    unsetenv("GITHUB_EVENT_PATH");
+    unsetenv("GITHUB_EVENT_NAME");
+    unsetenv("GITHUB_BASE_REF");
     tmp = pg_test_tmpdir();
     path = pg_test_write(tmp, "g.yaml", suite_yaml);
     db = pg__asprintf("%s/gate.db", tmp);
@@ -112,9 +117,120 @@ Test(gate, a_first_gate_stores_its_run_and_compares_nothing)
     cr_expect_eq(r.nbases, 0);
     cr_expect_eq(r.compared, 0, "nothing was compared, and the result says so");
     cr_expect_eq(r.cmp->counts[PG_VERDICT_NEW], 2);
-    cr_expect_eq(r.exit_code, 0);
+    cr_expect_eq(r.cmp->outcome, PG_OUTCOME_NOTHING_COMPARED, "no baseline is not a pass");
+    cr_expect_eq(r.exit_code, 4);
     cr_expect_eq(stored_runs(), 1);
     pg_gate_result_free(&r);
+}
+
+/* The reason of a gate that compared nothing names what it searched, on which machine, and the fix. */
+Test(gate, a_first_gate_says_what_it_searched)
+{
+    steps s = {0};
+    pg_gate_options go = options(1, &s);
+    pg_gate_result r;
+    char machine[13];
+
+    pg_assert_ok(pg_gate_run(&r, &set, &go));
+    cr_assert(r.cmp->outcome_reason != NULL);
+    snprintf(machine, sizeof(machine), "%s", r.run->machine_hash);
+    cr_expect(strstr(r.cmp->outcome_reason, "no baseline yet: searched for the previous 5 runs of branch 'main' on "
+                                            "machine ") != NULL,
+              "%s", r.cmp->outcome_reason);
+    cr_expect(strstr(r.cmp->outcome_reason, machine) != NULL, "%s", r.cmp->outcome_reason);
+    cr_expect(strstr(r.cmp->outcome_reason, "--base-build") != NULL, "%s", r.cmp->outcome_reason);
+    pg_gate_result_free(&r);
+}
+
+Test(gate, a_baseline_only_from_another_machine_compares_nothing_and_says_so)
+{
+    steps s = {0};
+    pg_gate_options go = options(1, &s);
+    pg_gate_result r;
+
+    pg_test_store_foreign_runs(store, 1, "main", "0ther0ther0ther0ther", "Other CPU 9000");
+    pg_assert_ok(pg_gate_run(&r, &set, &go));
+    cr_expect_eq(r.nbases, 0);
+    cr_expect_eq(r.exit_code, 4);
+    cr_assert(r.cmp->outcome_reason != NULL);
+    cr_expect(strstr(r.cmp->outcome_reason, "no baseline on this machine: 1 run of branch 'main' from another "
+                                            "machine (cpu 'Other CPU 9000', fingerprint 0ther0ther0t)") != NULL,
+              "%s", r.cmp->outcome_reason);
+    cr_expect(strstr(r.cmp->outcome_reason, "--allow-other-machine") != NULL, "%s", r.cmp->outcome_reason);
+    pg_gate_result_free(&r);
+
+    /* Allowed, the foreign run is the baseline. */
+    go.allow_other_machine = 1;
+    pg_assert_ok(pg_gate_run(&r, &set, &go));
+    cr_expect_eq(r.nbases, 2, "the pool takes the foreign run and the first gate's");
+    pg_gate_result_free(&r);
+}
+
+Test(gate, every_case_unsure_compares_nothing)
+{
+    steps s = {0};
+    pg_gate_options go = options(1, &s);
+    pg_gate_result first, r;
+    pg_run *bare;
+    size_t i;
+
+    /* A baseline with summaries but no raw samples: every case is UNSURE, nothing is decided. */
+    pg_assert_ok(pg_gate_run(&first, &set, &go));
+    pg_assert_ok(pg_store_load_run(&bare, store, first.run->id));
+    free(bare->uuid);
+    bare->uuid = pg__strdup("00000000-0000-4000-8000-000000000099");
+    bare->id = 0;
+    for (i = 0; i < bare->nresults; i++) {
+        free(bare->results[i].samples);
+        bare->results[i].samples = NULL;
+        bare->results[i].nsamples = 0;
+    }
+    pg_assert_ok(pg_store_save_run(store, bare));
+    go.base = "2";
+    pg_assert_ok(pg_gate_run(&r, &set, &go));
+    cr_expect_eq(r.nbases, 1);
+    cr_expect_eq(r.cmp->counts[PG_VERDICT_UNSURE], 2);
+    cr_expect_eq(r.cmp->outcome, PG_OUTCOME_NOTHING_COMPARED);
+    cr_expect_eq(r.exit_code, 4);
+    cr_expect(r.cmp->outcome_reason && strstr(r.cmp->outcome_reason, "no case was decided (2 UNSURE)"), "%s",
+              r.cmp->outcome_reason);
+    pg_gate_result_free(&r);
+    pg_gate_result_free(&first);
+    pg_run_free(bare);
+}
+
+Test(gate, a_real_regression_still_fails_with_exit_1)
+{
+#ifdef PG_TEST_HOOKS
+    /* One case long enough, and slowed enough (5x), that a loaded machine cannot blur it. */
+    static const char slow_yaml[] = "suite: r\n"
+                                    "defaults: {threads: 1, min_run_time: 60ms, min_samples: 15, warmup: 5ms}\n"
+                                    "benchmarks:\n"
+                                    "  - {name: slow, kernel: sgemm, params: {n: 64}}\n";
+    pg_suite_options so = PG_SUITE_OPTIONS_INIT;
+    pg_suite *one = NULL;
+    pg_suite_set slow_set;
+    steps s = {0};
+    pg_gate_options go = options(1, &s);
+    pg_gate_result first, second;
+
+    pg_assert_ok(pg_suite_load_buffer(&one, "r.yaml", slow_yaml, sizeof(slow_yaml) - 1, &so, NULL));
+    slow_set.suites = &one;
+    slow_set.count = 1;
+    pg_assert_ok(pg_gate_run(&first, &slow_set, &go));
+    setenv("PG_TEST_SLOWDOWN", "r/slow*=5", 1);
+    pg_assert_ok(pg_gate_run(&second, &slow_set, &go));
+    unsetenv("PG_TEST_SLOWDOWN");
+    cr_expect_eq(second.cmp->counts[PG_VERDICT_REGRESSED], 1, "%s: %s", pg_verdict_name(second.cmp->cases[0].verdict),
+                 second.cmp->cases[0].reason);
+    cr_expect_eq(second.cmp->outcome, PG_OUTCOME_FAIL);
+    cr_expect_eq(second.exit_code, 1, "a regression wins over everything the outcome could say");
+    pg_gate_result_free(&first);
+    pg_gate_result_free(&second);
+    pg_suite_free(one);
+#else
+    cr_skip_test("built without PG_TEST_HOOKS");
+#endif
 }
 
 Test(gate, a_second_gate_compares_with_the_first_as_compare_does)
@@ -157,6 +273,8 @@ Test(gate, a_run_without_compare_neither_selects_nor_compares)
     cr_expect_eq(s.seen[1], PG_GATE_STORED);
     cr_expect_eq(r.compared, 0);
     cr_expect_eq(r.cmp->counts[PG_VERDICT_NEW], 2);
+    cr_expect_eq(r.exit_code, 0, "run compares nothing by design: no exit 4");
+    cr_expect(r.cmp->outcome_reason && strstr(r.cmp->outcome_reason, "perfgate run"), "%s", r.cmp->outcome_reason);
     pg_gate_result_free(&r);
 }
 
@@ -204,6 +322,7 @@ Test(gate, a_gate_without_a_store_measures_and_compares_nothing)
     cr_expect_eq(s.seen[0], PG_GATE_MEASURED);
     cr_expect_eq(r.run->id, 0);
     cr_expect_eq(r.compared, 0);
+    cr_expect_eq(r.exit_code, 4);
     cr_expect_eq(stored_runs(), 0);
     pg_gate_result_free(&r);
 }

@@ -123,10 +123,11 @@ Test(post_cli, gate_posts_one_sticky_comment_and_the_token_never_leaks)
     fakegh_set_user_status(s, 403);
     actions_env(&e, tmp, s, TOKEN);
     pg_test_run(&p1, tmp, (const char *const *)e.vars, argv);
-    cr_assert_eq(p1.status, 0, "first gate: %d\n%s\n%s", p1.status, p1.out, p1.err);
+    cr_assert_eq(p1.status, 4, "first gate: nothing compared: %d\n%s\n%s", p1.status, p1.out, p1.err);
     cr_assert(strstr(p1.err, "created comment") != NULL, "%s", p1.err);
     pg_test_run(&p2, tmp, (const char *const *)e.vars, argv);
-    cr_assert(p2.status == 0 || p2.status == 1, "second gate: %d\n%s", p2.status, p2.err);
+    /* Neither the base commit nor main was measured: the second gate compares nothing either. */
+    cr_assert_eq(p2.status, 4, "second gate: %d\n%s", p2.status, p2.err);
     cr_assert(strstr(p2.err, "updated comment") != NULL, "%s", p2.err);
     cr_assert_eq(fakegh_comment_count(s, 7), 1, "the second gate did not update the sticky comment");
 
@@ -137,6 +138,9 @@ Test(post_cli, gate_posts_one_sticky_comment_and_the_token_never_leaks)
             statuses++;
             cr_assert_str_eq(r->path, "/repos/acme/kernels/statuses/" HEAD_SHA);
             cr_assert(strstr(r->body, "\"context\":\"perfgate/tiny\"") != NULL, "%s", r->body);
+            /* Nothing compared is never a green check. */
+            cr_assert(strstr(r->body, "\"state\":\"error\"") != NULL, "%s", r->body);
+            cr_assert(strstr(r->body, "\"description\":\"nothing compared: no baseline yet") != NULL, "%s", r->body);
         }
         /* The server did get the token: the test would prove nothing otherwise. */
         if (strcmp(r->path, "/graphql") != 0 && !strstr(r->path, "/hooks/"))
@@ -146,7 +150,10 @@ Test(post_cli, gate_posts_one_sticky_comment_and_the_token_never_leaks)
 
     /* The job summary holds both gates' markdown. */
     pg_assert_ok(pg__read_file(&text, &len, sum));
-    cr_assert(strstr(text, "### perfgate: PASS") != NULL, "%s", text);
+    cr_assert(strstr(text, "### perfgate: nothing compared — no baseline yet: searched for the pull request's base "
+                           "commit 000000000000, then the newest run of branch 'main'") != NULL,
+              "%s", text);
+    cr_assert(strstr(text, "PASS") == NULL, "%s", text);
     cr_assert(strstr(text, "`tiny/sgemm[n=16]@1:cpu`") != NULL, "%s", text);
     cr_assert(len < 1024 * 1024);
     free(text);
@@ -187,7 +194,7 @@ Test(post_cli, forbidden_is_a_warning_and_the_exit_code_is_unchanged)
     fakegh_fail_next(s, NULL, "/repos/", 403, NULL, NULL, 100);
     actions_env(&e, tmp, s, TOKEN);
     pg_test_run(&p, tmp, (const char *const *)e.vars, gate);
-    cr_assert_eq(p.status, 0, "a 403 changed the gate's exit code: %d\n%s", p.status, p.err);
+    cr_assert_eq(p.status, 4, "a 403 changed the gate's exit code: %d\n%s", p.status, p.err);
     cr_assert(strstr(p.err, "warning") && strstr(p.err, "403"), "%s", p.err);
     cr_assert(strstr(p.out, "::warning title=perfgate the PR comment skipped::") != NULL, "%s", p.out);
     pg_proc_free(&p);

@@ -1,7 +1,9 @@
 /*
  * select_test.c - baseline selectors on a real SQLite file: ids, commit:,
- * branch:, last:K, pin:NAME, machine refusal, and the CI default (the pull
- * request's base commit from a GitHub event file, else the default branch).
+ * branch:, last:K, pin:NAME, machine refusal, and the default (the pull
+ * request's base commit from a GitHub event file, else the default branch;
+ * a nightly's and a local run's own branch, pooled), with what it searched
+ * and the runs it left out when it found nothing.
  */
 #include "support.h"
 
@@ -19,6 +21,7 @@ static void setup(void)
 {
     /* The tests decide what CI looks like; a real CI job must not leak in. */
     unsetenv("GITHUB_EVENT_PATH");
+    unsetenv("GITHUB_EVENT_NAME");
     unsetenv("GITHUB_BASE_REF");
     tmp = pg_test_tmpdir();
     dbpath = pg__asprintf("%s/sel.db", tmp);
@@ -46,7 +49,7 @@ static int64_t save(const char *branch, const char *commit, const char *machine)
     run->commit = pg__strdup(commit);
     run->suite_set = pg__strdup("t");
     run->machine_hash = pg__strdup(machine);
-    run->machine_json = pg__asprintf("{\"name\":\"%s\"}", machine);
+    run->machine_json = pg__asprintf("{\"name\":\"%s\", \"cpu_model\":\"%s CPU\"}", machine, machine);
     run->started_at = run->finished_at = pg__now_unix();
     pg_assert_ok(pg_run_add_result(&r, run));
     r->key = pg__strdup("t/a@1:cpu");
@@ -150,9 +153,12 @@ Test(select, other_machine_is_refused_unless_allowed)
     s = sel_of("branch:main", head, &o);
     cr_assert_eq(s.ids[0], other);
     pg_selection_free(&s);
-    /* The default selection quietly stays on this machine: no baseline rather than a wrong one. */
+    /* The default selection stays on this machine: no baseline rather than a wrong one, and it says why. */
     s = sel_of(NULL, head, NULL);
     cr_assert_eq(s.count, 0);
+    cr_assert_str_eq(s.searched, "the previous 5 runs of branch 'feat', then the newest run of branch 'main' on "
+                                 "machine M");
+    cr_assert_str_eq(s.elsewhere, "1 run of branch 'main' from another machine (cpu 'OTHER CPU', fingerprint OTHER)");
     pg_selection_free(&s);
 }
 
@@ -191,14 +197,23 @@ Test(select, pinned_sets)
     cr_assert_eq(pg_select_base(&s, store, "pin:foreign", head, NULL), PG_EMACHINE);
 }
 
-Test(select, default_outside_ci_is_the_previous_run_else_the_default_branch)
+Test(select, default_outside_ci_pools_the_branch_else_the_default_branch)
 {
-    int64_t m1 = save("main", "aaaa", "M"), f1 = save("feat", "bbbb", "M"), f2 = save("feat", "cccc", "M");
-    int64_t g1 = save("other", "dddd", "M");
+    int64_t m1 = save("main", "aaaa", "M"), f[7], g1, head;
     pg_selection s;
+    int i;
 
-    s = sel_of(NULL, f2, NULL);
-    cr_assert_eq(s.ids[0], f1);
+    for (i = 0; i < 7; i++)
+        f[i] = save("feat", "bbbb", i == 5 ? "OTHER" : "M");
+    head = save("feat", "cccc", "M");
+    g1 = save("other", "dddd", "M");
+    s = sel_of(NULL, head, NULL);
+    cr_assert_eq(s.count, PG_SELECT_DEFAULT_POOL, "drift is measured on a pool, not assumed from one run");
+    cr_assert_eq(s.ids[0], f[6]);
+    cr_assert_eq(s.ids[1], f[4], "the other machine's run is left out");
+    cr_assert_eq(s.ids[4], f[1]);
+    cr_assert(strstr(s.described, "and 4 earlier runs") != NULL, "%s", s.described);
+    cr_assert_str_eq(s.searched, "the previous 5 runs of branch 'feat' on machine M");
     pg_selection_free(&s);
     /* A branch's first run falls back to the default branch. */
     s = sel_of(NULL, g1, NULL);
@@ -255,5 +270,100 @@ Test(select, default_in_ci_without_the_base_commit_is_the_default_branch)
     cr_assert_eq(s.ids[0], f1);
     pg_selection_free(&s);
     unsetenv("GITHUB_BASE_REF");
+    free(ev);
+}
+
+/* A GitHub event file of the given kind: a scheduled nightly carries no pull request. */
+static char *schedule_event(void)
+{
+    return pg_test_write(tmp, "event.json", "{\"schedule\": \"17 3 * * *\", \"repository\": {\"default_branch\": "
+                                            "\"main\"}}");
+}
+
+Test(select, a_nightly_compares_with_its_own_previous_nights)
+{
+    pg_select_options o = PG_SELECT_OPTIONS_INIT;
+    int64_t n1, n2;
+    pg_selection s;
+    char *ev = schedule_event();
+
+    o.event_path = ev;
+    o.event_name = "schedule";
+    save("main", "1111aaaa", "M");
+    n1 = save("nightly", "2222bbbb", "M");
+    /* The first night: main's runs are another configuration, so nothing is compared, and it says what it searched. */
+    s = sel_of(NULL, n1, &o);
+    cr_assert_eq(s.count, 0);
+    cr_assert_str_eq(s.searched, "the previous 5 runs of branch 'nightly' on machine M");
+    cr_assert_null(s.elsewhere);
+    pg_selection_free(&s);
+    save("main", "3333cccc", "M");
+    n2 = save("nightly", "4444dddd", "M");
+    /* The second night compares with the first, not with the newest main run. */
+    s = sel_of(NULL, n2, &o);
+    cr_assert_eq(s.count, 1);
+    cr_assert_eq(s.ids[0], n1);
+    pg_selection_free(&s);
+    /* workflow_dispatch is a nightly run by hand: the same rule. */
+    o.event_name = "workflow_dispatch";
+    s = sel_of(NULL, n2, &o);
+    cr_assert_eq(s.count, 1);
+    cr_assert_eq(s.ids[0], n1);
+    pg_selection_free(&s);
+    free(ev);
+}
+
+Test(select, an_explicit_branch_in_ci_pools_its_own_runs)
+{
+    pg_select_options o = PG_SELECT_OPTIONS_INIT;
+    int64_t b1, b2, head;
+    pg_selection s;
+    char *ev = pg_test_write(tmp, "event.json", "{\"repository\": {\"default_branch\": \"main\"}}");
+
+    o.event_path = ev;
+    o.event_name = "push";
+    save("main", "1111aaaa", "M");
+    b1 = save("bench", "2222bbbb", "M");
+    b2 = save("bench", "3333cccc", "M");
+    head = save("bench", "4444dddd", "M");
+    /* A push without --branch compares with the default branch ... */
+    s = sel_of(NULL, head, &o);
+    cr_assert_eq(s.count, 1);
+    cr_assert(s.ids[0] != b1 && s.ids[0] != b2);
+    pg_selection_free(&s);
+    /* ... a branch named on purpose with its own earlier runs, pooled. */
+    o.own_branch = 1;
+    s = sel_of(NULL, head, &o);
+    cr_assert_eq(s.count, 2);
+    cr_assert_eq(s.ids[0], b2);
+    cr_assert_eq(s.ids[1], b1);
+    pg_selection_free(&s);
+    free(ev);
+}
+
+Test(select, an_empty_pull_request_search_names_the_base_commit_and_branch_not_the_head)
+{
+    pg_select_options o = PG_SELECT_OPTIONS_INIT;
+    int64_t head;
+    pg_selection s;
+    char *ev = pg_test_write(tmp, "event.json",
+                             "{\"pull_request\": {\"number\": 7, \"base\": {\"sha\": \"1111aaaa2222bbbb\"}},"
+                             " \"repository\": {\"default_branch\": \"main\"}}");
+
+    save("main", "1111aaaa2222bbbb", "OTHER");
+    save("main", "5555eeee", "OTHER");
+    save("main", "6666ffff", "THIRD");
+    head = save("7/merge", "3333cccc", "M");
+    o.event_path = ev;
+    o.own_branch = 1; /* a PR's base commit wins over --branch */
+    s = sel_of(NULL, head, &o);
+    cr_assert_eq(s.count, 0);
+    cr_assert_str_eq(s.searched, "the pull request's base commit 1111aaaa2222, then the newest run of branch "
+                                 "'main' on machine M");
+    cr_assert(strstr(s.searched, "7/merge") == NULL);
+    cr_assert_str_eq(s.elsewhere, "1 run of the base commit 1111aaaa2222 from another machine (cpu 'OTHER CPU', "
+                                  "fingerprint OTHER); 3 runs of branch 'main' from 2 other machines (newest: cpu "
+                                  "'THIRD CPU', fingerprint THIRD)");
+    pg_selection_free(&s);
     free(ev);
 }

@@ -223,6 +223,7 @@ void pg_test_fixed_model(pg_test_model *m)
     c->checks_total = 3;
     c->checks_failed = 1;
     c->exit_code = 1;
+    c->outcome = PG_OUTCOME_FAIL;
 }
 
 /* Fills result `r` in place (big models allocate their arrays once: growing them one by one is quadratic). */
@@ -294,6 +295,7 @@ void pg_test_big_model(pg_test_model *m, size_t n)
         c->ncases = i + 1;
     }
     c->exit_code = c->counts[PG_VERDICT_REGRESSED] > 0;
+    c->outcome = c->exit_code ? PG_OUTCOME_FAIL : PG_OUTCOME_PASS;
 }
 
 void pg_test_model_free(pg_test_model *m)
@@ -302,4 +304,23 @@ void pg_test_model_free(pg_test_model *m)
     pg_run_free(m->head);
     pg_run_free(m->base);
     memset(m, 0, sizeof(*m));
+}
+
+void pg_test_store_foreign_runs(pg_store *store, size_t count, const char *branch, const char *machine_hash,
+                                const char *cpu_model)
+{
+    size_t i;
+
+    for (i = 0; i < count; i++) {
+        pg_run *run;
+        pg_assert_ok(pg_run_new(&run));
+        run->branch = pg__strdup(branch);
+        run->commit = pg__strdup("0000000000000000000000000000000000000000");
+        run->suite_set = pg__strdup("foreign");
+        run->machine_hash = pg__strdup(machine_hash);
+        run->machine_json = pg__asprintf("{\"cpu_model\": \"%s\"}", cpu_model);
+        run->started_at = run->finished_at = pg__now_unix();
+        pg_assert_ok(pg_store_save_run(store, run));
+        pg_run_free(run);
+    }
 }

@@ -1,12 +1,14 @@
 /*
  * fixture.h - result models built by hand for the report and post tests:
  * a fixed run with every verdict kind and a failed exact check, and large
- * generated runs. They do not depend on the statistics of the day.
+ * generated runs. They do not depend on the statistics of the day. And
+ * stored runs from another machine, for the baseline searches.
  */
 #ifndef PG_TEST_FIXTURE_H
 #define PG_TEST_FIXTURE_H
 
 #include "model.h"
+#include "store/store.h"
 #include "verdict.h"
 
 /** The fixed model: head and base runs and their comparison; free with pg_test_model_free(). */
@@ -19,5 +21,13 @@ void pg_test_fixed_model(pg_test_model *out);
 /** `n` cases: a few regressions and improvements, the rest unchanged, long keys. */
 void pg_test_big_model(pg_test_model *out, size_t n);
 void pg_test_model_free(pg_test_model *m);
+
+/**
+ * Stores `count` runs without results on `branch`, measured on another
+ * machine (fingerprint `machine_hash`, CPU `cpu_model`), as a hosted
+ * runner with another CPU leaves them in the database.
+ */
+void pg_test_store_foreign_runs(pg_store *store, size_t count, const char *branch, const char *machine_hash,
+                                const char *cpu_model);
 
 #endif
