@@ -98,7 +98,7 @@ static int do_run(const run_cli *cl, pg_gate_options *go, char **paths, int npat
                             "drift themselves\n");
     go->store = store;
     go->rounds = (int)cl->rounds;
-    go->exec.progress = isatty(fileno(stderr));
+    go->exec.progress = outs.quiet ? PG_PROGRESS_NONE : pg_progress_mode_for(stderr);
     go->exec.progress_out = stderr;
     go->exec.time_scale = cl->quick ? 0.2 : 1.0;
     go->exec.cpu_clock = cl->clock && strcmp(cl->clock, "cpu") == 0;
