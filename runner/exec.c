@@ -151,21 +151,47 @@ static int canary_round(pg_run *run, size_t *first, const pg_suite *canary, cons
     return 0;
 }
 
+/* What a check's progress line says: how it ended, and why when it did not pass. */
+static void check_line(pg_progress *p, size_t k, size_t n, const pg_check_result *cr)
+{
+    const char *how = cr->error ? "ERROR" : cr->skipped ? "skipped" : cr->passed ? "passed" : "FAILED";
+    const char *why = cr->message && !(cr->passed && !cr->skipped) ? cr->message : NULL;
+
+    /* One line per check: a multi-line message keeps its first line, the report has the rest. */
+    pg_progress_line(p, "[%zu/%zu] check %s/%s %s%s%.*s", k, n, cr->suite, cr->name, how, why ? ": " : "",
+                     why ? (int)strcspn(why, "\n") : 0, why ? why : "");
+}
+
+/* The group's title on GitHub Actions: what this run is about to do. */
+static char *group_title(size_t ncases, size_t nchecks)
+{
+    if (ncases)
+        return pg__asprintf("perfgate: measuring %zu case%s", ncases, ncases == 1 ? "" : "s");
+    return nchecks ? pg__asprintf("perfgate: running %zu exact check%s", nchecks, nchecks == 1 ? "" : "s") : NULL;
+}
+
 int pg_exec_run(pg_run *run, const pg_suite_set *set, const pg_exec_options *opts)
 {
     pg_exec_options dflt = PG_EXEC_OPTIONS_INIT;
     pg_suite *canary = NULL;
-    size_t i, j, total = 0, done = 0, every, first = (size_t)-1;
-    int64_t t0 = pg__mono_ns();
+    pg_progress prog;
+    size_t i, j, total = 0, done = 0, nchecks = 0, kcheck = 0, every, first = (size_t)-1;
+    char *title;
     int err;
 
     assert(run && set);
     if (!opts)
         opts = &dflt;
     every = opts->canary_every ? opts->canary_every : 5;
-    for (i = 0; i < set->count; i++)
+    for (i = 0; i < set->count; i++) {
         for (j = 0; j < set->suites[i]->ncases; j++)
             total += !opts->checks_only && matches(opts, set->suites[i]->cases[j].key);
+        for (j = 0; j < set->suites[i]->nchecks; j++)
+            nchecks += matches(opts, set->suites[i]->checks[j].name);
+    }
+    title = group_title(total, nchecks);
+    pg_progress_begin(&prog, opts->progress, opts->progress_out, total, title);
+    free(title);
     /* Canaries only make sense beside timed cases: a checks-only run gets none. */
     if (opts->canary && total > 0) {
         if ((err = pg_canary_suite(&canary)) != 0)
@@ -191,36 +217,29 @@ int pg_exec_run(pg_run *run, const pg_suite_set *set, const pg_exec_options *opt
                 free(cr->message);
                 cr->message = pg__strdup(pg_error_last());
             }
+            check_line(&prog, ++kcheck, nchecks, cr);
         }
         for (j = 0; j < s->ncases; j++) {
             pg_result *r;
             const pg_case *c = &s->cases[j];
             if (opts->checks_only || !matches(opts, c->key))
                 continue;
-            if (opts->progress && opts->progress_out) {
-                double el = (double)(pg__mono_ns() - t0) * 1e-9;
-                double eta = done ? el / (double)done * (double)(total - done) : 0;
-                fprintf(opts->progress_out, "\r\033[K[%zu/%zu] %s  (%.0fs elapsed, ~%.0fs left)", done + 1,
-                        total, c->key, el, eta);
-                fflush(opts->progress_out);
-            }
+            pg_progress_running(&prog, c->key);
             if ((err = pg_run_add_result(&r, run)) != 0)
                 goto cleanup;
             if ((err = pg_exec_case(r, c, opts)) != 0)
                 goto cleanup;
+            pg_progress_case(&prog, r);
             done++;
             /* Between cases every `every`, and once after the last: a phase anywhere hits the canaries too. */
             if (canary && (done % every == 0 || done == total) && (err = canary_round(run, &first, canary, opts)))
                 goto cleanup;
         }
     }
-    if (opts->progress && opts->progress_out) {
-        fprintf(opts->progress_out, "\r\033[K");
-        fflush(opts->progress_out);
-    }
     err = 0;
 
 cleanup:
+    pg_progress_end(&prog);
     pg_suite_free(canary);
     return err;
 }

@@ -8,12 +8,15 @@
 #include <stdio.h>
 
 #include "model.h"
+#include "progress.h"
 #include "suite.h"
 
 typedef struct pg_exec_options {
     unsigned version;
     const char *filter;      /* glob over case keys and check names; NULL: all */
-    int progress;            /* print a progress line on `progress_out` */
+    /* What goes to `progress_out` while the run goes on (progress.h): nothing, the terminal's line, or a
+     * line per finished case and check; the caller picks it with pg_progress_mode_for(). */
+    pg_progress_mode progress;
     FILE *progress_out;
     double time_scale;       /* multiplies min/max run time (e.g. --quick); 1.0 */
     double peak_tflops;      /* GPU MFU denominator (--peak-tflops); 0: a measured GEMM ceiling */
@@ -29,7 +32,7 @@ typedef struct pg_exec_options {
 } pg_exec_options;
 
 #define PG_EXEC_OPTIONS_VERSION 1
-#define PG_EXEC_OPTIONS_INIT {PG_EXEC_OPTIONS_VERSION, NULL, 0, NULL, 1.0, 0, NULL, 0.0, 0.0, 0, 0, 0, 0}
+#define PG_EXEC_OPTIONS_INIT {PG_EXEC_OPTIONS_VERSION, NULL, PG_PROGRESS_NONE, NULL, 1.0, 0, NULL, 0.0, 0.0, 0, 0, 0, 0}
 
 /**
  * Runs every check and benchmark case of `set`, appending results to `run`.

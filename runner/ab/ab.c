@@ -4,6 +4,7 @@
 #include "exec.h"
 #include "perfgate/errors.h"
 #include "plugin/plugin.h"
+#include "progress.h"
 #include "stats.h"
 #include "util.h"
 
@@ -256,6 +257,8 @@ int pg_ab_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_options *o
     size_t ncases = 0, i, j;
     pg_rng rng;               /* splitmix64: the order and CPUs are reproducible from the seed */
     cpu_set_t saved;
+    pg_progress prog = {0};
+    char *title = NULL;
     int round, err = 0, pinned;
 
     memset(out, 0, sizeof(*out));
@@ -297,18 +300,22 @@ int pg_ab_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_options *o
         goto cleanup;
     }
 
+    /* The mode follows where the lines go (a terminal or a log), as the executor's does. */
+    title = pg__asprintf("perfgate: interleaving %zu case%s over %d rounds", ncases, ncases == 1 ? "" : "s",
+                         o.rounds);
+    pg_progress_begin(&prog, pg_progress_mode_for(o.progress), o.progress, (size_t)o.rounds, title);
+    prog.label = "round ";
     /* Rounds outside, cases inside: each case's rounds spread over the whole job. */
     for (round = 0; round < o.rounds; round++) {
+        size_t live = 0;
+        char what[64];
         for (i = 0; i < ncases; i++) {
             ab_case *ac = &cases[i];
             int head_first = (int)(pg_stats_rng_next(&rng) & 1), k;
             if (ac->failed[0] || ac->failed[1])
                 continue;
             out->order_head_first[(size_t)round * ncases + i] = head_first;
-            if (o.progress) {
-                fprintf(o.progress, "\r\033[K[round %d/%d] %s", round + 1, o.rounds, ac->c->key);
-                fflush(o.progress);
-            }
+            pg_progress_running(&prog, ac->c->key);
             pinned = pin_round(&saved, ac->c->threads, pg_stats_rng_next(&rng));
             if (ac->c->plugin && !o.sequential) {
                 err = measure_pair(ac, sides, &o, o.rounds, pg_stats_rng_next(&rng));
@@ -322,12 +329,16 @@ int pg_ab_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_options *o
                 sched_setaffinity(0, sizeof(saved), &saved);
             if (err)
                 goto cleanup;
+            if (ac->failed[0] || ac->failed[1])
+                pg_progress_line(&prog, "[round %d/%d] %s  ERROR on the %s build; left out of the other rounds",
+                                 round + 1, o.rounds, ac->c->key, ac->failed[0] ? "base" : "head");
+            else
+                live++;
         }
+        snprintf(what, sizeof(what), "%zu case%s measured on both builds", live, live == 1 ? "" : "s");
+        pg_progress_finished(&prog, what, NULL);
     }
-    if (o.progress) {
-        fprintf(o.progress, "\r\033[K");
-        fflush(o.progress);
-    }
+    pg_progress_end(&prog);
 
     if ((err = pg_run_new(&out->base)) != 0 || (err = pg_run_new(&out->head)) != 0)
         goto cleanup;
@@ -367,6 +378,8 @@ int pg_ab_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_options *o
     err = pg_verdict_paired(out->cmp, out->head, out->paired, &co);
 
 cleanup:
+    pg_progress_end(&prog);
+    free(title);
     for (i = 0; cases && i < ncases; i++) {
         free(cases[i].vals[0]);
         free(cases[i].vals[1]);

@@ -98,7 +98,7 @@ int pg_cmd_ab(int argc, char **argv)
     }
     o.rounds = (int)rounds;
     o.round_time = round_time;
-    o.progress = isatty(fileno(stderr)) ? stderr : NULL;
+    o.progress = stderr;
     if ((err = pg_cli_load_suites(&set, argv + 1, nargs)) != 0)
         return pg_error_exit_code(err);
     if ((err = pg_ab_run(&ab, &set, &o)) != 0) {

@@ -1,7 +1,8 @@
-/* cmd_db.c - `perfgate db merge|prune|check`: database maintenance. */
+/* cmd_db.c - `perfgate db merge|prune|check|fetch`: database maintenance. */
 #include "cli.h"
 
 #include "perfgate/errors.h"
+#include "post/artifacts.h"
 #include "store/store.h"
 #include "suite.h"
 
@@ -145,15 +146,79 @@ static int db_check(int argc, char **argv)
     return r.ok ? 0 : 3;
 }
 
+/* `db fetch` exits with this when no artifact qualifies: a first run, or every one expired. */
+#define PG_DB_FETCH_NOTHING 4
+
+static int db_fetch(int argc, char **argv)
+{
+    const char *repo = getenv("GITHUB_REPOSITORY"), *artifact = NULL, *branch = "main", *out_path = NULL;
+    pg_gh_options go = PG_GH_OPTIONS_INIT;
+    pg_artifact_restore ar;
+    pg_gh *gh = NULL;
+    int nargs, rc, err;
+    const pg_opt opts[] = {
+        {"repo", 0, PG_OPT_STR, &repo, "OWNER/NAME", "repository (default GITHUB_REPOSITORY)"},
+        {"artifact", 0, PG_OPT_STR, &artifact, "NAME", "artifact name the default branch uploads (required)"},
+        {"branch", 0, PG_OPT_STR, &branch, "BRANCH", "take the newest artifact of runs on BRANCH (default main)"},
+        {"out", 'o', PG_OPT_STR, &out_path, "PATH", "where to write the database (required)"},
+        {0},
+    };
+    const pg_cmd_spec spec = {
+        "db fetch", "--artifact NAME --out PATH [options]",
+        "Restore the database from the newest artifact of a branch (after a cache miss).",
+        "Lists the repository's artifacts named NAME through the REST API, takes the\n"
+        "newest unexpired one uploaded by a run on BRANCH of the repository itself\n"
+        "(never a fork's), downloads it (the archive's signed URL is fetched without\n"
+        "the token), extracts its one file, checks that it opens as a healthy perfgate\n"
+        "database and only then moves it over PATH. The token comes from GITHUB_TOKEN\n"
+        "(needs actions: read) and is never printed; the API from GITHUB_API_URL.\n\n"
+        "exit codes: 0 restored; 4 nothing to restore (no such artifact: compare\n"
+        "nothing, measure a new baseline); 2 usage; 3 network, API, archive or\n"
+        "database errors. PATH is untouched unless the exit code is 0.\n\n"
+        "example: perfgate db fetch --artifact perfgate-db --out baselines/perfgate.db",
+        opts, 0, 0};
+
+    if ((rc = pg_cli_parse(&spec, argc, argv, &nargs)) != 0)
+        return rc < 0 ? 0 : rc;
+    if (!artifact || !out_path || !*out_path || !repo || !*branch) {
+        fprintf(stderr, "perfgate db fetch: %s is required; see 'perfgate db fetch --help'\n",
+                !artifact ? "--artifact NAME" : !out_path || !*out_path ? "--out PATH"
+                                              : !repo ? "--repo OWNER/NAME (or GITHUB_REPOSITORY)" : "--branch");
+        return 2;
+    }
+    go.debug = getenv("PERFGATE_DEBUG") && *getenv("PERFGATE_DEBUG") ? stderr : NULL;
+    if ((err = pg_gh_new(&gh, &go)) != 0)
+        return pg_cli_fail(err);
+    err = pg_artifact_restore_db(&ar, gh, repo, artifact, branch, out_path);
+    pg_gh_free(gh);
+    if (err == PG_ENOTFOUND) {
+        fprintf(stderr, "perfgate db fetch: %s\n", pg_error_last());
+        return PG_DB_FETCH_NOTHING;
+    }
+    if (err) {
+        /* Usage problems keep exit 2; everything else here is infrastructure. */
+        fprintf(stderr, "perfgate db fetch: %s\n", pg_error_last());
+        return err == PG_EUSAGE ? 2 : 3;
+    }
+    printf("restored %s from artifact '%s' (id %lld, %s@%.12s, created %s): %lld runs, %lld bytes\n", out_path,
+           ar.artifact.name, (long long)ar.artifact.id, ar.artifact.head_branch,
+           ar.artifact.head_sha ? ar.artifact.head_sha : "?", ar.artifact.created_at, (long long)ar.runs,
+           (long long)ar.bytes);
+    pg_artifact_clear(&ar.artifact);
+    return 0;
+}
+
 int pg_cmd_db(int argc, char **argv)
 {
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         FILE *f = argc < 2 ? stderr : stdout;
-        fprintf(f, "usage: perfgate db <merge|prune|check> [options]\n\n"
+        fprintf(f, "usage: perfgate db <merge|prune|check|fetch> [options]\n\n"
                    "  merge -o OUT.db IN.db...   merge runs of several databases (idempotent)\n"
                    "  prune [--keep-runs N] [--older-than AGE] [--keep-summaries]\n"
                    "                             drop old samples or runs, then compact\n"
-                   "  check                      integrity, foreign keys, schema version\n");
+                   "  check                      integrity, foreign keys, schema version\n"
+                   "  fetch --artifact NAME --out PATH [--repo R] [--branch B]\n"
+                   "                             restore from the newest artifact of a branch\n");
         return argc < 2 ? 2 : 0;
     }
     if (strcmp(argv[1], "merge") == 0)
@@ -162,6 +227,8 @@ int pg_cmd_db(int argc, char **argv)
         return db_prune(argc - 1, argv + 1);
     if (strcmp(argv[1], "check") == 0)
         return db_check(argc - 1, argv + 1);
-    fprintf(stderr, "perfgate db: unknown subcommand '%s' (merge, prune or check)\n", argv[1]);
+    if (strcmp(argv[1], "fetch") == 0)
+        return db_fetch(argc - 1, argv + 1);
+    fprintf(stderr, "perfgate db: unknown subcommand '%s' (merge, prune, check or fetch)\n", argv[1]);
     return 2;
 }

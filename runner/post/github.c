@@ -143,6 +143,7 @@ void pg_gh_response_clear(pg_gh_response *r)
 {
     free(r->body);
     free(r->next);
+    free(r->location);
     memset(r, 0, sizeof(*r));
 }
 
@@ -152,6 +153,7 @@ typedef struct hdrs {
     long rl_remaining;        /* -1 when absent */
     int64_t rl_reset;         /* unix seconds, 0 when absent */
     char *next;
+    char *location;
 } hdrs;
 
 static char *trim(char *s)
@@ -204,6 +206,8 @@ static size_t on_header(char *data, size_t size, size_t n, void *payload)
         /* A new response (after 100-continue): forget what came before. */
         free(h->next);
         h->next = NULL;
+        free(h->location);
+        h->location = NULL;
         h->retry_after = -1;
         h->rl_remaining = -1;
         h->rl_reset = 0;
@@ -220,7 +224,10 @@ static size_t on_header(char *data, size_t size, size_t n, void *payload)
         h->rl_remaining = atol(v);
     else if (strcasecmp(line, "x-ratelimit-reset") == 0)
         h->rl_reset = atoll(v);
-    else if (strcasecmp(line, "link") == 0) {
+    else if (strcasecmp(line, "location") == 0) {
+        free(h->location);
+        h->location = pg__strdup(v);
+    } else if (strcasecmp(line, "link") == 0) {
         free(h->next);
         h->next = link_next(v);
     }
@@ -308,7 +315,7 @@ int pg_gh_request(pg_gh_response *out, pg_gh *gh, const char *method, const char
 
     for (attempt = 0;; attempt++) {
         pg_buf body = PG_BUF_INIT;
-        hdrs h = {-1, -1, 0, NULL};
+        hdrs h = {-1, -1, 0, NULL, NULL};
         CURLcode cc;
         double wait;
 
@@ -345,6 +352,7 @@ int pg_gh_request(pg_gh_response *out, pg_gh *gh, const char *method, const char
         if (cc != CURLE_OK) {
             pg__buf_free(&body);
             free(h.next);
+            free(h.location);
             if (attempt < gh->opts.max_retries && (cc == CURLE_COULDNT_CONNECT || cc == CURLE_OPERATION_TIMEDOUT)) {
                 sleep_s(gh->opts.backoff_s * pow(2.0, attempt));
                 continue;
@@ -361,6 +369,7 @@ int pg_gh_request(pg_gh_response *out, pg_gh *gh, const char *method, const char
         if (wait >= 0 && attempt < gh->opts.max_retries) {
             pg__buf_free(&body);
             free(h.next);
+            free(h.location);
             if (wait > gh->opts.max_wait_s) {
                 err = pg_error_set(PG_ETIMEOUT, "%s %s: GitHub asks to wait %.0f s (rate limit); giving up", method,
                                    url, wait);
@@ -371,9 +380,11 @@ int pg_gh_request(pg_gh_response *out, pg_gh *gh, const char *method, const char
             sleep_s(wait);
             continue;
         }
+        /* Bodies may be binary (an archive): the length is the bytes received. */
+        out->len = body.ptr ? body.len : 0;
         out->body = body.ptr ? pg__buf_detach(&body) : pg__strdup("");
-        out->len = strlen(out->body);
         out->next = h.next;
+        out->location = h.location;
         break;
     }
 
@@ -453,5 +464,122 @@ int pg_gh_login(const char **out, pg_gh *gh)
                               : pg__gh_status_error(&r, "finding the token's login (GET /user)");
     pg_gh_response_clear(&r);
     *out = gh->login;
+    return err;
+}
+
+typedef struct capped {
+    pg_buf buf;
+    size_t max;
+    int over;
+} capped;
+
+static size_t on_capped_body(char *data, size_t size, size_t n, void *payload)
+{
+    capped *c = payload;
+
+    if (c->buf.len + size * n > c->max) {
+        c->over = 1;
+        return 0;
+    }
+    return pg__buf_put(&c->buf, data, size * n) == 0 ? size * n : 0;
+}
+
+/*
+ * GET of a signed storage URL: no Authorization header, no redirects, and
+ * a stall (under 1 KiB/s for the request timeout) rather than a total time
+ * limit, since a database can take a while to arrive.
+ */
+static int get_unauthenticated(pg_gh_response *out, pg_gh *gh, const char *url, size_t max_bytes)
+{
+    char ua[64], errbuf[CURL_ERROR_SIZE], where[256];
+    struct curl_slist *headers = NULL;
+    const char *p = strstr(url, "://"), *end = p ? strchr(p + 3, '/') : NULL;
+    CURL *c = NULL;
+    CURLcode cc = CURLE_OK;
+    int attempt, err = 0;
+
+    /* The signed URL is a credential for a while: messages name its host only. */
+    snprintf(where, sizeof(where), "%.*s/...", (int)(end ? end - url : (long)strlen(url)), url);
+    snprintf(ua, sizeof(ua), "User-Agent: perfgate/%s", PG_VERSION_STRING);
+    headers = curl_slist_append(NULL, ua);
+    if (!headers || !(c = curl_easy_init())) {
+        err = pg_error_set(PG_ENOMEM, "out of memory preparing a download");
+        goto cleanup;
+    }
+    for (attempt = 0;; attempt++) {
+        capped body = {PG_BUF_INIT, max_bytes, 0};
+        curl_easy_reset(c);
+        errbuf[0] = '\0';
+        curl_easy_setopt(c, CURLOPT_URL, url);
+        curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
+        curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+        curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+        curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+        curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, gh->opts.connect_timeout_s);
+        curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1024L);
+        curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, gh->opts.timeout_s);
+        curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+        curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+        curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_capped_body);
+        curl_easy_setopt(c, CURLOPT_WRITEDATA, &body);
+        if (gh->opts.debug)
+            fprintf(gh->opts.debug, "> GET %s (signed URL, no token)\n", where);
+        cc = curl_easy_perform(c);
+        out->attempts++;
+        if (body.over) {
+            pg__buf_free(&body.buf);
+            err = pg_error_set(PG_EIO, "download from %s: larger than %zu bytes; refusing", where, max_bytes);
+            goto cleanup;
+        }
+        if (cc == CURLE_OK)
+            curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &out->status);
+        if (attempt < gh->opts.max_retries &&
+            (cc == CURLE_COULDNT_CONNECT || cc == CURLE_OPERATION_TIMEDOUT || cc == CURLE_PARTIAL_FILE ||
+             (cc == CURLE_OK && out->status >= 500))) {
+            pg__buf_free(&body.buf);
+            sleep_s(gh->opts.backoff_s * pow(2.0, attempt));
+            continue;
+        }
+        if (cc != CURLE_OK) {
+            pg__buf_free(&body.buf);
+            err = pg_error_set(cc == CURLE_OPERATION_TIMEDOUT ? PG_ETIMEOUT : PG_ENET, "download from %s: %s", where,
+                               *errbuf ? errbuf : curl_easy_strerror(cc));
+            goto cleanup;
+        }
+        out->len = body.buf.len;
+        out->body = pg__buf_detach(&body.buf);
+        break;
+    }
+
+cleanup:
+    curl_easy_cleanup(c);
+    curl_slist_free_all(headers);
+    return err;
+}
+
+int pg_gh_download(pg_gh_response *out, pg_gh *gh, const char *path, size_t max_bytes)
+{
+    pg_gh_response first = {0};
+    char *location = NULL;
+    int err;
+
+    memset(out, 0, sizeof(*out));
+    if ((err = pg_gh_request(&first, gh, "GET", path, NULL)) != 0)
+        return err;
+    if (first.status < 300 || first.status > 399 || !first.location) {
+        if (first.status == 200 && first.len > max_bytes) {
+            pg_gh_response_clear(&first);
+            return pg_error_set(PG_EIO, "GET %s: larger than %zu bytes; refusing", path, max_bytes);
+        }
+        *out = first;
+        return 0;
+    }
+    location = first.location;
+    first.location = NULL;
+    out->attempts = first.attempts;
+    pg_gh_response_clear(&first);
+    if ((err = pg__post_check_url(location, "the download's redirect")) == 0)
+        err = get_unauthenticated(out, gh, location, max_bytes);
+    free(location);
     return err;
 }

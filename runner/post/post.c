@@ -16,9 +16,10 @@
 
 int pg__post_check_url(const char *url, const char *what);
 int pg__gh_status_error(const pg_gh_response *r, const char *what);
+int pg__post_check_repo(const char *repo);
 
 /* owner/name with GitHub's characters only, so it cannot bend the request path. */
-static int check_repo(const char *repo)
+int pg__post_check_repo(const char *repo)
 {
     const char *p;
     int slashes = 0;
@@ -104,7 +105,7 @@ int pg_post_sticky_comment(pg_post_outcome *out, pg_gh *gh, const char *repo, in
     int err;
 
     memset(out, 0, sizeof(*out));
-    if ((err = check_repo(repo)) != 0)
+    if ((err = pg__post_check_repo(repo)) != 0)
         return err;
     if (pr <= 0)
         return pg_error_set(PG_EUSAGE, "no pull request number: pass --pr N or run on a pull_request event");
@@ -196,7 +197,7 @@ int pg_post_commit_status(pg_gh *gh, const char *repo, const char *sha, const ch
     size_t i, chars = 0, n = 0;
     int err;
 
-    if ((err = check_repo(repo)) != 0)
+    if ((err = pg__post_check_repo(repo)) != 0)
         return err;
     for (i = 0; sha && sha[i]; i++)
         if (!isxdigit((unsigned char)sha[i]))

@@ -64,6 +64,7 @@ typedef struct pg_gh_response {
     char *body;               /* response body (NUL-terminated), owned */
     size_t len;
     char *next;               /* Link rel="next" URL or NULL, owned */
+    char *location;           /* Location of a 3xx answer or NULL, owned */
     int attempts;             /* requests made, retries included */
 } pg_gh_response;
 
@@ -78,6 +79,18 @@ void pg_gh_response_clear(pg_gh_response *r);
  *         outside the API base.
  */
 int pg_gh_request(pg_gh_response *out, pg_gh *gh, const char *method, const char *path, const char *json);
+
+/**
+ * Downloads `path` (under the API base, as pg_gh_request()) into out->body
+ * (binary; out->len bytes). When GitHub answers with a redirect (artifact
+ * archives live on a storage host behind a signed URL), the Location is
+ * fetched WITHOUT the token: the signed URL authorises itself and the token
+ * never leaves the API host. The Location must be https (http only to a
+ * loopback host).
+ * @return 0 when an answer came (see out->status: 200 on success); PG_EIO
+ *         past `max_bytes`; otherwise as pg_gh_request().
+ */
+int pg_gh_download(pg_gh_response *out, pg_gh *gh, const char *path, size_t max_bytes);
 
 /** The token's login (cached): opts.login, else GET /user, else GraphQL viewer, else on Actions github-actions[bot]. */
 int pg_gh_login(const char **out, pg_gh *gh);
@@ -131,6 +144,64 @@ int pg_post_webhook(const char *url, const char *text, const pg_gh_options *opts
  * @return 0; PG_EFORMAT naming file:line:col when the event file is malformed.
  */
 int pg_post_origin_from_env(pg_report_origin *out);
+
+/*
+ * The trusted half of the two-workflow pattern. A workflow_run job posts a
+ * report that the pull request's own code wrote (an artifact): everything in
+ * it is a claim. The event payload is written by GitHub, so the pull request
+ * and the head SHA come from there; claims are only checked against it.
+ */
+typedef struct pg_post_trust {
+    int workflow_run;         /* GITHUB_EVENT_PATH holds a workflow_run event; nothing else is set otherwise */
+    char *event;              /* workflow_run.event: pull_request, push, schedule, ... */
+    char *conclusion;         /* workflow_run.conclusion: success, failure, cancelled, ... */
+    char *head_sha;           /* workflow_run.head_sha (validated: 40 hex digits) */
+    char *head_branch;        /* workflow_run.head_branch */
+    char *head_owner;         /* workflow_run.head_repository.owner.login */
+    char *run_url;            /* workflow_run.html_url: the measuring run's page */
+    int64_t pr;               /* workflow_run.pull_requests[0].number, else found by pg_post_trust_find_pr(); 0: none */
+    int pr_from_api;          /* 1 when pr was found through the API (a fork's pull request) */
+} pg_post_trust;
+
+/**
+ * Reads GITHUB_EVENT_PATH. Any other event (or none) leaves
+ * out->workflow_run 0 and is not an error.
+ * @param[out] out free with pg_post_trust_clear().
+ * @return 0; PG_EFORMAT naming the file when it is malformed or a
+ *         workflow_run event lacks a valid head_sha.
+ */
+int pg_post_trust_from_env(pg_post_trust *out);
+void pg_post_trust_clear(pg_post_trust *t);
+
+/**
+ * Whether the run's conclusion is one perfgate posts for: success (the gate
+ * passed) or failure (the gate found a regression, or the job broke).
+ * @return 0; PG_ESKIP with the reason for any other conclusion (cancelled,
+ *         skipped, timed_out, ...): nothing should be posted.
+ */
+int pg_post_trust_conclusion(const pg_post_trust *t);
+
+/**
+ * For a pull_request run whose event lists no pull request (GitHub leaves
+ * the list empty for forks), finds the open pull request of `repo` whose
+ * head is head_owner:head_branch (GET /repos/{repo}/pulls?head=...), else
+ * one associated with head_sha (GET /repos/{repo}/commits/{sha}/pulls), and
+ * accepts it only when its head.sha equals head_sha. Sets t->pr. Does
+ * nothing when t->pr is already known or the run is not a pull request's.
+ * @return 0; PG_EINVAL (refuse) when no pull request's head matches;
+ *         as pg__gh_status_error() for HTTP errors; PG_ENET/PG_ETIMEOUT.
+ */
+int pg_post_trust_find_pr(pg_post_trust *t, pg_gh *gh, const char *repo);
+
+/**
+ * Checks claims (from the artifact or flags; `what` names their source in
+ * the message) against the trusted event: a pull request number other than
+ * t->pr (0: no claim), a SHA other than t->head_sha (NULL: no claim), a
+ * repository other than `repo` (NULL: no claim).
+ * @return 0; PG_EINVAL with one line naming both values on any mismatch.
+ */
+int pg_post_trust_check(const pg_post_trust *t, const char *what, const char *repo, const char *claimed_repo,
+                        int64_t claimed_pr, const char *claimed_sha);
 
 /** The short text of a run for a webhook or a status description ("perfgate cpu: 1 regression, ..."). */
 char *pg_post_summary_text(const pg_report_data *data);

@@ -21,6 +21,19 @@ typedef struct comment {
     char *login, *body;
 } comment;
 
+typedef struct pull {
+    int64_t number;
+    char *owner, *ref, *sha;
+} pull;
+
+typedef struct artifact {
+    int64_t id, head_repo_id;
+    int expired;
+    char *name, *branch, *created_at;
+    unsigned char *zip;
+    size_t len;
+} artifact;
+
 typedef struct fault {
     char *method, *prefix, *headers, *body;
     int status, times;
@@ -40,6 +53,10 @@ struct fakegh {
     size_t nfaults;
     fakegh_request *reqs;
     size_t nreqs;
+    pull *pulls;
+    size_t npulls;
+    artifact *artifacts;
+    size_t nartifacts;
 };
 
 static void send_all(int fd, const char *p, size_t n)
@@ -53,18 +70,22 @@ static void send_all(int fd, const char *p, size_t n)
     }
 }
 
-static void respond(int fd, int status, const char *headers, const char *body)
+static void respond_bytes(int fd, int status, const char *type, const char *headers, const void *body, size_t blen)
 {
     char head[1024];
-    size_t blen = body ? strlen(body) : 0;
 
     snprintf(head, sizeof(head),
-             "HTTP/1.1 %d Fake\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: %zu\r\n"
+             "HTTP/1.1 %d Fake\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
              "Connection: close\r\nx-ratelimit-remaining: 999\r\n%s\r\n",
-             status, blen, headers ? headers : "");
+             status, type, blen, headers ? headers : "");
     send_all(fd, head, strlen(head));
     if (blen)
         send_all(fd, body, blen);
+}
+
+static void respond(int fd, int status, const char *headers, const char *body)
+{
+    respond_bytes(fd, status, "application/json; charset=utf-8", headers, body, body ? strlen(body) : 0);
 }
 
 static char *header(const char *head, const char *name)
@@ -129,6 +150,131 @@ static long query_num(const char *path, const char *name, long dflt)
     return dflt;
 }
 
+/* Query parameter `name`, percent-decoded (caller frees), or NULL. */
+static char *query_str(const char *path, const char *name)
+{
+    char key[32];
+    const char *q = strchr(path, '?'), *p;
+    size_t n;
+
+    if (!q)
+        return NULL;
+    snprintf(key, sizeof(key), "%s=", name);
+    n = strlen(key);
+    for (p = q + 1; p && *p; p = strchr(p, '&') ? strchr(p, '&') + 1 : NULL) {
+        if (strncmp(p, key, n) == 0) {
+            const char *v = p + n, *e = strchr(v, '&');
+            size_t len = e ? (size_t)(e - v) : strlen(v), i, o = 0;
+            char *out = malloc(len + 1);
+            for (i = 0; out && i < len; i++) {
+                unsigned x;
+                if (v[i] == '%' && i + 2 < len && sscanf(v + i + 1, "%2x", &x) == 1) {
+                    out[o++] = (char)x;
+                    i += 2;
+                } else {
+                    out[o++] = v[i] == '+' ? ' ' : v[i];
+                }
+            }
+            if (out)
+                out[o] = '\0';
+            return out;
+        }
+    }
+    return NULL;
+}
+
+static json_t *pull_json(const pull *p)
+{
+    return json_pack("{s:I, s:s, s:{s:s, s:s, s:s}}", "number", (json_int_t)p->number, "state", "open", "head", "sha",
+                     p->sha, "ref", p->ref, "label", p->owner);
+}
+
+/* Routes what the trusted poster and `db fetch` ask: pull requests and artifacts. NULL: not such a request. */
+static char *route_more(fakegh *s, int fd, const char *method, const char *path, char *hdrs, size_t hlen,
+                        long *status, int *sent)
+{
+    char owner[64], repo[64], sha[64];
+    const char *rest;
+    long id = 0;
+    int n = 0;
+    size_t i;
+
+    if (strcmp(method, "GET") != 0 || sscanf(path, "/repos/%63[^/]/%63[^/?]%n", owner, repo, &n) != 2)
+        return NULL;
+    rest = path + n;
+    if (strncmp(rest, "/pulls?", 7) == 0) {
+        char *head = query_str(path, "head"), *out;
+        json_t *arr = json_array();
+        for (i = 0; head && i < s->npulls; i++) {
+            char *label = pg__asprintf("%s:%s", s->pulls[i].owner, s->pulls[i].ref);
+            if (strcmp(label, head) == 0)
+                json_array_append_new(arr, pull_json(&s->pulls[i]));
+            free(label);
+        }
+        out = json_dumps(arr, JSON_COMPACT);
+        json_decref(arr);
+        free(head);
+        return out;
+    }
+    if (sscanf(rest, "/commits/%63[0-9a-fA-F]/pulls%n", sha, &n) == 1 && rest[n] == '\0') {
+        json_t *arr = json_array();
+        char *out;
+        for (i = 0; i < s->npulls; i++)
+            if (strcmp(s->pulls[i].sha, sha) == 0)
+                json_array_append_new(arr, pull_json(&s->pulls[i]));
+        out = json_dumps(arr, JSON_COMPACT);
+        json_decref(arr);
+        return out;
+    }
+    if (strncmp(rest, "/actions/artifacts?", 19) == 0) {
+        char *name = query_str(path, "name"), *out;
+        long per = query_num(path, "per_page", 30), page = query_num(path, "page", 1), k = 0, total = 0;
+        json_t *arr = json_array(), *root;
+        /* Newest first, as GitHub lists them. */
+        for (i = s->nartifacts; i-- > 0;) {
+            artifact *a = &s->artifacts[i];
+            char *url;
+            if (name && strcmp(name, a->name) != 0)
+                continue;
+            if (k >= (page - 1) * per && k < page * per) {
+                url = pg__asprintf("%s/repos/%s/%s/actions/artifacts/%lld/zip", s->url, owner, repo, (long long)a->id);
+                json_array_append_new(
+                    arr, json_pack("{s:I, s:s, s:I, s:s, s:b, s:s, s:{s:I, s:I, s:I, s:s, s:s}}", "id",
+                                   (json_int_t)a->id, "name", a->name, "size_in_bytes", (json_int_t)a->len,
+                                   "archive_download_url", url, "expired", a->expired, "created_at", a->created_at,
+                                   "workflow_run", "id", (json_int_t)(9000 + a->id), "repository_id", (json_int_t)1,
+                                   "head_repository_id", (json_int_t)a->head_repo_id, "head_branch", a->branch,
+                                   "head_sha", "abcdef0123456789abcdef0123456789abcdef01"));
+                free(url);
+            }
+            k++;
+        }
+        total = k;
+        if (page * per < total)
+            snprintf(hdrs, hlen, "Link: <%s/repos/%s/%s/actions/artifacts?name=%s&per_page=%ld&page=%ld>; rel=\"next\"\r\n",
+                     s->url, owner, repo, name ? name : "", per, page + 1);
+        root = json_pack("{s:I, s:o}", "total_count", (json_int_t)total, "artifacts", arr);
+        out = json_dumps(root, JSON_COMPACT);
+        json_decref(root);
+        free(name);
+        return out;
+    }
+    if (sscanf(rest, "/actions/artifacts/%ld/zip%n", &id, &n) == 1 && rest[n] == '\0') {
+        char loc[256];
+        for (i = 0; i < s->nartifacts; i++)
+            if (s->artifacts[i].id == id) {
+                snprintf(loc, sizeof(loc), "Location: %s/blobs/%ld?sig=signed\r\n", s->url, id);
+                respond(fd, 302, loc, "");
+                *status = 302;
+                *sent = 1;
+                return pg__strdup("");
+            }
+        *status = 404;
+        return pg__strdup("{\"message\":\"Not Found\"}");
+    }
+    return NULL;
+}
+
 /* Routes one request; called with the lock held. Returns the status sent. */
 static int route(fakegh *s, int fd, const char *method, const char *path, const char *auth, const char *body)
 {
@@ -150,6 +296,17 @@ static int route(fakegh *s, int fd, const char *method, const char *path, const 
             return f->status;
         }
     }
+    if (strncmp(path, "/blobs/", 7) == 0 && strcmp(method, "GET") == 0) {
+        /* Storage behind a signed URL: no token needed, and none should come. */
+        id = atol(path + 7);
+        for (i = 0; i < s->nartifacts; i++)
+            if (s->artifacts[i].id == id) {
+                respond_bytes(fd, 200, "application/zip", NULL, s->artifacts[i].zip, s->artifacts[i].len);
+                return 200;
+            }
+        respond(fd, 404, NULL, "{\"message\":\"Not Found\"}");
+        return 404;
+    }
     if (strncmp(path, "/hooks/", 7) == 0 && strcmp(method, "POST") == 0) {
         /* A webhook: authorised by its secret URL, not by a token. */
         respond(fd, 200, NULL, "ok");
@@ -165,6 +322,11 @@ static int route(fakegh *s, int fd, const char *method, const char *path, const 
             return s->user_status;
         }
         out = pg__asprintf("{\"login\":\"%s\",\"id\":1}", who);
+    } else if ((out = route_more(s, fd, method, path, hdrs, sizeof(hdrs), &status, &n)) != NULL) {
+        if (n == 1) {
+            free(out);
+            return (int)status;
+        }
     } else if (strcmp(method, "POST") == 0 && strcmp(path, "/graphql") == 0) {
         /* GraphQL names a bot without "[bot]". */
         size_t l = strlen(who);
@@ -393,6 +555,19 @@ void fakegh_stop(fakegh *s)
         free(s->reqs[i].body);
     }
     free(s->reqs);
+    for (i = 0; i < s->npulls; i++) {
+        free(s->pulls[i].owner);
+        free(s->pulls[i].ref);
+        free(s->pulls[i].sha);
+    }
+    free(s->pulls);
+    for (i = 0; i < s->nartifacts; i++) {
+        free(s->artifacts[i].name);
+        free(s->artifacts[i].branch);
+        free(s->artifacts[i].created_at);
+        free(s->artifacts[i].zip);
+    }
+    free(s->artifacts);
     free(s->token);
     free(s->login);
     free(s->link_base);
@@ -471,6 +646,43 @@ void fakegh_fail_next(fakegh *s, const char *method, const char *prefix, int sta
         f->times = times;
     }
     pthread_mutex_unlock(&s->mu);
+}
+
+void fakegh_add_pull(fakegh *s, int64_t number, const char *head_owner, const char *head_ref, const char *head_sha)
+{
+    pull *p;
+
+    pthread_mutex_lock(&s->mu);
+    s->pulls = realloc(s->pulls, (s->npulls + 1) * sizeof(*p));
+    p = &s->pulls[s->npulls++];
+    p->number = number;
+    p->owner = pg__strdup(head_owner);
+    p->ref = pg__strdup(head_ref);
+    p->sha = pg__strdup(head_sha);
+    pthread_mutex_unlock(&s->mu);
+}
+
+int64_t fakegh_add_artifact(fakegh *s, const char *name, const char *head_branch, int64_t head_repository_id,
+                            int expired, const char *created_at, const void *zip, size_t len)
+{
+    artifact *a;
+    int64_t id;
+
+    pthread_mutex_lock(&s->mu);
+    s->artifacts = realloc(s->artifacts, (s->nartifacts + 1) * sizeof(*a));
+    a = &s->artifacts[s->nartifacts++];
+    a->id = id = 500 + (int64_t)s->nartifacts;
+    a->head_repo_id = head_repository_id;
+    a->expired = expired;
+    a->name = pg__strdup(name);
+    a->branch = pg__strdup(head_branch);
+    a->created_at = pg__strdup(created_at);
+    a->zip = malloc(len ? len : 1);
+    if (a->zip && len)
+        memcpy(a->zip, zip, len);
+    a->len = len;
+    pthread_mutex_unlock(&s->mu);
+    return id;
 }
 
 void fakegh_set_user_status(fakegh *s, int status)

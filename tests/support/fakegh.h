@@ -49,6 +49,23 @@ size_t fakegh_comment_count(fakegh *s, int64_t pr);
 void fakegh_fail_next(fakegh *s, const char *method, const char *prefix, int status, const char *headers,
                       const char *body, int times);
 
+/**
+ * A pull request of the repository: listed (open) by
+ * GET /repos/O/R/pulls?head=OWNER:REF and GET /repos/O/R/commits/SHA/pulls.
+ */
+void fakegh_add_pull(fakegh *s, int64_t number, const char *head_owner, const char *head_ref, const char *head_sha);
+
+/**
+ * An Actions artifact of repository id 1: listed by
+ * GET /repos/O/R/actions/artifacts?name=NAME (newest first, paged); its
+ * archive_download_url /repos/O/R/actions/artifacts/ID/zip answers 302 to
+ * /blobs/ID, which serves `zip` (copied) without asking for a token, as
+ * GitHub's storage does. `head_repository_id` other than 1 is a fork's run.
+ * Returns the id.
+ */
+int64_t fakegh_add_artifact(fakegh *s, const char *name, const char *head_branch, int64_t head_repository_id,
+                            int expired, const char *created_at, const void *zip, size_t len);
+
 /** GET /user answers `status` (e.g. 403, as for an Actions installation token). */
 void fakegh_set_user_status(fakegh *s, int status);
 /** Link "next" URLs point to this base instead of the server's own (tests the client's refusal). */
