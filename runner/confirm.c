@@ -1,4 +1,4 @@
-/* confirm.c - what a confirmation re-run of a REGRESSED case means (see confirm.h). */
+/* confirm.c - what a confirmation re-run of a REGRESSED or IMPROVED case means (see confirm.h). */
 #include "confirm.h"
 
 #include "perfgate/errors.h"
@@ -15,14 +15,15 @@ int pg_confirm_settle(pg_case_verdict *v, const pg_case_verdict *again)
     c->state = PG_CONFIRM_NOT_RUN;
     c->ratio = c->lo = c->hi = NAN;
     if (again && isfinite(again->est.ratio)) {
-        c->state = again->verdict == PG_VERDICT_REGRESSED ? PG_CONFIRM_CONFIRMED : PG_CONFIRM_REFUTED;
+        c->state = again->verdict == v->verdict ? PG_CONFIRM_CONFIRMED : PG_CONFIRM_REFUTED;
         c->ratio = again->est.ratio;
         c->lo = again->est.ci_lo;
         c->hi = again->est.ci_hi;
     }
     /* Both measurements go into the reason, so every report shows them. */
     if (c->state == PG_CONFIRM_NOT_RUN)
-        reason = pg__asprintf("%s; not confirmed: %s", v->reason ? v->reason : "slower",
+        reason = pg__asprintf("%s; not confirmed: %s",
+                              v->reason ? v->reason : v->verdict == PG_VERDICT_IMPROVED ? "faster" : "slower",
                               again ? "the re-run produced no samples" : "no re-run within --confirm-budget");
     else
         reason = pg__asprintf("%s: first run %+.1f%% [%+.1f, %+.1f], re-run %+.1f%% [%+.1f, %+.1f]",

@@ -228,7 +228,7 @@ int pg_measure(pg_measurement *out, pg_body_fn body, void *payload, const pg_mea
         if (pg_stats_summarize(&s, out->samples, out->nsamples) == 0 && s.median > 0) {
             if (s.iqr / s.median >= 0.10)
                 out->warnings |= PG_WARN_NOISY;
-            if (s.iqr / s.median >= 0.25)
+            if (s.iqr / s.median >= PG_VERY_NOISY_IQR)
                 out->warnings |= PG_WARN_VERY_NOISY;
         }
     }

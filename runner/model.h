@@ -37,6 +37,9 @@ enum {
     PG_WARN_THROTTLED = 1 << 4   /* GPU samples under 75% of the default clock */
 };
 
+/* IQR/median of a run's samples at which it is PG_WARN_VERY_NOISY; the verdict uses the same bound. */
+#define PG_VERY_NOISY_IQR 0.25
+
 typedef struct pg_result {
     char *key;          /* stable case key: suite/name[params]@threads:device */
     char *suite;

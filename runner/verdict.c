@@ -90,6 +90,30 @@ static double *pool_logs(size_t *out_n, double *meds, size_t *out_runs, const pg
 }
 
 /*
+ * How noisy one run of the case is, worst run of either side: the largest
+ * IQR/median of one run's samples (`iqr_rel`) and the largest robust sd of
+ * its log samples (1.4826 MAD, `log_sd`). Per run, so that baseline runs at
+ * different levels do not count as noise within a run: that is drift.
+ */
+static void run_noise(double *iqr_rel, double *log_sd, const pg_sample_set *sets, size_t nsets, double *scratch)
+{
+    size_t i, j, n;
+    pg_summary s;
+
+    for (i = 0; i < nsets; i++) {
+        for (j = n = 0; j < sets[i].n; j++)
+            if (sets[i].x[j] > 0 && isfinite(sets[i].x[j]))
+                scratch[n++] = sets[i].x[j];
+        if (n < 4 || pg_stats_summarize(&s, scratch, n) != 0 || !(s.median > 0))
+            continue;
+        *iqr_rel = fmax(*iqr_rel, s.iqr / s.median);
+        for (j = 0; j < n; j++)
+            scratch[j] = log(scratch[j]);
+        *log_sd = fmax(*log_sd, 1.4826 * pg_stats_mad(scratch, n));
+    }
+}
+
+/*
  * The interval: the samples' interval with a drift half-width `wd` added in
  * quadrature (independent components) on each side. When the median ratio
  * falls outside (bimodal samples: a phase change inside a run), the interval
@@ -113,7 +137,7 @@ int pg_verdict_estimate(pg_case_verdict *v, const pg_sample_set *head, size_t nh
     pg_compare_options dflt = PG_COMPARE_OPTIONS_INIT;
     double *lh = NULL, *lb = NULL, *meds = NULL, *raw_h = NULL, *raw_b = NULL;
     size_t nh = 0, nb = 0, hr = 0, br = 0, i;
-    double level, center, lo, hi, prior, prior_df, s2, df, wd, tq;
+    double level, center, lo, hi, prior, prior_df, s2, df, wd, tq, log_sd = 0;
     pg_shift sh;
     pg_mwu m;
     int err = PG_ENOMEM;
@@ -122,6 +146,8 @@ int pg_verdict_estimate(pg_case_verdict *v, const pg_sample_set *head, size_t nh
         opts = &dflt;
     v->est.ratio = v->est.ci_lo = v->est.ci_hi = v->est.p = v->est.shift_lo = v->est.shift_hi = v->est.center = NAN;
     v->est.resolution = NAN;
+    v->est.run_noise = 0;
+    v->est.very_noisy = 0;
     level = 1 - v->alpha;
     meds = malloc((nbase ? nbase : 1) * sizeof(*meds));
     if (!meds || !(lh = pool_logs(&nh, NULL, &hr, head, nhead)) || !(lb = pool_logs(&nb, meds, &br, base, nbase)))
@@ -138,6 +164,9 @@ int pg_verdict_estimate(pg_case_verdict *v, const pg_sample_set *head, size_t nh
     /* Medians of the raw samples, as every report shows them (the log of an even-n midpoint differs). */
     if ((raw_h = malloc(nh * sizeof(*raw_h))) == NULL || (raw_b = malloc(nb * sizeof(*raw_b))) == NULL)
         goto nomem;
+    run_noise(&v->est.run_noise, &log_sd, head, nhead, raw_h);
+    run_noise(&v->est.run_noise, &log_sd, base, nbase, raw_b);
+    v->est.very_noisy = v->est.run_noise >= PG_VERY_NOISY_IQR;
     for (i = 0; i < nh; i++)
         raw_h[i] = exp(lh[i]);
     for (i = 0; i < nb; i++)
@@ -179,6 +208,16 @@ int pg_verdict_estimate(pg_case_verdict *v, const pg_sample_set *head, size_t nh
      * run offsets: the variance of their difference is s^2 (1/H + 1/K).
      */
     prior = opts->drift >= 0 ? opts->drift : PG_DRIFT_PRIOR;
+    /*
+     * A run whose samples spread this widely is not a steady state with
+     * independent samples but a sequence of phases (notes/noise.md): its
+     * median moves between processes about as far as its samples spread
+     * (saxpy: -51.7% between two runs of one build). So for a very noisy
+     * case the prior drift is at least the robust sd of its log samples,
+     * and such a case fails only on a change well beyond that.
+     */
+    if (v->est.very_noisy)
+        prior = fmax(prior, log_sd);
     prior_df = opts->drift_df >= 0 ? opts->drift_df : PG_DRIFT_PRIOR_DF;
     s2 = prior * prior * prior_df;
     df = prior_df;
@@ -226,6 +265,14 @@ static const char *advice(const pg_case_verdict *v)
     return "one baseline run cannot measure run-to-run drift: pool runs with --base last:5";
 }
 
+/* The UNSURE reason of a very noisy case: what the run flagged, what it can resolve, what would help. */
+static char *too_noisy(const pg_case_verdict *v, const char *th)
+{
+    return pg__asprintf("very noisy (IQR %.0f%% of the median within a run): resolves ~%.0f%% here, too noisy for "
+                        "%s; lengthen min_run_time, gate interleaved with --base-build, or use a quieter runner",
+                        100 * v->est.run_noise, 100 * v->est.resolution, th);
+}
+
 int pg_verdict_decide(pg_case_verdict *v, size_t ntested)
 {
     double up = 1 + v->threshold, down = 1 / (1 + v->threshold);
@@ -250,7 +297,9 @@ int pg_verdict_decide(pg_case_verdict *v, size_t ntested)
         v->verdict = PG_VERDICT_SAME;
     } else {
         v->verdict = PG_VERDICT_UNSURE;
-        if (v->est.ci_lo > up || v->est.ci_hi < down)
+        if (v->est.very_noisy && !v->paired)
+            reason = too_noisy(v, th);
+        else if (v->est.ci_lo > up || v->est.ci_hi < down)
             reason = pg__asprintf("beyond %s but not significant after Holm over %zu cases (p=%.2g); %s", th,
                                   ntested, v->est.p_adj, advice(v));
         else if (log(v->est.ci_hi) - log(v->est.ci_lo) > 2 * log(up))
@@ -386,17 +435,24 @@ static int stage_canary(pg_comparison *c, pg_canary_reading *reading)
     return 0;
 }
 
+/* The verdicts a confirmation re-run settles: a false IMPROVED is as wrong as a false REGRESSED. */
+static int to_confirm(const pg_case_verdict *v, int improved_too)
+{
+    return v->verdict == PG_VERDICT_REGRESSED || (improved_too && v->verdict == PG_VERDICT_IMPROVED);
+}
+
 /*
- * The confirmation stage: settles every REGRESSED case on `again[i]`, its
- * re-measurement decided on its own (NULL when none was made; confirm.h).
+ * The confirmation stage: settles every REGRESSED case (and IMPROVED one
+ * when `improved_too`) on `again[i]`, its re-measurement decided on its own
+ * (NULL when none was made; confirm.h).
  */
-static int stage_confirm(pg_comparison *c, const pg_case_verdict *const *again)
+static int stage_confirm(pg_comparison *c, const pg_case_verdict *const *again, int improved_too)
 {
     size_t i;
     int err;
 
     for (i = 0; i < c->ncases; i++)
-        if (c->cases[i].verdict == PG_VERDICT_REGRESSED && (err = pg_confirm_settle(&c->cases[i], again[i])) != 0)
+        if (to_confirm(&c->cases[i], improved_too) && (err = pg_confirm_settle(&c->cases[i], again[i])) != 0)
             return err;
     return 0;
 }
@@ -661,18 +717,18 @@ int pg_verdict_confirm(pg_comparison *c, const pg_run *rerun, const pg_run *cons
     int err = 0;
 
     if (!fresh || !again || !sets) {
-        err = pg_error_set(PG_ENOMEM, "out of memory confirming regressions");
+        err = pg_error_set(PG_ENOMEM, "out of memory confirming verdicts");
         goto cleanup;
     }
     for (i = 0; i < c->ncases; i++) {
         const pg_result *r;
-        if (c->cases[i].verdict != PG_VERDICT_REGRESSED || !rerun || !(r = pg_run_find(rerun, c->cases[i].key)))
+        if (!to_confirm(&c->cases[i], 1) || !rerun || !(r = pg_run_find(rerun, c->cases[i].key)))
             continue;
         if ((err = remeasure(&fresh[i], &c->cases[i], r, sets, bases, nbases, opts)) != 0)
             goto cleanup;
         again[i] = &fresh[i];
     }
-    if ((err = stage_confirm(c, again)) == 0)
+    if ((err = stage_confirm(c, again, 1)) == 0)
         recount(c);
 
 cleanup:
@@ -696,7 +752,8 @@ int pg_verdict_confirm_paired(pg_comparison *c, const pg_comparison *again)
         for (j = 0; again && j < again->ncases && !match[i]; j++)
             if (strcmp(again->cases[j].key, c->cases[i].key) == 0)
                 match[i] = &again->cases[j];
-    if ((err = stage_confirm(c, match)) == 0)
+    /* The interleaved gate re-measures only REGRESSED cases; its IMPROVED ones are left as they are. */
+    if ((err = stage_confirm(c, match, 0)) == 0)
         recount(c);
     free(match);
     return err;
@@ -728,6 +785,7 @@ int pg_verdict_paired(pg_comparison *c, const pg_run *head, const pg_paired_anal
         /* The pairing cancels run-to-run drift: a phase slows both sides of a round alike. */
         v->drift.sd = v->drift.hw = 0;
         v->drift.measured = 0;
+        v->est.very_noisy = 0;
         half = 0.5 * (log(v->est.ci_hi) - log(v->est.ci_lo));
         v->est.resolution = isfinite(half) ? (1 + v->threshold) * exp(half) - 1 : NAN;
     }

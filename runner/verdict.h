@@ -8,7 +8,7 @@
  *   decide     Holm over the tested cases, then the rule (pg_verdict_decide)
  *   suite      a move the whole suite shares is UNSURE, not this case's
  *   canary     a move the canary of the case's kind explains is UNSURE
- *   confirm    a REGRESSED case stands only if its re-measurement agrees
+ *   confirm    a REGRESSED (IMPROVED) case stands only if its re-measurement agrees
  *   paired     interleaved rounds replace the estimate by the paired one
  *
  * pg_compare() runs estimate to canary; pg_verdict_confirm*() and
@@ -65,8 +65,10 @@ typedef struct pg_sample_set {
 /**
  * The estimate stage for one case: fills v->est (medians and counts, ratio,
  * the interval from the samples widened by run-to-run drift, the one-sided
- * Mann-Whitney p in the direction of the change, the resolution) and
- * v->drift. v->threshold, v->alpha and v->key (the bootstrap seed) must be
+ * Mann-Whitney p in the direction of the change, the resolution, the run
+ * noise) and v->drift. A very noisy case (one run's IQR/median at least
+ * PG_VERY_NOISY_IQR) takes the robust sd of its log samples as its prior
+ * drift when that exceeds the usual one. v->threshold, v->alpha and v->key (the bootstrap seed) must be
  * set. Leaves est.p_adj and the verdict alone, so it can be called again
  * with more runs before pg_comparison_adjust().
  * @param head one entry per head run; @param base one entry per baseline run.
@@ -110,12 +112,12 @@ int pg_compare(pg_comparison **out, const pg_run *head, const pg_run *const *bas
 void pg_comparison_free(pg_comparison *cmp);
 
 /**
- * The confirmation stage with a re-run: every REGRESSED case of `cmp` found
- * in `rerun` (looked up by key) is estimated against the same baseline runs
+ * The confirmation stage with a re-run: every REGRESSED or IMPROVED case of
+ * `cmp` found in `rerun` (looked up by key) is estimated against the same baseline runs
  * (`bases`, as given to pg_compare()) on its own, at the case's alpha (a
  * single hypothesis: the one the first measurement raised), and decided by
- * the usual rule; the case stays REGRESSED only when the re-run is too
- * (confirm.h). Fills v->confirm, rewrites the reason to show both
+ * the usual rule; the case keeps its verdict only when the re-run gives it
+ * too (confirm.h). Fills v->confirm, rewrites the reason to show both
  * measurements and recounts. `rerun` may be NULL (no re-run was made).
  * @return 0 or PG_ENOMEM.
  */

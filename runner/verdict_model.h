@@ -29,10 +29,10 @@ typedef enum pg_verdict {
     PG_VERDICT__COUNT
 } pg_verdict;
 
-/* What a confirmation re-run of a REGRESSED case said. */
+/* What a confirmation re-run of a REGRESSED or IMPROVED case said. */
 typedef enum pg_confirm_state {
     PG_CONFIRM_NONE = 0,    /* not a candidate (or confirmation was off) */
-    PG_CONFIRM_CONFIRMED,   /* the re-run is REGRESSED too: the verdict stands */
+    PG_CONFIRM_CONFIRMED,   /* the re-run has the same verdict: it stands */
     PG_CONFIRM_REFUTED,     /* the re-run is not: UNSURE with both measurements */
     PG_CONFIRM_NOT_RUN      /* no re-run (budget spent, or it failed): the verdict stands, said so */
 } pg_confirm_state;
@@ -51,6 +51,8 @@ typedef struct pg_estimate {
     double center;                   /* centre of the interval: Hodges-Lehmann shift as a ratio */
     double shift_lo, shift_hi;       /* interval of the ratio from the samples alone, before drift */
     double resolution;               /* smallest change detectable at this noise, as a fraction */
+    double run_noise;                /* largest IQR/median of one run's samples, either side */
+    int very_noisy;                  /* run_noise >= PG_VERY_NOISY_IQR: the drift allowed is the samples' spread */
 } pg_estimate;
 
 /** The run-to-run drift the interval allows for; 0 when rounds are paired. */
@@ -61,7 +63,7 @@ typedef struct pg_drift {
     int measured;                    /* 1 when base runs contributed to the estimate */
 } pg_drift;
 
-/** The confirmation re-measurement of a REGRESSED case; state NONE and NAN when there was none. */
+/** The confirmation re-measurement of a REGRESSED or IMPROVED case; state NONE and NAN when there was none. */
 typedef struct pg_confirmation {
     pg_confirm_state state;
     double ratio, lo, hi;            /* the re-run vs the baseline */

@@ -129,7 +129,6 @@ static int run_or_gate(int argc, char **argv, int gate)
 {
     run_cli cl = {0};
     pg_gate_options options = PG_GATE_OPTIONS_INIT, *go = &options;
-    const char *ci = getenv("CI");
     int nargs, rc, nopts = 0;
     pg_opt opts[48];
     const pg_opt run_group[] = {
@@ -157,8 +156,8 @@ static int run_or_gate(int argc, char **argv, int gate)
         {"alpha", 0, PG_OPT_DOUBLE, &go->alpha, "P", "family-wise significance level (e.g. 0.05)"},
         {"allow-other-machine", 0, PG_OPT_FLAG, &go->allow_other_machine, NULL, "compare with a baseline from another machine"},
         {"confirm", 0, PG_OPT_FLAG, &go->confirm, NULL,
-         "re-measure REGRESSED cases and fail only if the re-run regresses too (default when CI=true)"},
-        {"no-confirm", 0, PG_OPT_FLAG, &cl.no_confirm, NULL, "never re-measure (overrides CI=true)"},
+         "re-measure REGRESSED/IMPROVED cases; a verdict stands only if the re-run agrees (the default)"},
+        {"no-confirm", 0, PG_OPT_FLAG, &cl.no_confirm, NULL, "never re-measure: the first measurement decides"},
         {"confirm-budget", 0, PG_OPT_DOUBLE, &go->confirm_budget, "SEC", "seconds of re-measurement at most (default 300)"},
         {"base-build", 0, PG_OPT_STR, &go->base_build, "PATH",
          "measure this base build interleaved with --head-build (plugin library or {build} directory)"},
@@ -180,7 +179,8 @@ static int run_or_gate(int argc, char **argv, int gate)
     memset(&opts[nopts], 0, sizeof(pg_opt));
     if ((rc = pg_cli_parse(&spec, argc, argv, &nargs)) != 0)
         return rc < 0 ? 0 : rc;
-    go->confirm = !cl.no_confirm && (go->confirm || (ci && strcmp(ci, "true") == 0));
+    /* A verdict against stored runs from one process is too often a fluke: confirm it unless told not to. */
+    go->confirm = !cl.no_confirm;
     if (go->confirm_budget < 0)
         go->confirm_budget = 300;
     return do_run(&cl, go, argv + 1, nargs);

@@ -81,40 +81,43 @@ static pg_compare_options compare_options(const pg_gate_options *o)
 }
 
 /*
- * History-mode confirmation: re-measures the REGRESSED cases (in the order
- * of the comparison, until the budget is spent) and decides them again
- * against the same baseline runs. The re-run is not stored: the stored run
- * stays the first measurement, and the reason shows both.
+ * History-mode confirmation: re-measures the REGRESSED cases, then the
+ * IMPROVED ones (a false improvement is as wrong; the ones that fail the
+ * build come first while the budget lasts), in the order of the comparison,
+ * and decides them again against the same baseline runs. The re-run is not
+ * stored: the stored run stays the first measurement, and the reason shows
+ * both.
  */
 static int confirm_stored(pg_gate_result *r, const pg_suite_set *set, const pg_gate_options *o)
 {
+    static const pg_verdict order[] = {PG_VERDICT_REGRESSED, PG_VERDICT_IMPROVED};
     gate_state *st = r->internal;
     pg_compare_options co = compare_options(o);
     pg_comparison *cmp = r->cmp;
     pg_run *rerun = NULL;
     int64_t t0 = pg__mono_ns();
-    size_t i, n = 0;
-    int err;
+    size_t i, k, n = 0, want = cmp->counts[PG_VERDICT_REGRESSED] + cmp->counts[PG_VERDICT_IMPROVED];
+    int err = 0;
 
-    if (cmp->counts[PG_VERDICT_REGRESSED] == 0)
+    if (want == 0)
         return 0;
     if ((err = pg_run_new(&rerun)) != 0)
         return err;
-    for (i = 0; i < cmp->ncases; i++) {
-        const pg_case *c;
-        pg_result *res;
-        if (cmp->cases[i].verdict != PG_VERDICT_REGRESSED || !(c = find_case(set, cmp->cases[i].key)))
-            continue;
-        if ((double)(pg__mono_ns() - t0) * 1e-9 >= o->confirm_budget)
-            break;
-        /* A fresh process on other CPUs: a re-run that shares the first one's placement would repeat it. */
-        if ((err = pg_run_add_result(&res, rerun)) != 0 || (err = pg_exec_case_fresh(res, c, &o->exec)) != 0)
-            goto cleanup;
-        n++;
-    }
-    note(o, r, "confirming %zu regressed case%s: re-measured %zu in %.1fs (budget %.0fs)",
-         cmp->counts[PG_VERDICT_REGRESSED], plural(cmp->counts[PG_VERDICT_REGRESSED]), n,
-         (double)(pg__mono_ns() - t0) * 1e-9, o->confirm_budget);
+    for (k = 0; k < 2; k++)
+        for (i = 0; i < cmp->ncases; i++) {
+            const pg_case *c;
+            pg_result *res;
+            if (cmp->cases[i].verdict != order[k] || !(c = find_case(set, cmp->cases[i].key)))
+                continue;
+            if ((double)(pg__mono_ns() - t0) * 1e-9 >= o->confirm_budget)
+                break;
+            /* A fresh process on other CPUs: a re-run that shares the first one's placement would repeat it. */
+            if ((err = pg_run_add_result(&res, rerun)) != 0 || (err = pg_exec_case_fresh(res, c, &o->exec)) != 0)
+                goto cleanup;
+            n++;
+        }
+    note(o, r, "confirming %zu regressed or improved case%s: re-measured %zu in %.1fs (budget %.0fs)", want,
+         plural(want), n, (double)(pg__mono_ns() - t0) * 1e-9, o->confirm_budget);
     err = pg_verdict_confirm(cmp, rerun, (const pg_run *const *)st->stored.bases, st->stored.nbases, &co);
 
 cleanup:

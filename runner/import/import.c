@@ -197,7 +197,7 @@ int pg__import_set_samples(pg_result *r, double *samples, size_t n)
     r->summary = s;
     if (s.median > 0 && s.iqr / s.median >= 0.10)
         r->warnings |= PG_WARN_NOISY;
-    if (s.median > 0 && s.iqr / s.median >= 0.25)
+    if (s.median > 0 && s.iqr / s.median >= PG_VERY_NOISY_IQR)
         r->warnings |= PG_WARN_VERY_NOISY;
     return 0;
 }

@@ -1,9 +1,9 @@
 /*
  * confirm_test.c - the confirmation stage (pg_verdict_confirm*(), verdict.h;
- * confirm.h) on seeded samples, no
- * timing: a REGRESSED case stays REGRESSED only when its re-run against the
- * same baseline is REGRESSED too; otherwise UNSURE with both measurements;
- * a case the budget did not reach keeps its verdict and says so.
+ * confirm.h) on seeded samples, no timing: a REGRESSED (or IMPROVED) case
+ * keeps its verdict only when its re-run against the same baseline gives it
+ * too; otherwise UNSURE with both measurements; a case the budget did not
+ * reach keeps its verdict and says so.
  */
 #include "support.h"
 
@@ -69,6 +69,9 @@ static void teardown(void)
     pg_run_free(head);
     pg_run_free(base);
     pg_run_free(rerun);
+    /* A test's own .fini calls this too; a second call must find nothing left. */
+    cmp = NULL;
+    head = base = rerun = NULL;
 }
 
 TestSuite(confirm, .init = setup, .fini = teardown);
@@ -92,7 +95,7 @@ Test(confirm, rerun_that_regresses_too_confirms)
     cr_expect(strstr(a->reason, "confirmed by a re-run: first run +29.8%") != NULL, "%s", a->reason);
     cr_expect(strstr(a->reason, "re-run +2") != NULL, "%s", a->reason);
     cr_expect_eq(cmp->exit_code, 1);
-    cr_expect_eq(cmp->cases[1].confirm.state, PG_CONFIRM_NONE, "only REGRESSED cases are re-measured");
+    cr_expect_eq(cmp->cases[1].confirm.state, PG_CONFIRM_NONE, "only REGRESSED and IMPROVED cases are re-measured");
 }
 
 Test(confirm, rerun_back_at_baseline_refutes)
@@ -186,4 +189,60 @@ Test(confirm, paired_confirmation_without_a_rerun_keeps_the_verdict)
     cr_assert_eq(cmp->cases[0].verdict, PG_VERDICT_REGRESSED);
     cr_assert_eq(cmp->cases[0].confirm.state, PG_CONFIRM_NOT_RUN);
     cr_assert(strstr(cmp->cases[0].reason, "no re-run") != NULL, "%s", cmp->cases[0].reason);
+}
+
+/* An IMPROVED case c (base 1 ms, head 0.7 ms) in a comparison of its own, confirmed by a re-run at `again`. */
+static pg_run *imp_runs[3];
+static pg_comparison *imp;
+
+static const pg_case_verdict *confirm_improved(double again)
+{
+    const pg_run *bases[1];
+    size_t i;
+
+    for (i = 0; i < 3; i++)
+        pg_assert_ok(pg_run_new(&imp_runs[i]));
+    add(imp_runs[0], "c", 1e-3, 21);
+    add(imp_runs[1], "c", 0.7e-3, 22);
+    add(imp_runs[2], "c", again, 23);
+    bases[0] = imp_runs[0];
+    pg_assert_ok(pg_compare(&imp, imp_runs[1], bases, 1, NULL));
+    cr_assert_eq(imp->cases[0].verdict, PG_VERDICT_IMPROVED, "%s", imp->cases[0].reason);
+    pg_assert_ok(pg_verdict_confirm(imp, imp_runs[2], bases, 1, NULL));
+    return &imp->cases[0];
+}
+
+static void improved_teardown(void)
+{
+    size_t i;
+
+    pg_comparison_free(imp);
+    imp = NULL;
+    for (i = 0; i < 3; i++) {
+        pg_run_free(imp_runs[i]);
+        imp_runs[i] = NULL;
+    }
+    teardown();
+}
+
+Test(confirm, an_improvement_a_rerun_refutes_is_unsure, .fini = improved_teardown)
+{
+    const pg_case_verdict *c = confirm_improved(1.0e-3);
+
+    cr_expect_eq(c->verdict, PG_VERDICT_UNSURE);
+    cr_expect_eq(c->confirm.state, PG_CONFIRM_REFUTED);
+    cr_expect(strstr(c->reason, "not confirmed by a re-run") != NULL, "%s", c->reason);
+    cr_expect(strstr(c->reason, "first run -29.3%") != NULL && strstr(c->reason, "re-run +0.3%") != NULL, "%s",
+              c->reason);
+    cr_expect_eq(imp->counts[PG_VERDICT_IMPROVED], 0);
+    cr_expect_eq(imp->exit_code, 0);
+}
+
+Test(confirm, an_improvement_a_rerun_repeats_stands, .fini = improved_teardown)
+{
+    const pg_case_verdict *c = confirm_improved(0.72e-3);
+
+    cr_expect_eq(c->verdict, PG_VERDICT_IMPROVED);
+    cr_expect_eq(c->confirm.state, PG_CONFIRM_CONFIRMED);
+    cr_expect(strstr(c->reason, "confirmed by a re-run: first run -29.3%") != NULL, "%s", c->reason);
 }

@@ -486,3 +486,58 @@ Test(verdict, the_interval_always_contains_the_ratio_of_medians)
     cr_assert(v->est.ci_lo <= v->est.ratio && v->est.ratio <= v->est.ci_hi, "%g not in [%g, %g]", v->est.ratio,
               v->est.ci_lo, v->est.ci_hi);
 }
+
+/* One baseline run and a head of case a, n samples each at log sd `noise`, compared with the defaults. */
+static const pg_case_verdict *one_run_each(double head_median, size_t n, double noise, uint64_t seed)
+{
+    pg_rng g;
+
+    pg_stats_rng_seed(&g, seed);
+    bases_of("a", 1, n, noise, 0, seed + 10);
+    add_case(fx.head, "a", n, head_median, noise, &g);
+    compare(NULL);
+    return verdict_of("a");
+}
+
+Test(verdict, a_very_noisy_case_with_a_large_apparent_change_is_unsure)
+{
+    const pg_case_verdict *v;
+
+    /*
+     * Samples spread like a run in phases (log sd 0.25: IQR/median ~34%): with
+     * 200 samples a side the samples' interval alone is tight, and +40% would
+     * clear the threshold under a 2% drift prior. The run flagged itself as
+     * too noisy for that: its median moves between processes as far as its
+     * samples spread.
+     */
+    v = one_run_each(1.4e-3, 200, 0.25, 21);
+    cr_assert(v->est.very_noisy && v->est.run_noise >= PG_VERY_NOISY_IQR, "run noise %g", v->est.run_noise);
+    cr_assert_gt(v->est.shift_lo, 1.05, "the samples-only interval clears the threshold: %g", v->est.shift_lo);
+    cr_assert_eq(v->verdict, PG_VERDICT_UNSURE, "%s: %s", pg_verdict_name(v->verdict), v->reason);
+    cr_assert_gt(v->drift.sd, 0.2, "the drift allowed is the samples' spread: %g", v->drift.sd);
+    cr_assert_gt(v->est.resolution, 0.4, "resolution %g", v->est.resolution);
+    cr_assert(strstr(v->reason, "very noisy (IQR 3") && strstr(v->reason, "too noisy for 5%") &&
+                  strstr(v->reason, "min_run_time") && strstr(v->reason, "--base-build") &&
+                  strstr(v->reason, "quieter runner"),
+              "%s", v->reason);
+    cr_assert_eq(fx.cmp->exit_code, 0);
+
+    /* The same change faster: never a claimed improvement either. */
+    teardown();
+    setup();
+    v = one_run_each(0.6e-3, 200, 0.25, 22);
+    cr_assert_lt(v->est.shift_hi, 1 / 1.05, "the samples-only interval clears the threshold: %g", v->est.shift_hi);
+    cr_assert_eq(v->verdict, PG_VERDICT_UNSURE, "%s: %s", pg_verdict_name(v->verdict), v->reason);
+    cr_assert(strstr(v->reason, "very noisy") != NULL, "%s", v->reason);
+}
+
+Test(verdict, a_clean_large_change_still_fails_where_resolution_exceeds_the_threshold)
+{
+    /* Resolution ~13% (one baseline run, the 2% prior): +30% still clears the threshold. */
+    const pg_case_verdict *v = one_run_each(1.3e-3, 30, 0.03, 23);
+
+    cr_assert(!v->est.very_noisy, "run noise %g", v->est.run_noise);
+    cr_assert(v->est.resolution > 0.05 && v->est.resolution < 0.2, "resolution %g", v->est.resolution);
+    cr_assert_eq(v->verdict, PG_VERDICT_REGRESSED, "%s: %s", pg_verdict_name(v->verdict), v->reason);
+    cr_assert_eq(fx.cmp->exit_code, 1);
+}
