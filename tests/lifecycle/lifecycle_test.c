@@ -813,7 +813,7 @@ static void step6_a_baseline_from_another_machine_compares_nothing(void)
 /* perfgate-nightly-gpu.yml on its self-hosted runner, the database in the runner's PERFGATE_DB. */
 static int night(char **out, const char *name)
 {
-    char *dir = job(name, "src", w.c);
+    char *dir = job(name, "src", w.c), *src = path_in(dir, "src");
     const char *args[] = {"suites/plugin.yaml", NULL};
     env e = {0};
     int rc;
@@ -830,13 +830,14 @@ static int night(char **out, const char *name)
     env_set(&e, "PERFGATE_BUILD", "build");
     /* As in history mode: this is about which runs are compared, so a threshold same-code runs resolve. */
     env_set(&e, "PERFGATE_ARGS", "--threshold 25%%");
-    rc = script(out, dir, &e, "nightly.sh", args);
+    rc = script(out, src, &e, "nightly.sh", args);
     {
-        char *copy = path_in(dir, "src/perfgate-out/nightly.db");
-        cr_assert(exists(copy), "no copy of the database for the artifact");
+        char *copy = path_in(src, "perfgate-out/nightly.db");
+        cr_assert(exists(copy), "no copy of the database for the artifact:\n%s", *out);
         free(copy);
     }
     env_free(&e);
+    free(src);
     free(dir);
     return rc;
 }
