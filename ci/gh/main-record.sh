@@ -4,6 +4,7 @@
 # PERFGATE_KEEP (summaries stay, so history over years stays small).
 # usage: ci/gh/main-record.sh DB SUITE...
 # env: PERFGATE (default perfgate on the PATH), PERFGATE_BRANCH (default main),
+#      PERFGATE_BUILD (the build directory {build} in the suites names; default ./build),
 #      PERFGATE_KEEP (default 90d), PERFGATE_ARGS (extra `perfgate run` flags)
 # exit: perfgate run's code (0 recorded, 2 usage, 3 infrastructure); 2 on a
 # usage error here. A failed run fails the job: the commit is visibly not

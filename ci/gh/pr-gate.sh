@@ -55,7 +55,10 @@ case "$mode" in
     if [[ -z "${PERFGATE:-}" && -x "$head_build/perfgate" ]]; then
       perfgate=$head_build/perfgate
     fi
-    cmd=("$perfgate" gate --base-build "$base_build" --head-build "$head_build")
+    # The two builds are the whole comparison and the job keeps no database:
+    # without --no-store the gate would open baselines/perfgate.db, which a
+    # PR job's workspace does not have (exit 3, nothing gated).
+    cmd=("$perfgate" gate --no-store --base-build "$base_build" --head-build "$head_build")
     ;;
   history)
     [[ $# -ge 2 ]] || usage
