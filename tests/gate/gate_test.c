@@ -7,6 +7,7 @@
 #include "support.h"
 
 #include "gate/gate.h"
+#include "stats.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -199,40 +200,60 @@ Test(gate, every_case_unsure_compares_nothing)
     pg_run_free(bare);
 }
 
+/* Adds s/NAME with 30 samples spread evenly over median*(1 +- spread). */
+static void add_case(pg_run *run, const char *name, double median, double spread)
+{
+    pg_result *r;
+    size_t i, n = 30;
+
+    pg_assert_ok(pg_run_add_result(&r, run));
+    r->key = pg__asprintf("s/%s@1:cpu", name);
+    r->suite = pg__strdup("s");
+    r->name = pg__strdup(name);
+    r->status = PG_STATUS_OK;
+    r->samples = calloc(n, sizeof(double));
+    r->nsamples = n;
+    for (i = 0; i < n; i++)
+        r->samples[i] = median * (1 - spread + 2 * spread * (double)i / (double)(n - 1));
+    pg_assert_ok(pg_stats_summarize(&r->summary, r->samples, n));
+}
+
+static void store_run(const char *commit, double slow, double noisy)
+{
+    pg_run *run;
+
+    pg_assert_ok(pg_run_new(&run));
+    run->commit = pg__strdup(commit);
+    run->branch = pg__strdup("main");
+    run->machine_hash = pg__strdup("feedface");
+    run->machine_json = pg__strdup("{}");
+    run->started_at = run->finished_at = pg__now_unix();
+    add_case(run, "slow", slow, 0.01);
+    add_case(run, "noisy", noisy, 0.6);
+    pg_assert_ok(pg_store_save_run(store, run));
+    pg_run_free(run);
+}
+
+/*
+ * Stored runs with fixed samples, so that no machine load can blur it: one
+ * case 5x slower, one too noisy to decide. The regression decides the
+ * outcome; the undecided case does not turn it into "nothing compared".
+ */
 Test(gate, a_real_regression_still_fails_with_exit_1)
 {
-#ifdef PG_TEST_HOOKS
-    /* One case long enough, and slowed enough (5x), that a loaded machine cannot blur it. */
-    static const char slow_yaml[] = "suite: r\n"
-                                    "defaults: {threads: 1, min_run_time: 60ms, min_samples: 15, warmup: 5ms}\n"
-                                    "benchmarks:\n"
-                                    "  - {name: slow, kernel: sgemm, params: {n: 64}}\n";
-    pg_suite_options so = PG_SUITE_OPTIONS_INIT;
-    pg_suite *one = NULL;
-    pg_suite_set slow_set;
-    steps s = {0};
-    pg_gate_options go = options(1, &s);
-    pg_gate_result first, second;
+    pg_select_options so = PG_SELECT_OPTIONS_INIT;
+    pg_stored_comparison sc;
 
-    pg_assert_ok(pg_suite_load_buffer(&one, "r.yaml", slow_yaml, sizeof(slow_yaml) - 1, &so, NULL));
-    slow_set.suites = &one;
-    slow_set.count = 1;
-    /* Process CPU time leaves out preemption by the other jobs of a loaded machine; the injected spin counts. */
-    go.exec.cpu_clock = 1;
-    pg_assert_ok(pg_gate_run(&first, &slow_set, &go));
-    setenv("PG_TEST_SLOWDOWN", "r/slow*=5", 1);
-    pg_assert_ok(pg_gate_run(&second, &slow_set, &go));
-    unsetenv("PG_TEST_SLOWDOWN");
-    cr_expect_eq(second.cmp->counts[PG_VERDICT_REGRESSED], 1, "%s: %s", pg_verdict_name(second.cmp->cases[0].verdict),
-                 second.cmp->cases[0].reason);
-    cr_expect_eq(second.cmp->outcome, PG_OUTCOME_FAIL);
-    cr_expect_eq(second.exit_code, 1, "a regression wins over everything the outcome could say");
-    pg_gate_result_free(&first);
-    pg_gate_result_free(&second);
-    pg_suite_free(one);
-#else
-    cr_skip_test("built without PG_TEST_HOOKS");
-#endif
+    store_run("aaaa000000000000000000000000000000000000", 1e-3, 1e-3);
+    store_run("bbbb000000000000000000000000000000000000", 5e-3, 1.05e-3);
+    so.default_branch = "main";
+    pg_assert_ok(pg_compare_stored(&sc, store, NULL, "last:1:main", &so, NULL));
+    cr_assert_eq(sc.nbases, 1);
+    cr_expect_eq(sc.cmp->counts[PG_VERDICT_REGRESSED], 1);
+    cr_expect_eq(sc.cmp->counts[PG_VERDICT_UNSURE], 1);
+    cr_expect_eq(sc.cmp->outcome, PG_OUTCOME_FAIL);
+    cr_expect_eq(pg_outcome_exit_code(sc.cmp), 1, "a regression wins over everything the outcome could say");
+    pg_stored_comparison_free(&sc);
 }
 
 Test(gate, a_second_gate_compares_with_the_first_as_compare_does)

@@ -621,20 +621,25 @@ static void step3_the_fix_passes_and_updates_the_comment(void)
     commit(w.fixed, "matmul_chain: back to ten layers");
 
     rc = pr_job(&dir, &out, "pr-fixed", w.fixed);
-    /* The same code on both sides; confirmation by a re-run keeps a chance regression from failing it. */
-    cr_assert_eq(rc, 0, "the fixed head did not pass: exit %d\n%s", rc, out);
+    /*
+     * The same code on both sides must never fail; confirmation by fresh rounds keeps a chance
+     * regression out. On a loaded machine the rounds may not resolve 5 %: that is "nothing
+     * compared" (exit 4, no case decided), an honest outcome, never a pass or a failure.
+     */
+    cr_assert(rc == 0 || (rc == 4 && strstr(out, "no case was decided") != NULL),
+              "the fixed head did not pass: exit %d\n%s", rc, out);
     free(out);
     w.fixed_dir = dir;
 
-    post_pr_run("post-fixed", dir, w.fixed, "success");
-    /* Updated in place: still one comment, the same id, now a pass. */
+    post_pr_run("post-fixed", dir, w.fixed, rc == 0 ? "success" : "failure");
+    /* Updated in place: still one comment, the same id, no longer a failure. */
     cr_assert_eq(fakegh_comment_count(w.gh, PR), 1);
     cr_assert_eq(fakegh_count(w.gh, "PATCH", "/repos/" REPO "/issues/comments/1001"), 1);
     body = fakegh_comment_body(w.gh, 1001);
-    cr_assert(strstr(body, "perfgate: PASS") != NULL, "%s", body);
+    cr_assert(strstr(body, rc == 0 ? "perfgate: PASS" : "perfgate: nothing compared") != NULL, "%s", body);
     cr_assert(strstr(body, "perfgate: FAIL") == NULL, "%s", body);
     free(body);
-    cr_assert_eq(statuses(w.fixed, "success"), 1, "a success status on the new head");
+    cr_assert_eq(statuses(w.fixed, rc == 0 ? "success" : "error"), 1, "the new head's status");
     cr_assert_eq(statuses(w.slow, NULL), 1, "nothing more on the old head");
 }
 
