@@ -861,7 +861,14 @@ static void step7_the_second_night_compares_with_the_first(void)
     cr_assert(strstr(out, "nothing compared") != NULL, "%s", out);
     free(out);
     rc = night(&out, "night-2");
-    cr_assert(rc == 0 || rc == 1, "the second night did not compare with the first: exit %d\n%s", rc, out);
+    /*
+     * It compares with the first night (the report's baseline, below). Against one earlier run
+     * the cases may stay undecided on a noisy machine: exit 4 then says "no case was decided",
+     * never "no baseline".
+     */
+    cr_assert(rc == 0 || rc == 1 || (rc == 4 && strstr(out, "no case was decided") != NULL),
+              "the second night did not compare with the first: exit %d\n%s", rc, out);
+    cr_assert(strstr(out, "no baseline") == NULL, "%s", out);
     free(out);
     {
         char *dir = path_in(w.tmp, "night-2/src");
