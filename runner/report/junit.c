@@ -1,8 +1,10 @@
 /*
  * junit.c - JUnit XML: one testsuite per perfgate suite, one testcase per
  * case and per exact check. Regressions and failed checks are failures,
- * cases that could not run are errors, skipped and missing cases are
- * skipped; the verdict and its numbers travel in the message.
+ * cases that could not run are errors; skipped and missing cases, and cases
+ * nothing decided (UNSURE, NEW), are skipped, so that a run that compared
+ * nothing never reads as all green; the verdict and its numbers travel in
+ * the message.
  */
 #include "report/report.h"
 
@@ -11,6 +13,12 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* A case the comparison did not pass: not measured on both sides, or not decided. */
+static int undecided(pg_verdict v)
+{
+    return v == PG_VERDICT_SKIPPED || v == PG_VERDICT_MISSING || v == PG_VERDICT_UNSURE || v == PG_VERDICT_NEW;
+}
 
 /* Seconds the case spent measuring: samples are per iteration, number_per_run iterations each. */
 static double measured_seconds(const pg_result *r)
@@ -82,7 +90,8 @@ int pg_render_junit(pg_buf *out, const pg_report_data *d, const pg_report_option
     size_t tot = cmp->ncases + d->run->nchecks;
     size_t fails = cmp->counts[PG_VERDICT_REGRESSED] + cmp->checks_failed;
     size_t errors = cmp->counts[PG_VERDICT_ERROR];
-    size_t skipped = cmp->counts[PG_VERDICT_SKIPPED] + cmp->counts[PG_VERDICT_MISSING];
+    size_t skipped = cmp->counts[PG_VERDICT_SKIPPED] + cmp->counts[PG_VERDICT_MISSING] +
+                     cmp->counts[PG_VERDICT_UNSURE] + cmp->counts[PG_VERDICT_NEW];
     double all_time = 0;
 
     (void)opts;
@@ -113,15 +122,14 @@ int pg_render_junit(pg_buf *out, const pg_report_data *d, const pg_report_option
             pg__buf_puts(&body, "\" name=\"");
             pg__buf_xml_escape(&body, v->key);
             pg__buf_printf(&body, "\" time=\"%.3f\"", secs);
-            if (v->verdict == PG_VERDICT_REGRESSED || v->verdict == PG_VERDICT_ERROR ||
-                v->verdict == PG_VERDICT_SKIPPED || v->verdict == PG_VERDICT_MISSING) {
+            if (v->verdict == PG_VERDICT_REGRESSED || v->verdict == PG_VERDICT_ERROR || undecided(v->verdict)) {
                 pg_buf msg = PG_BUF_INIT;
                 const char *tag = v->verdict == PG_VERDICT_REGRESSED ? "failure"
                                   : v->verdict == PG_VERDICT_ERROR   ? "error"
                                                                      : "skipped";
                 f += v->verdict == PG_VERDICT_REGRESSED;
                 e += v->verdict == PG_VERDICT_ERROR;
-                sk += v->verdict == PG_VERDICT_SKIPPED || v->verdict == PG_VERDICT_MISSING;
+                sk += undecided(v->verdict);
                 verdict_message(&msg, v);
                 pg__buf_printf(&body, ">\n      <%s message=\"", tag);
                 pg__buf_xml_escape(&body, msg.ptr);
