@@ -5,6 +5,7 @@
  * canaries themselves never fail a build; canary rounds are pooled by the
  * executor.
  */
+#include "fixture.h"
 #include "support.h"
 
 #include "canary.h"
@@ -31,18 +32,11 @@ static double gauss(pg_rng *g)
 static void add(pg_run *run, const char *suite, const char *name, double median, double noise, double flops,
                 double bytes, pg_rng *g)
 {
-    pg_result *r;
     size_t i, n = 30;
+    pg_result *r = pg_test_add_result(run, suite, name, n);
 
-    pg_assert_ok(pg_run_add_result(&r, run));
-    r->key = pg__asprintf("%s/%s@1:cpu", suite, name);
-    r->suite = pg__strdup(suite);
-    r->name = pg__strdup(name);
-    r->status = PG_STATUS_OK;
     r->flops = flops;
     r->bytes = bytes;
-    r->samples = calloc(n, sizeof(double));
-    r->nsamples = n;
     for (i = 0; i < n; i++)
         r->samples[i] = median * exp(noise * gauss(g));
     pg_assert_ok(pg_stats_summarize(&r->summary, r->samples, n));

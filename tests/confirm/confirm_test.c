@@ -5,6 +5,7 @@
  * too; otherwise UNSURE with both measurements; a case the budget did not
  * reach keeps its verdict and says so.
  */
+#include "fixture.h"
 #include "support.h"
 
 #include "stats.h"
@@ -25,18 +26,11 @@ static double gauss(pg_rng *g)
 
 static void add(pg_run *run, const char *name, double median, uint64_t seed)
 {
-    pg_result *r;
-    pg_rng g;
     size_t i, n = 30;
+    pg_result *r = pg_test_add_result(run, "s", name, n);
+    pg_rng g;
 
     pg_stats_rng_seed(&g, seed);
-    pg_assert_ok(pg_run_add_result(&r, run));
-    r->key = pg__asprintf("s/%s@1:cpu", name);
-    r->suite = pg__strdup("s");
-    r->name = pg__strdup(name);
-    r->status = PG_STATUS_OK;
-    r->samples = calloc(n, sizeof(double));
-    r->nsamples = n;
     for (i = 0; i < n; i++)
         r->samples[i] = median * exp(0.01 * gauss(&g));
     pg_assert_ok(pg_stats_summarize(&r->summary, r->samples, n));

@@ -203,16 +203,9 @@ Test(gate, every_case_unsure_compares_nothing)
 /* Adds s/NAME with 30 samples spread evenly over median*(1 +- spread). */
 static void add_case(pg_run *run, const char *name, double median, double spread)
 {
-    pg_result *r;
     size_t i, n = 30;
+    pg_result *r = pg_test_add_result(run, "s", name, n);
 
-    pg_assert_ok(pg_run_add_result(&r, run));
-    r->key = pg__asprintf("s/%s@1:cpu", name);
-    r->suite = pg__strdup("s");
-    r->name = pg__strdup(name);
-    r->status = PG_STATUS_OK;
-    r->samples = calloc(n, sizeof(double));
-    r->nsamples = n;
     for (i = 0; i < n; i++)
         r->samples[i] = median * (1 - spread + 2 * spread * (double)i / (double)(n - 1));
     pg_assert_ok(pg_stats_summarize(&r->summary, r->samples, n));

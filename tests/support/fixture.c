@@ -306,6 +306,21 @@ void pg_test_model_free(pg_test_model *m)
     memset(m, 0, sizeof(*m));
 }
 
+pg_result *pg_test_add_result(pg_run *run, const char *suite, const char *name, size_t n)
+{
+    pg_result *r;
+
+    pg_assert_ok(pg_run_add_result(&r, run));
+    r->key = pg__asprintf("%s/%s@1:cpu", suite, name);
+    r->suite = pg__strdup(suite);
+    r->name = pg__strdup(name);
+    r->status = PG_STATUS_OK;
+    r->samples = calloc(n, sizeof(double));
+    r->nsamples = n;
+    cr_assert(r->key && r->suite && r->name && r->samples, "out of memory");
+    return r;
+}
+
 void pg_test_store_foreign_runs(pg_store *store, size_t count, const char *branch, const char *machine_hash,
                                 const char *cpu_model)
 {

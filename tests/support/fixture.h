@@ -27,6 +27,12 @@ void pg_test_model_free(pg_test_model *m);
  * machine (fingerprint `machine_hash`, CPU `cpu_model`), as a hosted
  * runner with another CPU leaves them in the database.
  */
+/**
+ * Appends the ok result SUITE/NAME@1:cpu to `run` with room for `n`
+ * samples (zeroed; the caller fills them and summarizes).
+ */
+pg_result *pg_test_add_result(pg_run *run, const char *suite, const char *name, size_t n);
+
 void pg_test_store_foreign_runs(pg_store *store, size_t count, const char *branch, const char *machine_hash,
                                 const char *cpu_model);
 
