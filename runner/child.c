@@ -270,10 +270,25 @@ void pg__child_kill(pg_child *child)
     }
 }
 
-int pg__child_collect(pg_result *out, pg_child *child, const char *what, int64_t deadline_ns, double timeout_s)
+int pg__child_decode(pg_result *out, const char *what, const char *data, size_t len, int status)
 {
     pg_buf buf = PG_BUF_INIT;
     wire_head h;
+
+    buf.ptr = (char *)data;
+    buf.len = len;
+    if (len >= sizeof(h))
+        memcpy(&h, data, sizeof(h));
+    if (len >= sizeof(h) && h.magic == WIRE_MAGIC && h.kind == WIRE_CRASH)
+        return report_death(out, what, status, h.signo);
+    if (len >= sizeof(h) && h.magic == WIRE_MAGIC && h.kind == WIRE_RESULT)
+        return take_result(out, &buf, &h);
+    return report_death(out, what, status, 0);
+}
+
+int pg__child_collect(pg_result *out, pg_child *child, const char *what, int64_t deadline_ns, double timeout_s)
+{
+    pg_buf buf = PG_BUF_INIT;
     int status = 0, timed_out = 0, err;
 
     assert(out && child && child->pid > 0);
@@ -294,14 +309,7 @@ int pg__child_collect(pg_result *out, pg_child *child, const char *what, int64_t
         pg__result_error(out, msg ? msg : "timed out");
         free(msg);
     } else {
-        if (buf.len >= sizeof(h))
-            memcpy(&h, buf.ptr, sizeof(h));
-        if (buf.len >= sizeof(h) && h.magic == WIRE_MAGIC && h.kind == WIRE_CRASH)
-            err = report_death(out, what, status, h.signo);
-        else if (buf.len >= sizeof(h) && h.magic == WIRE_MAGIC && h.kind == WIRE_RESULT)
-            err = take_result(out, &buf, &h);
-        else
-            err = report_death(out, what, status, 0);
+        err = pg__child_decode(out, what, buf.ptr, buf.len, status);
     }
     pg__buf_free(&buf);
     return err;

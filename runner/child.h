@@ -53,6 +53,14 @@ int pg__child_start(pg_child *out, pg_child_fn fn, void *payload);
  */
 int pg__child_collect(pg_result *out, pg_child *child, const char *what, int64_t deadline_ns, double timeout_s);
 
+/**
+ * Interprets what a child sent (`len` bytes, the whole record) and its wait
+ * `status` as pg__child_collect() does once the pipe is closed: the result,
+ * or an ERROR naming `what` and the crash or exit. Untrusted bytes: any
+ * input gives a result or an error, never a read outside `data`.
+ * @return as pg__child_collect().
+ */
+int pg__child_decode(pg_result *out, const char *what, const char *data, size_t len, int status);
 /** Kills and reaps a started child and closes its pipe (a run that is stopping). NULL-safe. */
 void pg__child_kill(pg_child *child);
 

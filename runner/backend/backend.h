@@ -39,6 +39,13 @@ int pg__backend_plugin_case(pg_result *out, const pg_case *c, const pg_backend_o
 int pg__backend_plugin_pair(pg_result out[2], const pg_case *const c[2], const pg_backend_options *opts,
                             uint64_t seed);
 int pg__backend_command_case(pg_result *out, const pg_case *c, const pg_backend_options *opts);
+/**
+ * Reads one iteration's stdout `output` as a `metrics: json` command's: the
+ * time it reported (*reported_ns, -1 when none) and the metrics the result
+ * keeps (*extra, JSON or NULL; caller frees).
+ * @return 0; PG_EKERNEL when the last line is no usable JSON object.
+ */
+int pg__backend_command_metrics(int64_t *reported_ns, char **extra, const char *output);
 
 /**
  * The timing engine's options for case `c` under `opts` (time_scale applied

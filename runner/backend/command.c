@@ -369,6 +369,26 @@ static void run_free(command_run *x)
     free(x->last_err);
 }
 
+int pg__backend_command_metrics(int64_t *reported_ns, char **extra, const char *output)
+{
+    pg_case c;
+    command_run x;
+    int err;
+
+    memset(&c, 0, sizeof(c));
+    memset(&x, 0, sizeof(x));
+    x.c = &c;
+    x.metrics_json = 1;
+    *reported_ns = -1;
+    *extra = NULL;
+    if (!(x.shown = pg__strdup("metrics")) || !(x.last_out = pg__strdup(output)))
+        err = pg_error_set(PG_ENOMEM, "out of memory reading metrics");
+    else if ((err = read_metrics(&x, reported_ns)) == 0)
+        *extra = extra_json(&x);
+    run_free(&x);
+    return err;
+}
+
 static int expand_argv(command_run *x, const pg_case *c)
 {
     pg_buf shown = PG_BUF_INIT;

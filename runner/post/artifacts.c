@@ -25,6 +25,7 @@
 int pg__gh_status_error(const pg_gh_response *r, const char *what);
 int pg__post_check_repo(const char *repo);
 
+
 static char *jstr(json_t *v)
 {
     return json_is_string(v) ? pg__strdup(json_string_value(v)) : NULL;
@@ -74,6 +75,26 @@ static int consider(pg_artifact *best, json_t *it, const char *name, const char 
     return 1;
 }
 
+int pg__artifact_page(pg_artifact *best, size_t *seen, size_t *ok, const char *body, const char *name,
+                      const char *branch)
+{
+    json_t *root = json_loads(body ? body : "", 0, NULL), *it;
+    size_t i;
+
+    if (!json_is_array(json_object_get(root, "artifacts"))) {
+        json_decref(root);
+        return pg_error_set(PG_ENET, "listing the repository's artifacts: GitHub's answer has no 'artifacts'");
+    }
+    json_array_foreach(json_object_get(root, "artifacts"), i, it)
+    {
+        const char *n = json_string_value(json_object_get(it, "name"));
+        *seen += n && strcmp(n, name) == 0;
+        *ok += (size_t)consider(best, it, name, branch);
+    }
+    json_decref(root);
+    return 0;
+}
+
 int pg_artifact_latest(pg_artifact *out, size_t *listed, pg_gh *gh, const char *repo, const char *name,
                        const char *branch)
 {
@@ -96,27 +117,14 @@ int pg_artifact_latest(pg_artifact *out, size_t *listed, pg_gh *gh, const char *
     if (!page)
         return pg_error_set(PG_ENOMEM, "out of memory listing artifacts");
     while (page) {
-        json_t *root, *it;
-        size_t i;
         if ((err = pg_gh_request(&r, gh, "GET", page, NULL)) != 0)
             goto cleanup;
         if (r.status != 200) {
             err = pg__gh_status_error(&r, "listing the repository's artifacts");
             goto cleanup;
         }
-        root = json_loads(r.body, 0, NULL);
-        if (!json_is_array(json_object_get(root, "artifacts"))) {
-            json_decref(root);
-            err = pg_error_set(PG_ENET, "listing the repository's artifacts: GitHub's answer has no 'artifacts'");
+        if ((err = pg__artifact_page(out, &seen, &ok, r.body, name, branch)) != 0)
             goto cleanup;
-        }
-        json_array_foreach(json_object_get(root, "artifacts"), i, it)
-        {
-            const char *n = json_string_value(json_object_get(it, "name"));
-            seen += n && strcmp(n, name) == 0;
-            ok += (size_t)consider(out, it, name, branch);
-        }
-        json_decref(root);
         free(page);
         page = r.next;
         r.next = NULL;

@@ -75,4 +75,14 @@ typedef struct pg_artifact_restore {
 int pg_artifact_restore_db(pg_artifact_restore *out, pg_gh *gh, const char *repo, const char *name,
                            const char *branch, const char *path);
 
+/**
+ * Reads one page of GET /repos/R/actions/artifacts (an untrusted answer, as
+ * memory): keeps in `best` the newest artifact named `name` from branch
+ * `branch` of the repository itself, as pg_artifact_latest() does.
+ * @param[in,out] seen artifacts named `name`; @param[in,out] ok those that qualified.
+ * @return 0; PG_ENET when the answer has no 'artifacts' list.
+ */
+int pg__artifact_page(pg_artifact *best, size_t *seen, size_t *ok, const char *body, const char *name,
+                      const char *branch);
+
 #endif

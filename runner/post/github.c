@@ -234,6 +234,24 @@ static size_t on_header(char *data, size_t size, size_t n, void *payload)
     return len;
 }
 
+void pg__gh_read_headers(pg_gh_response *out, pg__gh_hints *hints, const char *block, size_t len)
+{
+    hdrs h = {-1, -1, 0, NULL, NULL};
+    size_t at = 0;
+
+    while (at < len) {
+        const char *nl = memchr(block + at, '\n', len - at);
+        size_t n = nl ? (size_t)(nl - (block + at)) + 1 : len - at;
+        on_header((char *)block + at, 1, n, &h);
+        at += n;
+    }
+    out->next = h.next;
+    out->location = h.location;
+    hints->retry_after = h.retry_after;
+    hints->rl_remaining = h.rl_remaining;
+    hints->rl_reset = h.rl_reset;
+}
+
 static size_t on_body(char *data, size_t size, size_t n, void *payload)
 {
     return pg__buf_put(payload, data, size * n) == 0 ? size * n : 0;

@@ -45,6 +45,27 @@ static int same_author(const char *author, const char *login)
     return strcmp(author, login) == 0 || (strncmp(author, login, n) == 0 && strcmp(author + n, "[bot]") == 0);
 }
 
+int64_t pg__post_find_comment(const char *body, const char *marker, const char *login)
+{
+    json_t *arr = json_loads(body ? body : "", 0, NULL), *it;
+    int64_t found = 0;
+    size_t i;
+
+    json_array_foreach(arr, i, it)
+    {
+        json_t *b = json_object_get(it, "body");
+        json_t *u = json_object_get(json_object_get(it, "user"), "login");
+        json_t *id = json_object_get(it, "id");
+        if (json_is_string(b) && strstr(json_string_value(b), marker) && json_is_string(u) &&
+            same_author(json_string_value(u), login) && json_is_integer(id)) {
+            found = (int64_t)json_integer_value(id);
+            break;
+        }
+    }
+    json_decref(arr);
+    return found;
+}
+
 int pg_post_trim(char **out, const char *body, size_t limit, const char *run_url)
 {
     pg_buf b = PG_BUF_INIT;
@@ -126,8 +147,6 @@ int pg_post_sticky_comment(pg_post_outcome *out, pg_gh *gh, const char *repo, in
 
     /* Every page until a match: the comment may be old and far down a long discussion. */
     while (page && !found) {
-        json_t *arr, *it;
-        size_t i;
         if ((err = pg_gh_request(&r, gh, "GET", page, NULL)) != 0)
             goto cleanup;
         out->pages++;
@@ -135,19 +154,7 @@ int pg_post_sticky_comment(pg_post_outcome *out, pg_gh *gh, const char *repo, in
             err = pg__gh_status_error(&r, "listing the pull request's comments");
             goto cleanup;
         }
-        arr = json_loads(r.body, 0, NULL);
-        json_array_foreach(arr, i, it)
-        {
-            json_t *b = json_object_get(it, "body");
-            json_t *u = json_object_get(json_object_get(it, "user"), "login");
-            json_t *id = json_object_get(it, "id");
-            if (json_is_string(b) && strstr(json_string_value(b), marker) && json_is_string(u) &&
-                same_author(json_string_value(u), login) && json_is_integer(id)) {
-                found = (int64_t)json_integer_value(id);
-                break;
-            }
-        }
-        json_decref(arr);
+        found = pg__post_find_comment(r.body, marker, login);
         free(page);
         page = r.next;
         r.next = NULL;

@@ -216,4 +216,32 @@ char *pg_post_summary_text(const pg_report_data *data);
  */
 int pg_post_status_for(const char **out_state, pg_buf *desc, const pg_comparison *cmp);
 
+/*
+ * The readers of GitHub's answers as calls on memory, so untrusted answers
+ * can be fed to them directly (the fuzzer does) without a server.
+ */
+int pg__gh_status_error(const pg_gh_response *r, const char *what);
+
+/** Rate-limit hints of one answer's headers. */
+typedef struct pg__gh_hints {
+    double retry_after;       /* seconds, <0 when absent */
+    long rl_remaining;        /* -1 when absent */
+    int64_t rl_reset;         /* unix seconds, 0 when absent */
+} pg__gh_hints;
+
+/**
+ * Reads a block of header lines ("Name: value", CRLF or LF) as the client
+ * reads each answer's: out->next (Link rel="next") and out->location, owned.
+ */
+void pg__gh_read_headers(pg_gh_response *out, pg__gh_hints *hints, const char *block, size_t len);
+
+/**
+ * The open pull request in a JSON list whose head.sha is `sha`; 0 when none.
+ * `seen`/`seen_sha` keep the first other candidate, for the refusal message.
+ */
+int64_t pg__trust_match_head(const char *body, const char *sha, int64_t *seen, char *seen_sha, size_t seen_len);
+
+/** The id of the first comment in a JSON list that holds `marker` and was written by `login`; 0 when none. */
+int64_t pg__post_find_comment(const char *body, const char *marker, const char *login);
+
 #endif

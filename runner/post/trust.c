@@ -25,6 +25,7 @@
 int pg__gh_status_error(const pg_gh_response *r, const char *what);
 int pg__post_check_repo(const char *repo);
 
+
 static char *jstr(json_t *v)
 {
     return json_is_string(v) ? pg__strdup(json_string_value(v)) : NULL;
@@ -111,7 +112,7 @@ static int is_pr_event(const pg_post_trust *t)
  * `seen`/`seen_sha` keep the first candidate whose head differs, for the
  * refusal message.
  */
-static int64_t match_head(const char *body, const char *sha, int64_t *seen, char *seen_sha, size_t seen_len)
+int64_t pg__trust_match_head(const char *body, const char *sha, int64_t *seen, char *seen_sha, size_t seen_len)
 {
     json_t *arr = json_loads(body ? body : "", 0, NULL), *it;
     int64_t found = 0;
@@ -160,7 +161,7 @@ static int search(int64_t *found, pg_gh *gh, const char *path, const char *what,
         if (r.status != 200)
             err = pg__gh_status_error(&r, what);
         else
-            *found = match_head(r.body, sha, seen, seen_sha, seen_len);
+            *found = pg__trust_match_head(r.body, sha, seen, seen_sha, seen_len);
     }
     pg_gh_response_clear(&r);
     return err;

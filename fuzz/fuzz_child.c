@@ -1,0 +1,33 @@
+/*
+ * fuzz_child.c - libFuzzer target: the record a benchmark child process
+ * sends back over its pipe. The child runs plugin code that may scribble
+ * over anything, so the runner reads the record as untrusted bytes; the
+ * first input byte picks the child's wait status (clean exit, an exit code,
+ * a signal), the rest is the record.
+ */
+#include "child.h"
+#include "model.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static const int statuses[] = {0, 1 << 8, 3 << 8, 86 << 8, 9, 11, 6};
+    pg_run *run = NULL;
+    pg_result *r;
+    int status;
+
+    if (size == 0)
+        return 0;
+    status = statuses[data[0] % (sizeof(statuses) / sizeof(statuses[0]))];
+    if (pg_run_new(&run) != 0 || pg_run_add_result(&r, run) != 0)
+        abort();
+    (void)pg__child_decode(r, "benchmark 'fuzz'", (const char *)data + 1, size - 1, status);
+    pg_run_free(run);
+    return 0;
+}
