@@ -171,6 +171,12 @@ int pg_verdict_estimate(pg_case_verdict *v, const pg_sample_set *head, size_t nh
     v->est.base_n = nb;
     v->est.head_runs = hr;
     v->est.base_runs = br;
+    v->est.dropped = 0;
+    for (i = 0; i < nhead; i++)
+        v->est.dropped += head[i].n;
+    for (i = 0; i < nbase; i++)
+        v->est.dropped += base[i].n;
+    v->est.dropped -= nh + nb;
     if (nh == 0 || nb == 0) {
         err = pg_error_set(PG_EINVAL, "%s: no positive samples on the %s side", v->key ? v->key : "case",
                            nh == 0 ? "head" : "base");
@@ -322,6 +328,13 @@ int pg_verdict_decide(pg_case_verdict *v, size_t ntested)
                                   advice(v));
         else
             reason = pg__asprintf("interval straddles the %s threshold; %s", th, advice(v));
+    }
+    if (v->est.dropped) {
+        /* A time of zero, a negative one or NaN is a broken measurement: say it was not used. */
+        char *with = pg__asprintf("%s%s%zu sample%s left out (zero, negative or not finite)", reason ? reason : "",
+                                  reason ? "; " : "", v->est.dropped, v->est.dropped == 1 ? "" : "s");
+        free(reason);
+        reason = with;
     }
     set_reason(v, reason);
     return 0;

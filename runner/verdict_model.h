@@ -65,6 +65,7 @@ typedef struct pg_estimate {
     double resolution;               /* smallest change detectable at this noise, as a fraction */
     double run_noise;                /* largest IQR/median of one run's samples, either side */
     int very_noisy;                  /* run_noise >= PG_VERY_NOISY_IQR: the drift allowed is the samples' spread */
+    size_t dropped;                  /* samples of either side left out: zero, negative or not finite */
 } pg_estimate;
 
 /** The run-to-run drift the interval allows for; 0 when rounds are paired. */

@@ -351,14 +351,13 @@ Test(checks_cli, trace_command_prints_key_averages)
     pg_proc_free(&p);
 }
 
-/* Fence 3 on perfgate's own masked_select and the lab's mlp_train_step: these
- * need the CPU engine's kernels and run as soon as they are registered. */
+/* Fence 3 on perfgate's own masked_select and the lab's mlp_train_step (CPU engine kernels, always built). */
 Test(checks_fences, own_masked_select_and_mlp_train_step)
 {
     ran r;
 
-    if (!pg_kernel_find("masked_select") || !pg_kernel_find("mlp_train_step"))
-        cr_skip_test("the CPU engine's masked_select/mlp_train_step kernels are not in this build yet");
+    cr_assert(pg_kernel_find("masked_select") != NULL && pg_kernel_find("mlp_train_step") != NULL,
+              "the CPU engine's masked_select/mlp_train_step kernels are missing from the registry");
     run_suite(&r, PG_TEST_DATA_DIR "/checks/fences_cpu.yaml");
     assert_passed(&r, "mask_index_holds_nonzero");
     assert_passed(&r, "mlp_train_step_flops");

@@ -256,8 +256,8 @@ Test(plugin, example_suite_runs_stores_and_gates, .timeout = 300)
     cr_assert(strstr(p.out, "plugin/saxpy[n=4096]@1:cpu") && strstr(p.out, "GFLOP/s"), "%s", p.out);
     cr_assert(strstr(p.out, "ERROR") == NULL, "%s", p.out);
     pg_proc_free(&p);
-    pg_test_run(&p, tmp, env, argv);
-    cr_assert(p.status == 0 || p.status == 1 || p.status == 4, "second gate: %d %s", p.status, p.err);
+    /* Its verdicts are this machine's noise; its exit code is exactly the one they owe. */
+    pg_test_run_judged(&p, tmp, env, argv);
     cr_assert(strstr(p.out, "baseline: run 1") != NULL, "%s", p.out);
     cr_assert(strstr(p.out, "plugin/matmul_chain[layers=10,n=64]@1:cpu") != NULL, "%s", p.out);
     pg_proc_free(&p);

@@ -31,8 +31,8 @@ Test(report_cli, gate_appends_markdown_to_the_step_summary)
     pg_test_run(&p, tmp, env, argv);
     cr_assert_eq(p.status, 4, "%d %s", p.status, p.err);
     pg_proc_free(&p);
-    pg_test_run(&p, tmp, env, argv);
-    cr_assert(p.status == 0 || p.status == 1 || p.status == 4, "%d %s", p.status, p.err);
+    /* The second compares with run 1: whatever its verdicts on this machine, the exit code they owe. */
+    pg_test_run_judged(&p, tmp, env, argv);
     pg_proc_free(&p);
     pg_assert_ok(pg__read_file(&text, &len, sum));
     cr_assert(strncmp(text, "# an earlier step\n", 18) == 0, "%s", text);

@@ -178,8 +178,14 @@ Test(compare_cli, other_machine_exits_2_unless_allowed)
     cr_assert_eq(p.status, 2, "%d %s", p.status, p.err);
     cr_assert(strstr(p.err, "another machine") && strstr(p.err, "--allow-other-machine"), "%s", p.err);
     pg_proc_free(&p);
+    /*
+     * Allowed, it compares: c1 is 2x slower on 30 samples of 1% noise, far
+     * beyond 5% even with one run's drift allowance (x1.07), p tiny: REGRESSED,
+     * exit 1 (c0 alone, unchanged, could not fail the run).
+     */
     p = run_cli((const char *[]){"compare", "--base", "1", "--allow-other-machine", NULL});
-    cr_assert_neq(p.status, 2, "%s", p.err);
+    cr_assert_eq(p.status, 1, "%d\n%s\n%s", p.status, p.out, p.err);
+    cr_assert(strstr(p.out, "t/c1@1:cpu") && strstr(p.out, "REGRESSED"), "%s", p.out);
     pg_proc_free(&p);
 }
 

@@ -58,11 +58,14 @@ void pg_test_snapshot(const char *rel, const char *actual)
     const char *base = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
     size_t len = 0;
 
-    if (getenv("PG_UPDATE_SNAPSHOTS")) {
-        FILE *f = fopen(path, "w");
-        cr_assert(f != NULL, "cannot write %s", path);
+    if (getenv("PG_SNAPSHOT_DIR") && *getenv("PG_SNAPSHOT_DIR")) {
+        /* ci/update-snapshots.sh: the output goes beside, never over, the committed file. */
+        char *fresh = pg__asprintf("%s/%s", getenv("PG_SNAPSHOT_DIR"), base);
+        FILE *f = fopen(fresh, "w");
+        cr_assert(f != NULL, "cannot write %s", fresh);
         fputs(actual, f);
         fclose(f);
+        free(fresh);
     }
     cr_assert(pg__read_file(&want, &len, path) == 0, "cannot read %s: %s", path, pg_error_last());
     if (strcmp(want, actual) != 0) {
@@ -73,7 +76,7 @@ void pg_test_snapshot(const char *rel, const char *actual)
             fclose(f);
         }
         cr_assert_fail("%s differs from its snapshot; actual output in %s (diff them; regenerate with "
-                       "PG_UPDATE_SNAPSHOTS=1 if the change is intended)",
+                       "ci/update-snapshots.sh if the change is intended)",
                        rel, dump);
     }
     free(want);
@@ -117,6 +120,48 @@ static char *slurp_fd(int fd)
     return pg__buf_detach(&b);
 }
 
+const char *const pg_test_sanitizer_env[] = {
+    "ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=86",
+    "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=86",
+    NULL,
+};
+
+void pg_test_assert_no_sanitizer(int status, const char *err, const char *what)
+{
+    static const char *const marks[] = {"AddressSanitizer", "LeakSanitizer", "UndefinedBehaviorSanitizer",
+                                        "runtime error: "};
+    size_t i;
+
+    for (i = 0; err && i < sizeof(marks) / sizeof(marks[0]); i++) {
+        const char *at = strstr(err, marks[i]);
+        cr_assert(at == NULL, "%s: a sanitizer report on stderr (exit %d):\n%.3000s", what, status,
+                  at - err > 200 ? at - 200 : err);
+    }
+    cr_assert_neq(status, PG_TEST_SANITIZER_EXIT, "%s exited with the sanitizers' code %d:\n%.3000s", what, status,
+                  err ? err : "");
+}
+
+int pg_test_report_exit(const char *json_path)
+{
+    json_error_t je;
+    json_t *root = json_load_file(json_path, 0, &je);
+    const char *outcome;
+    int rc = -1;
+
+    cr_assert(root != NULL, "%s: %s", json_path, je.text);
+    outcome = json_string_value(json_object_get(json_object_get(root, "summary"), "outcome"));
+    cr_assert(outcome != NULL, "%s has no summary.outcome", json_path);
+    if (strcmp(outcome, "PASS") == 0)
+        rc = 0;
+    else if (strcmp(outcome, "FAIL") == 0)
+        rc = 1;
+    else if (strcmp(outcome, "NOTHING_COMPARED") == 0)
+        rc = 4;
+    cr_assert(rc >= 0, "%s: unknown outcome '%s'", json_path, outcome);
+    json_decref(root);
+    return rc;
+}
+
 int pg_test_run(pg_proc *out, const char *cwd, const char *const *env, const char *const *argv)
 {
     char outp[] = "/tmp/pg-out-XXXXXX", errp[] = "/tmp/pg-err-XXXXXX";
@@ -140,6 +185,8 @@ int pg_test_run(pg_proc *out, const char *cwd, const char *const *env, const cha
         dup2(efd, 2);
         if (cwd && chdir(cwd) != 0)
             _exit(127);
+        for (i = 0; pg_test_sanitizer_env[i]; i++)
+            putenv((char *)pg_test_sanitizer_env[i]);
         for (i = 0; env && env[i]; i++)
             putenv((char *)env[i]);
         execv(PG_TEST_BINARY, (char *const *)args);
@@ -151,6 +198,7 @@ int pg_test_run(pg_proc *out, const char *cwd, const char *const *env, const cha
     out->err = slurp_fd(efd);
     close(ofd);
     close(efd);
+    pg_test_assert_no_sanitizer(out->status, out->err, argv[0] ? argv[0] : "perfgate");
     return 0;
 }
 
@@ -159,4 +207,27 @@ void pg_proc_free(pg_proc *p)
     free(p->out);
     free(p->err);
     p->out = p->err = NULL;
+}
+
+int pg_test_run_judged(pg_proc *out, const char *cwd, const char *const *env, const char *const *argv)
+{
+    char *dir = pg_test_tmpdir(), *json = pg__asprintf("%s/report.json", dir);
+    const char *args[64];
+    int i, n = 0, want;
+
+    cr_assert(argv[0] != NULL, "pg_test_run_judged needs a subcommand");
+    args[n++] = argv[0];
+    args[n++] = "--json";
+    args[n++] = json;
+    for (i = 1; argv[i] && n < 63; i++)
+        args[n++] = argv[i];
+    args[n] = NULL;
+    pg_test_run(out, cwd, env, args);
+    want = pg_test_report_exit(json);
+    cr_assert_eq(out->status, want, "%s exited %d, but its report's outcome owes %d:\n%s\n%s", argv[0],
+                 out->status, want, out->out, out->err);
+    pg_test_rmtree(dir);
+    free(json);
+    free(dir);
+    return want;
 }
