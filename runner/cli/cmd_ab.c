@@ -109,7 +109,8 @@ int pg_cmd_ab(int argc, char **argv)
            o.head);
     pg_report_compare_terminal(stdout, ab.cmp, &style);
     print_paired(stdout, &ab);
-    rc = ab.cmp->exit_code;
+    /* No case decided is "nothing compared" (4), never a pass. */
+    rc = pg_outcome_exit_code(ab.cmp);
     pg_ab_result_free(&ab);
     pg_suite_set_free(&set);
     return rc;

@@ -94,14 +94,19 @@ Test(ab, build_dirs_substitute_rounds_interleave_and_a_3x_slowdown_regresses)
     size_t i, slow, broken, head_first = 0;
 
     cr_assert(mkdir(base, 0755) == 0 && mkdir(head, 0755) == 0);
-    /* 20 ms of sleep against 60 ms: a change no machine load can hide or fake. */
-    write_script(base, "bench.sh", "#!/bin/sh\nsleep 0.02\n");
-    write_script(head, "bench.sh", "#!/bin/sh\nsleep 0.06\n");
+    /*
+     * The builds report their own times (metrics: json): 20 ms against 60 ms,
+     * exactly, whatever the machine does. Every round is then head/base = 3:
+     * the paired interval is [3, 3] and 6 tied positive rounds give
+     * p = P(Z > sqrt 6) = 0.007 (boundary_test.c): REGRESSED.
+     */
+    write_script(base, "bench.sh", "#!/bin/sh\necho '{\"time\": 0.02}'\n");
+    write_script(head, "bench.sh", "#!/bin/sh\necho '{\"time\": 0.06}'\n");
     write_script(base, "other.sh", "#!/bin/sh\nexit 0\n");
     set = load("suite: ab\n"
                "defaults: {warmup: 1ms, min_samples: 2}\n"
                "benchmarks:\n"
-               "  - {name: slow, command: ['{build}/bench.sh']}\n"
+               "  - {name: slow, command: ['{build}/bench.sh'], metrics: json}\n"
                "  - {name: broken, command: ['{build}/other.sh']}\n");
     o.base = base;
     o.head = head;
@@ -116,13 +121,15 @@ Test(ab, build_dirs_substitute_rounds_interleave_and_a_3x_slowdown_regresses)
     broken = index_of(ab.head, "broken");
     cr_assert_eq(ab.base->results[slow].nsamples, 6, "one sample per round");
     cr_assert_eq(ab.head->results[slow].nsamples, 6);
-    cr_assert_gt(ab.head->results[slow].summary.median, 2 * ab.base->results[slow].summary.median);
+    cr_assert_float_eq(ab.head->results[slow].summary.median, 0.06, 1e-9);
+    cr_assert_float_eq(ab.base->results[slow].summary.median, 0.02, 1e-9);
     cr_assert_eq(ab.cmp->cases[slow].verdict, PG_VERDICT_REGRESSED, "%s",
                  pg_verdict_name(ab.cmp->cases[slow].verdict));
     cr_assert_eq(ab.paired[slow].n, 6);
     cr_assert_eq(ab.paired[slow].head_slower, 6);
-    cr_assert_gt(ab.paired[slow].ratio, 1.5, "paired ratio %g", ab.paired[slow].ratio);
-    cr_assert_gt(ab.paired[slow].ci_lo, 1.0, "paired interval from %g", ab.paired[slow].ci_lo);
+    cr_assert_float_eq(ab.paired[slow].ratio, 3.0, 1e-9);
+    cr_assert_float_eq(ab.paired[slow].ci_lo, 3.0, 1e-9);
+    cr_assert_float_eq(ab.paired[slow].p_slower, 0.5 * erfc(sqrt(3.0)), 1e-9);
     /* Head's build lacks other.sh: an error of that case only, never a verdict. */
     cr_assert_eq(ab.cmp->cases[broken].verdict, PG_VERDICT_ERROR);
     cr_assert(strstr(ab.cmp->cases[broken].reason, "head build") != NULL, "%s", ab.cmp->cases[broken].reason);
@@ -172,8 +179,9 @@ Test(ab, the_binary_runs_the_example_plugin_builds)
     pg_proc p;
 
     pg_test_run(&p, NULL, NULL, argv);
-    /* A verdict on 3 short rounds may go either way; the run itself must work. */
-    cr_assert(p.status == 0 || p.status == 1, "%d %s %s", p.status, p.out, p.err);
+    /* Three rounds cannot decide anything (a 95% Tukey interval needs 6): every case UNSURE, exit 4. */
+    cr_assert_eq(p.status, 4, "%d %s %s", p.status, p.out, p.err);
+    cr_assert(strstr(p.out, "too few rounds (3)") != NULL, "%s", p.out);
     cr_assert(strstr(p.out, "A/B: 3 interleaved rounds, seed 5") != NULL, "%s", p.out);
     cr_assert(strstr(p.out, "plugin/matmul_chain[layers=10,n=64]@1:cpu") != NULL, "%s", p.out);
     cr_assert(strstr(p.out, "paired rounds") != NULL, "%s", p.out);
@@ -202,17 +210,21 @@ Test(ab, the_gate_interleaves_two_builds_stores_the_head_and_confirms)
     pg_proc p;
 
     cr_assert(mkdir(base, 0755) == 0 && mkdir(head, 0755) == 0);
-    /* 20 ms against 60 ms of sleep: a change no load can hide; `same` is the same script in both. */
-    write_script(base, "bench.sh", "#!/bin/sh\nsleep 0.02\n");
-    write_script(head, "bench.sh", "#!/bin/sh\nsleep 0.06\n");
-    write_script(base, "same.sh", "#!/bin/sh\nsleep 0.02\n");
-    write_script(head, "same.sh", "#!/bin/sh\nsleep 0.02\n");
+    /*
+     * Reported times (metrics: json), exact whatever the load: `slow` 20 ms
+     * against 60 ms (every round 3x: REGRESSED, and again in the confirming
+     * rounds), `same` 20 ms in both (every round 1x: interval [1, 1], SAME).
+     */
+    write_script(base, "bench.sh", "#!/bin/sh\necho '{\"time\": 0.02}'\n");
+    write_script(head, "bench.sh", "#!/bin/sh\necho '{\"time\": 0.06}'\n");
+    write_script(base, "same.sh", "#!/bin/sh\necho '{\"time\": 0.02}'\n");
+    write_script(head, "same.sh", "#!/bin/sh\necho '{\"time\": 0.02}'\n");
     suite = pg_test_write(tmp, "ab.yaml",
                           "suite: ab\n"
                           "defaults: {warmup: 1ms, min_samples: 2}\n"
                           "benchmarks:\n"
-                          "  - {name: slow, command: ['{build}/bench.sh']}\n"
-                          "  - {name: same, command: ['{build}/same.sh']}\n");
+                          "  - {name: slow, command: ['{build}/bench.sh'], metrics: json}\n"
+                          "  - {name: same, command: ['{build}/same.sh'], metrics: json}\n");
     {
         const char *argv[] = {"gate", "--db", db, "--branch", "pr", "--commit", "c0ffee", "--base-build", base,
                               "--head-build", head, "-r", "6", "--md", md, suite, NULL};

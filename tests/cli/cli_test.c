@@ -143,9 +143,10 @@ Test(cli, sigkill_while_measuring_leaves_database_intact)
                                 "    params: {n: 64}\n"
                                 "    min_run_time: 30s\n");
     const char *first[] = {"run", "--quick", "--db", db, PG_TEST_SOURCE_DIR "/suites/cpu.yaml", NULL};
+    char *errlog = pg__asprintf("%s/run.err", tmp);
     pg_proc p;
     pid_t pid;
-    int status;
+    int status, waited;
     sqlite3 *h;
     sqlite3_stmt *st;
 
@@ -157,13 +158,25 @@ Test(cli, sigkill_while_measuring_leaves_database_intact)
     pid = fork();
     cr_assert(pid >= 0);
     if (pid == 0) {
-        int devnull = open("/dev/null", O_WRONLY);
+        int devnull = open("/dev/null", O_WRONLY), errfd = open(errlog, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         dup2(devnull, 1);
-        dup2(devnull, 2);
+        dup2(errfd, 2);
+        /* On Actions the measurement opens a log group as it starts: the marker that sampling is under way. */
+        setenv("GITHUB_ACTIONS", "true", 1);
         execl(PG_TEST_BINARY, PG_TEST_BINARY, "run", "--db", db, suite, (char *)NULL);
         _exit(127);
     }
-    usleep(1500 * 1000); /* well inside the 30 s of sampling */
+    for (waited = 0; waited < 60000; waited += 20) {
+        char *text = NULL;
+        size_t len = 0;
+        int started = pg__read_file(&text, &len, errlog) == 0 && strstr(text, "::group::") != NULL;
+        free(text);
+        if (started)
+            break;
+        usleep(20 * 1000);
+    }
+    cr_assert(waited < 60000, "the run never started measuring (no log group on stderr in 60 s)");
+    usleep(200 * 1000); /* into the 30 s of sampling */
     kill(pid, SIGKILL);
     waitpid(pid, &status, 0);
     cr_assert(WIFSIGNALED(status), "the run ended by itself before it was killed");
@@ -180,4 +193,5 @@ Test(cli, sigkill_while_measuring_leaves_database_intact)
     free(tmp);
     free(db);
     free(suite);
+    free(errlog);
 }

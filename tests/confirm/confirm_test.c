@@ -8,6 +8,7 @@
 #include "fixture.h"
 #include "support.h"
 
+#include "ab/ab.h"
 #include "stats.h"
 #include "util.h"
 #include "verdict.h"
@@ -132,11 +133,17 @@ Test(confirm, failed_rerun_keeps_the_verdict)
     cr_expect(strstr(a->reason, "the re-run produced no samples") != NULL, "%s", a->reason);
 }
 
-/* Interleaved gates: the re-run is a fresh paired comparison of case a, base 1 ms against `head_median`. */
+/*
+ * Interleaved gates: the re-run is a fresh paired comparison of case a (30
+ * rounds, base 1 ms against `head_median`), decided on its rounds the way
+ * the gate decides one (pg_compare() without drift, then the paired stage).
+ */
 static void confirm_paired_with(double head_median)
 {
+    pg_compare_options o = PG_COMPARE_OPTIONS_INIT;
     pg_run *again_base, *again_head;
     pg_comparison *again;
+    pg_paired_analysis pa;
     const pg_run *bases[1];
 
     pg_assert_ok(pg_run_new(&again_base));
@@ -144,7 +151,12 @@ static void confirm_paired_with(double head_median)
     add(again_base, "a", 1e-3, 11);
     add(again_head, "a", head_median, 12);
     bases[0] = again_base;
-    pg_assert_ok(pg_compare(&again, again_head, bases, 1, NULL));
+    o.drift = 0;
+    pg_assert_ok(pg_compare(&again, again_head, bases, 1, &o));
+    pg_assert_ok(pg_ab_paired_analyse(&pa, again_base->results[0].samples, again_head->results[0].samples,
+                                      again_head->results[0].nsamples, 0.95));
+    pg_assert_ok(pg_verdict_paired(again, again_head, &pa, &o));
+    cr_assert(again->cases[0].paired, "the re-run was not decided on its paired rounds");
     pg_assert_ok(pg_verdict_confirm_paired(cmp, again));
     pg_comparison_free(again);
     pg_run_free(again_base);

@@ -56,19 +56,19 @@ Test(kernels_pointwise, add_mul_gelu_copy_match_reference)
         ref[i] = (double)a[i] + (double)b[i];
     /* One correctly rounded float operation: within half an ulp of the exact result. */
     w = worst_f32(y, ref, n, 0, FLT_EPSILON / 2, &at);
-    cr_expect(w <= 1, "add: error %.3g bounds at %zu (seed %llu)", w, at, (unsigned long long)seed0);
+    cr_expect(w <= 1, "add: error %.3g bounds at %zu (PG_TEST_SEED=%llu replays it)", w, at, (unsigned long long)seed0);
 
     pg__mul_f32(y, a, b, n);
     for (i = 0; i < n; i++)
         ref[i] = (double)a[i] * (double)b[i];
     w = worst_f32(y, ref, n, 0, FLT_EPSILON / 2, &at);
-    cr_expect(w <= 1, "mul: error %.3g bounds at %zu (seed %llu)", w, at, (unsigned long long)seed0);
+    cr_expect(w <= 1, "mul: error %.3g bounds at %zu (PG_TEST_SEED=%llu replays it)", w, at, (unsigned long long)seed0);
 
     pg__gelu_f32(y, a, n);
     for (i = 0; i < n; i++)
         ref[i] = 0.5 * a[i] * (1.0 + erf(a[i] / sqrt(2.0)));
     w = worst_f32(y, ref, n, 1e-6, 1e-5, &at);
-    cr_expect(w <= 1, "gelu: error %.3g bounds at %zu (seed %llu)", w, at, (unsigned long long)seed0);
+    cr_expect(w <= 1, "gelu: error %.3g bounds at %zu (PG_TEST_SEED=%llu replays it)", w, at, (unsigned long long)seed0);
 
     pg__gelu_backward_f32(y, b, a, n);
     for (i = 0; i < n; i++) {
@@ -76,10 +76,10 @@ Test(kernels_pointwise, add_mul_gelu_copy_match_reference)
         ref[i] = b[i] * (0.5 * (1.0 + erf(x / sqrt(2.0))) + x * exp(-0.5 * x * x) / sqrt(2.0 * M_PI));
     }
     w = worst_f32(y, ref, n, 1e-6, 1e-5, &at);
-    cr_expect(w <= 1, "gelu_backward: error %.3g bounds at %zu (seed %llu)", w, at, (unsigned long long)seed0);
+    cr_expect(w <= 1, "gelu_backward: error %.3g bounds at %zu (PG_TEST_SEED=%llu replays it)", w, at, (unsigned long long)seed0);
 
     pg__copy_f32(y, b, n);
-    cr_expect(memcmp(y, b, n * sizeof(float)) == 0, "copy differs (seed %llu)", (unsigned long long)seed0);
+    cr_expect(memcmp(y, b, n * sizeof(float)) == 0, "copy differs (PG_TEST_SEED=%llu replays it)", (unsigned long long)seed0);
     free(a);
     free(b);
     free(y);
@@ -108,7 +108,7 @@ Test(kernels_norm, softmax_and_layernorm_match_reference)
             ref[r * cols + j] = exp((double)x[r * cols + j] - mx) / s;
     }
     w = worst_f32(y, ref, rows * cols, 1e-9, 1e-5, &at);
-    cr_expect(w <= 1, "softmax: error %.3g bounds at %zu (seed %llu)", w, at, (unsigned long long)seed0);
+    cr_expect(w <= 1, "softmax: error %.3g bounds at %zu (PG_TEST_SEED=%llu replays it)", w, at, (unsigned long long)seed0);
 
     pg__layernorm_f32(y, x, gamma, beta, rows, cols, 1e-5f);
     for (r = 0; r < rows; r++) {
@@ -124,7 +124,7 @@ Test(kernels_norm, softmax_and_layernorm_match_reference)
     }
     /* Outputs are O(1); the offset row loses about log2(80/6) bits to the mean's rounding. */
     w = worst_f32(y, ref, rows * cols, 1e-4, 1e-4, &at);
-    cr_expect(w <= 1, "layernorm: error %.3g bounds at %zu (seed %llu)", w, at, (unsigned long long)seed0);
+    cr_expect(w <= 1, "layernorm: error %.3g bounds at %zu (PG_TEST_SEED=%llu replays it)", w, at, (unsigned long long)seed0);
     free(x);
     free(y);
     free(gamma);
@@ -154,7 +154,7 @@ static void check_gemm_f32(int ta, int tb, int m, int n, int k, float beta, uint
                 mag += fabs(av * bv);
             }
             cr_assert(fabs(c[i * n + j] - s) <= 2.0 * (k + 1) * FLT_EPSILON * mag + 1e-30,
-                      "sgemm ta=%d tb=%d %dx%dx%d at (%d,%d): %.9g vs %.9g (seed %llu)", ta, tb, m, n, k, i, j,
+                      "sgemm ta=%d tb=%d %dx%dx%d at (%d,%d): %.9g vs %.9g (PG_TEST_SEED=%llu replays it)", ta, tb, m, n, k, i, j,
                       c[i * n + j], s, (unsigned long long)seed0);
         }
     free(a);
@@ -189,7 +189,7 @@ Test(kernels_gemm, dgemm_matches_reference)
                 s += a[i * k + p] * b[p * n + j];
                 mag += fabs(a[i * k + p] * b[p * n + j]);
             }
-            cr_assert(fabs(c[i * n + j] - s) <= 2.0 * k * DBL_EPSILON * mag, "dgemm at (%d,%d) (seed %llu)", i,
+            cr_assert(fabs(c[i * n + j] - s) <= 2.0 * k * DBL_EPSILON * mag, "dgemm at (%d,%d) (PG_TEST_SEED=%llu replays it)", i,
                       j, (unsigned long long)seed0);
         }
     free(a);
@@ -225,7 +225,7 @@ Test(kernels_masked_select, count_then_gather_matches_reference)
         want += mask[r];
     }
     pg_assert_ok(pg__masked_rows_f32(&y, &got_rows, x, mask, rows, cols));
-    cr_assert_eq(got_rows, want, "selected %zu rows, want %zu (seed %llu)", got_rows, want,
+    cr_assert_eq(got_rows, want, "selected %zu rows, want %zu (PG_TEST_SEED=%llu replays it)", got_rows, want,
                  (unsigned long long)seed0);
     for (r = 0; r < rows; r++)
         if (mask[r]) {

@@ -78,7 +78,7 @@ Test(mlp, forward_loss_matches_double_reference)
 
     pg__mlp_forward(m, &loss);
     cr_expect(isfinite(loss) && loss > 0, "loss %g", loss);
-    cr_expect(fabs(loss - ref) <= 1e-5 * fabs(ref), "loss %.9g vs reference %.9g (seed %llu)", loss, ref,
+    cr_expect(fabs(loss - ref) <= 1e-5 * fabs(ref), "loss %.9g vs reference %.9g (PG_TEST_SEED=%llu replays it)", loss, ref,
               (unsigned long long)seed);
     pg__mlp_free(m);
 }
@@ -106,7 +106,7 @@ Test(mlp, gradients_match_central_differences_of_the_reference)
             t->w[i] = w0;
             fd = (lp - lm) / ((double)wp - (double)wm);
             cr_assert(fabs(t->grad[i] - fd) <= 2e-5 + 2e-3 * fabs(fd),
-                      "%s[%zu]: backward %.7g, finite difference %.7g (seed %llu)", t->name, i, t->grad[i], fd,
+                      "%s[%zu]: backward %.7g, finite difference %.7g (PG_TEST_SEED=%llu replays it)", t->name, i, t->grad[i], fd,
                       (unsigned long long)seed);
             checked++;
         }
@@ -141,7 +141,7 @@ Test(mlp, gradients_match_finite_differences_of_the_kernel_forward)
             num += (fd - t->grad[i]) * (fd - t->grad[i]);
             den += (double)t->grad[i] * t->grad[i];
         }
-        cr_expect(sqrt(num) <= 2e-2 * sqrt(den) + 1e-6, "%s: |fd - grad| / |grad| = %.3g (seed %llu)", t->name,
+        cr_expect(sqrt(num) <= 2e-2 * sqrt(den) + 1e-6, "%s: |fd - grad| / |grad| = %.3g (PG_TEST_SEED=%llu replays it)", t->name,
                   sqrt(num / (den > 0 ? den : 1)), (unsigned long long)seed);
     }
     pg__mlp_free(m);
@@ -191,7 +191,7 @@ static void check_adamw(pg__adamw_kind kind)
         for (i = 0; i < q->n; i++) {
             /* Each step moves a weight by about lr; compare the motion, not just the value. */
             cr_assert(fabs(q->w[i] - want[p][i]) <= 1e-6 + 1e-5 * fabs(want[p][i]),
-                      "%s %s[%zu]: %.9g vs %.9g (seed %llu)", kind == PG_ADAMW_FUSED ? "fused" : "forloop",
+                      "%s %s[%zu]: %.9g vs %.9g (PG_TEST_SEED=%llu replays it)", kind == PG_ADAMW_FUSED ? "fused" : "forloop",
                       q->name, i, q->w[i], want[p][i], (unsigned long long)seed);
         }
         free(want[p]);
@@ -225,7 +225,7 @@ Test(mlp, forloop_and_fused_train_the_same)
     }
     pg__mlp_forward(a, &la);
     pg__mlp_forward(b, &lb);
-    cr_expect(la < la0, "20 AdamW steps did not lower the loss: %g -> %g (seed %llu)", la0, la,
+    cr_expect(la < la0, "20 AdamW steps did not lower the loss: %g -> %g (PG_TEST_SEED=%llu replays it)", la0, la,
               (unsigned long long)seed);
     cr_expect(fabs(la - lb) <= 1e-4 * la, "forloop %g vs fused %g", la, lb);
     for (p = 0; p < a->nparams; p++)

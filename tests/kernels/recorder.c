@@ -1,6 +1,8 @@
 /* recorder.c - the logging test instrument and fresh seeds. */
 #include "recorder.h"
 
+#include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -92,7 +94,14 @@ int recorder_count(const recorder *r, const char *line)
 uint64_t fresh_seed(void)
 {
     struct timespec ts;
+    const char *fixed = getenv("PG_TEST_SEED");
 
+    if (fixed && *fixed) {
+        char *end;
+        unsigned long long v = strtoull(fixed, &end, 0);
+        cr_assert(*end == '\0', "PG_TEST_SEED='%s' is not a number", fixed);
+        return (uint64_t)v;
+    }
     clock_gettime(CLOCK_REALTIME, &ts);
     return (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20) ^ ((uint64_t)getpid() << 40);
 }

@@ -21,7 +21,11 @@ void recorder_stop(recorder *r);
 /** Occurrences of `line` as a whole line in the log. */
 int recorder_count(const recorder *r, const char *line);
 
-/** A per-test random seed from time and pid, so inputs are fresh on every run. */
+/**
+ * A per-test random seed from time and pid, so inputs are fresh on every
+ * run; PG_TEST_SEED=N (decimal or 0x hex) replays the inputs of the run
+ * whose failure message named N.
+ */
 uint64_t fresh_seed(void);
 
 #endif

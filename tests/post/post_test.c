@@ -12,9 +12,16 @@
 #include "report/report.h"
 #include "util.h"
 
+#include <arpa/inet.h>
+#include <fcntl.h>
 #include <jansson.h>
+#include <netinet/in.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define TOKEN "ghs_TESTTOKEN_never_print_me_4242"
 #define BOT "perfgate-bot[bot]"
@@ -169,10 +176,17 @@ Test(post_comment, server_errors_back_off_and_retry)
     cr_assert_eq(fakegh_count(srv, "GET", "/repos/acme/kernels/issues/5/comments"), 3);
 }
 
+/*
+ * A spent primary limit (403, remaining 0) waits until its reset: the retry
+ * comes no sooner than the reset second has begun, at least a second after
+ * the refused request here, never at once.
+ */
 Test(post_comment, spent_rate_limit_waits_for_the_reset)
 {
     pg_post_outcome o;
     char hdr[128];
+    size_t i, n;
+    int64_t first = 0, second = 0;
 
     snprintf(hdr, sizeof(hdr), "x-ratelimit-remaining: 0\r\nx-ratelimit-reset: %lld\r\n",
              (long long)pg__now_unix() + 1);
@@ -180,6 +194,19 @@ Test(post_comment, spent_rate_limit_waits_for_the_reset)
                      "{\"message\":\"API rate limit exceeded\"}", 1);
     pg_assert_ok(pg_post_sticky_comment(&o, gh, "acme/kernels", 5, MARKER, "body", NULL));
     cr_assert(o.created);
+    n = fakegh_request_count(srv);
+    for (i = 0; i < n; i++) {
+        const fakegh_request *r = fakegh_request_at(srv, i);
+        if (strcmp(r->method, "GET") == 0 && strstr(r->path, "/issues/5/comments")) {
+            if (!first)
+                first = r->at_ns;
+            else if (!second)
+                second = r->at_ns;
+        }
+    }
+    cr_assert(first && second, "the rate-limited request was not retried");
+    cr_assert((second - first) >= 950000000LL, "retried after %.3f s, before the limit's reset",
+              (double)(second - first) / 1e9);
 }
 
 Test(post_comment, seventy_thousand_characters_are_trimmed_with_a_link)
@@ -294,6 +321,92 @@ Test(post_client, tls_stays_on_and_plain_http_only_to_loopback)
     setenv("GITHUB_TOKEN", "", 1);
     cr_assert_eq(pg_gh_new(&g, &o), PG_EUSAGE);
     cr_assert(strstr(pg_error_last(), "GITHUB_TOKEN") != NULL);
+}
+
+/* A free TCP port on 127.0.0.1 (the kernel's pick, released for the server to take). */
+static int free_port(void)
+{
+    struct sockaddr_in a;
+    socklen_t len = sizeof(a);
+    int fd = socket(AF_INET, SOCK_STREAM, 0), port;
+
+    memset(&a, 0, sizeof(a));
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    cr_assert(fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0 &&
+              getsockname(fd, (struct sockaddr *)&a, &len) == 0);
+    port = ntohs(a.sin_port);
+    close(fd);
+    return port;
+}
+
+static int accepts(int port)
+{
+    struct sockaddr_in a;
+    int fd = socket(AF_INET, SOCK_STREAM, 0), ok;
+
+    memset(&a, 0, sizeof(a));
+    a.sin_family = AF_INET;
+    a.sin_port = htons((unsigned short)port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ok = connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0;
+    close(fd);
+    return ok;
+}
+
+/*
+ * Certificates are verified: a real TLS server on 127.0.0.1 (openssl
+ * s_server -www, which answers any GET with 200) presents a self-signed
+ * certificate, and the client refuses it before sending anything. With
+ * verification off the same request would come back 200.
+ */
+Test(post_client, a_self_signed_certificate_is_refused)
+{
+    char *dir = pg_test_tmpdir(), *cmd, *url, *key = pg__asprintf("%s/key.pem", dir);
+    char *cert = pg__asprintf("%s/cert.pem", dir), port_s[16];
+    pg_gh_options o = PG_GH_OPTIONS_INIT;
+    pg_gh_response r;
+    pg_gh *g = NULL;
+    pid_t pid;
+    int port = free_port(), i, err;
+
+    cmd = pg__asprintf("openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 "
+                       "-addext subjectAltName=IP:127.0.0.1 -keyout %s -out %s 2>/dev/null",
+                       key, cert);
+    cr_assert_eq(system(cmd), 0, "openssl could not make a certificate (ci/packages-test.txt lists openssl)");
+    snprintf(port_s, sizeof(port_s), "%d", port);
+    pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        int devnull = open("/dev/null", O_RDWR);
+        dup2(devnull, 0);
+        dup2(devnull, 1);
+        dup2(devnull, 2);
+        execlp("openssl", "openssl", "s_server", "-quiet", "-www", "-accept", port_s, "-cert", cert, "-key", key,
+               (char *)NULL);
+        _exit(127);
+    }
+    for (i = 0; i < 500 && !accepts(port); i++)
+        usleep(20 * 1000);
+    cr_assert(i < 500, "the TLS server did not start on port %d", port);
+    url = pg__asprintf("https://127.0.0.1:%d", port);
+    o.api_url = url;
+    o.token = TOKEN;
+    o.max_retries = 0;
+    pg_assert_ok(pg_gh_new(&g, &o));
+    err = pg_gh_request(&r, g, "GET", "/user", NULL);
+    kill(pid, SIGTERM);
+    waitpid(pid, NULL, 0);
+    cr_assert_eq(err, PG_ENET, "the request got through (status %ld): certificates are not verified", r.status);
+    cr_assert(strstr(pg_error_last(), "certificate") != NULL, "%s", pg_error_last());
+    pg_gh_response_clear(&r);
+    pg_gh_free(g);
+    pg_test_rmtree(dir);
+    free(dir);
+    free(cmd);
+    free(url);
+    free(key);
+    free(cert);
 }
 
 Test(post_webhook, posts_slack_text_and_never_names_the_url_path)

@@ -14,7 +14,7 @@
  * confirmation confirms one regression and refutes another, and an exact
  * check fails. A refactor must leave these files unchanged; an intended
  * change of a verdict or report regenerates them with
- *   PG_UPDATE_SNAPSHOTS=1 ./build/tests/test_replay
+ *   ci/update-snapshots.sh
  * and the diff of tests/data/replay/ is reviewed like code.
  */
 #include "support.h"
@@ -203,7 +203,7 @@ static int64_t store_history(void)
     return id;
 }
 
-/* Compares with tests/data/replay/NAME (PG_UPDATE_SNAPSHOTS=1 rewrites it). */
+/* Compares with tests/data/replay/NAME (ci/update-snapshots.sh regenerates it). */
 static void golden(const char *name, const char *actual)
 {
     char *rel = pg__asprintf("replay/%s", name);

@@ -278,9 +278,19 @@ Test(stats_mwu, empty_side_and_all_ties)
 
     cr_assert_eq(pg_stats_mwu(&m, x, 0, y, 10, PG_ALT_GREATER, PG_MWU_AUTO), PG_EINVAL);
     pg_assert_ok(pg_stats_mwu(&m, x, 10, y, 10, PG_ALT_GREATER, PG_MWU_AUTO));
+    /* Every rank is 10.5: U1 = 10 * 10.5 - 55 = 50, its null mean; the tie-corrected variance is 0: p = 1. */
+    cr_assert_eq(m.u1, 50.0);
     cr_assert_eq(m.p, 1.0);
     cr_assert(m.ties);
-    cr_assert_eq(pg_stats_mwu(&m, x, 10, y, 10, PG_ALT_GREATER, PG_MWU_EXACT), 0);
+    /*
+     * The exact distribution ignores ties (as scipy's method="exact"): P(U >= 50)
+     * for 10 vs 10 = (C(20,10) + #{U = 50}) / (2 C(20,10)) = (184756 + 5448) / 369512
+     * = 0.51474377016172676 (counted with the recurrence c(m,n,u) = c(m-1,n,u-n) + c(m,n-1,u)).
+     */
+    pg_assert_ok(pg_stats_mwu(&m, x, 10, y, 10, PG_ALT_GREATER, PG_MWU_EXACT));
+    cr_assert_eq(m.u1, 50.0);
+    cr_assert(m.exact);
+    cr_assert_float_eq(m.p, 0.51474377016172676, 1e-12);
 }
 
 Test(stats_bootstrap, same_seed_same_interval_and_covers_the_point)

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -60,8 +61,14 @@ void pg_test_snapshot(const char *rel, const char *actual)
 
     if (getenv("PG_SNAPSHOT_DIR") && *getenv("PG_SNAPSHOT_DIR")) {
         /* ci/update-snapshots.sh: the output goes beside, never over, the committed file. */
-        char *fresh = pg__asprintf("%s/%s", getenv("PG_SNAPSHOT_DIR"), base);
-        FILE *f = fopen(fresh, "w");
+        char *fresh = pg__asprintf("%s/%s", getenv("PG_SNAPSHOT_DIR"), rel), *slash;
+        FILE *f;
+        for (slash = strchr(fresh + strlen(getenv("PG_SNAPSHOT_DIR")) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+            *slash = '\0';
+            mkdir(fresh, 0755);
+            *slash = '/';
+        }
+        f = fopen(fresh, "w");
         cr_assert(f != NULL, "cannot write %s", fresh);
         fputs(actual, f);
         fclose(f);

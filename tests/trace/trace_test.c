@@ -419,15 +419,60 @@ Test(trace_recorder, mismatched_hooks_are_reported)
     pg_recorder_free(r);
 }
 
-Test(trace_recorder, hooks_cost_nothing_without_an_instrument)
+static int hook_calls;
+
+static void count_op_begin(void *p, const char *name, const char *shape)
 {
-    /* No instrument installed: the hooks must be no-ops (and must not crash). */
-    cr_assert_null(pg__instrument);
+    (void)name;
+    (void)shape;
+    *(int *)p += 1;
+}
+
+static void count_name(void *p, const char *name)
+{
+    (void)name;
+    *(int *)p += 1;
+}
+
+static void count_gemm(void *p, const char *name, int64_t m, int64_t n, int64_t k)
+{
+    (void)name;
+    *(int *)p += (int)(m * n * k);
+}
+
+static void call_every_hook(void)
+{
     pg__range_push("x");
     pg__op_begin("mm", NULL);
-    pg__op_gemm("mm", 1, 1, 1);
+    pg__op_gemm("mm", 1, 2, 3);
     pg__op_end("mm");
     pg__range_pop("x");
+}
+
+/*
+ * The hooks reach an installed instrument and nothing else: installed, each
+ * hook calls its function (1 + 1 + 6 + 1 + 1 = 10 counted); uninstalled,
+ * the same calls count nothing; an instrument that fills only some hooks
+ * gets those and the others are skipped, not called through NULL.
+ */
+Test(trace_recorder, hooks_reach_only_an_installed_instrument)
+{
+    pg_instrument all = {count_op_begin, count_name, count_gemm, count_name, count_name, NULL, NULL, &hook_calls};
+    pg_instrument some = {count_op_begin, NULL, NULL, NULL, NULL, NULL, NULL, &hook_calls};
+    const pg_instrument *prev;
+
+    cr_assert_null(pg__instrument);
+    hook_calls = 0;
+    prev = pg__instrument_set(&all);
+    call_every_hook();
+    cr_assert_eq(hook_calls, 10);
+    cr_assert_eq(pg__instrument_set(prev), &all);
+    call_every_hook();
+    cr_assert_eq(hook_calls, 10, "a hook reached an uninstalled instrument");
+    pg__instrument_set(&some);
+    call_every_hook();
+    pg__instrument_set(prev);
+    cr_assert_eq(hook_calls, 11);
 }
 
 /* Strings, escapes and numbers cut by the 64 KiB chunk boundary at every offset read the same as from memory. */
