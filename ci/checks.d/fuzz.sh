@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${PG_FUZZ_SECONDS:-20}
 jobs=${PG_FUZZ_JOBS:-2}
-build=build-fuzz
+build="build-fuzz"
 if ! command -v clang >/dev/null; then
   echo "fuzz: clang not installed (ci/packages-test.txt lists it)" >&2
   exit 1
@@ -56,7 +56,7 @@ for name in "${targets[@]}"; do
     echo "fuzz: $name found a problem; the input is saved as $build/$name-*" >&2
   else
     runs=$(grep -oE 'Done [0-9]+ runs' "$work/$name.log" | awk '{print $2}')
-    echo "fuzz $name: ${runs:-?} executions in ${seconds} s from $(ls "fuzz/corpus/$name" | wc -l) seeds:" \
+    echo "fuzz $name: ${runs:-?} executions in ${seconds} s from $(find "fuzz/corpus/$name" -type f | wc -l) seeds:" \
       "no crash, no leak, no sanitizer report"
   fi
 done

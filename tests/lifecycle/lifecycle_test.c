@@ -165,7 +165,10 @@ static int script(char **out, const char *cwd, const env *e, const char *name, c
     close(fd);
     *out = b.ptr ? pg__buf_detach(&b) : pg__strdup("");
     pg__buf_free(&b);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    /* A sanitizer report anywhere in the job fails the test, whatever the script then exits. */
+    pg_test_assert_no_sanitizer(status, *out, name);
+    return status;
 }
 
 /* Commits everything in the repository on its current branch; `sha` gets the commit. */
@@ -196,7 +199,15 @@ static char *job(const char *name, const char *sub, const char *sha)
 /* What every Actions job has, and the files of this job. */
 static void actions_env(env *e, const char *dir)
 {
+    int i;
+
     env_set(e, "PATH", "%s", getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
+    for (i = 0; pg_test_sanitizer_env[i]; i++) {
+        const char *kv = pg_test_sanitizer_env[i], *eq = strchr(kv, '=');
+        char key[32];
+        snprintf(key, sizeof(key), "%.*s", (int)(eq - kv), kv);
+        env_set(e, key, "%s", eq + 1);
+    }
     env_set(e, "HOME", "%s", w.home);
     env_set(e, "NO_COLOR", "1");
     env_set(e, "CI", "true");
