@@ -13,7 +13,12 @@ cmake --build build-test -j "$(nproc)"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}:exitcode=86
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}:exitcode=86
 rm -f build-test/tests/tap/*.tap
+# The fuzzers' clang build (ci/checks.d/fuzz.sh) takes only the CPU the tests
+# leave idle (waits on child processes, servers, retries), not theirs.
+PG_FUZZ_BUILD_ONLY=1 nice -n 19 bash ci/checks.d/fuzz.sh > build-test/fuzz-build.log 2>&1 &
+fuzz_build=$!
 ctest --test-dir build-test --output-on-failure -j 2
+wait "$fuzz_build" || { cat build-test/fuzz-build.log; echo "test.sh: the fuzzers did not build" >&2; exit 1; }
 for check in ci/checks.d/*.sh; do
   [[ -e "$check" ]] || continue
   echo "== $check"

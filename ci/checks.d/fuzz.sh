@@ -8,6 +8,8 @@
 #   PG_FUZZ_SECONDS  seconds per target (default 20)
 #   PG_FUZZ_JOBS     targets at a time (default 2)
 #   PG_FUZZ_ONLY     space-separated target names (default: all)
+#   PG_FUZZ_BUILD_ONLY=1  build the targets and stop (ci/test.sh builds them
+#                    at low priority while the tests run)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${PG_FUZZ_SECONDS:-20}
@@ -29,6 +31,7 @@ cmake -S . -B "$build" -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInf
   { cat "$build/configure.log"; exit 1; }
 cmake --build "$build" -j "$jobs" --target "${targets[@]/#/fuzz_}" > "$build/build.log" 2>&1 ||
   { cat "$build/build.log"; exit 1; }
+[[ "${PG_FUZZ_BUILD_ONLY:-}" == 1 ]] && exit 0
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
