@@ -25,7 +25,6 @@
 int pg__gh_status_error(const pg_gh_response *r, const char *what);
 int pg__post_check_repo(const char *repo);
 
-
 static char *jstr(json_t *v)
 {
     return json_is_string(v) ? pg__strdup(json_string_value(v)) : NULL;
