@@ -14,11 +14,14 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}:exitcode=86
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}:exitcode=86
 rm -f build-test/tests/tap/*.tap
 # The fuzzers' clang build (ci/checks.d/fuzz.sh) takes only the CPU the tests
-# leave idle (waits on child processes, servers, retries), not theirs.
+# leave idle (waits on child processes, servers, retries), not theirs; the
+# tests labelled serial (gates that must have the machine to themselves) run
+# after it has finished.
 PG_FUZZ_BUILD_ONLY=1 nice -n 19 bash ci/checks.d/fuzz.sh > build-test/fuzz-build.log 2>&1 &
 fuzz_build=$!
-ctest --test-dir build-test --output-on-failure -j 2
+ctest --test-dir build-test --output-on-failure -j 2 -LE serial
 wait "$fuzz_build" || { cat build-test/fuzz-build.log; echo "test.sh: the fuzzers did not build" >&2; exit 1; }
+ctest --test-dir build-test --output-on-failure -L serial
 for check in ci/checks.d/*.sh; do
   [[ -e "$check" ]] || continue
   echo "== $check"
