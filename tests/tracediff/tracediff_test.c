@@ -1,0 +1,292 @@
+/*
+ * tracediff_test.c - `trace diff` on real torch.profiler CPU traces made by
+ * Debian's python3-torch in this test (torch_steps.py: a small training step
+ * and three variants, profiled in interleaved rounds), a gate whose timed
+ * source is a command writing such traces, and the statistics of the diff
+ * on synthetic traces with known per-step times.
+ *
+ * Timing verdicts on real traces depend on the machine: a loaded one may
+ * leave a real change UNSURE (the verdict says why), but it must never call
+ * the wrong op slower or an unchanged step different. Appearances, paths and
+ * counts are exact and asserted exactly.
+ */
+#include "support.h"
+
+#include "trace/steps.h"
+#include "tracediff.h"
+#include "util.h"
+#include "verdict.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define PYTHON "/usr/bin/python3"
+#define SCRIPT PG_TEST_SOURCE_DIR "/tests/tracediff/torch_steps.py"
+
+static char *torch_dir;
+
+/* Makes the four variants for a test (12 rounds of 3 steps: a few seconds, most of it importing torch). */
+static void make_traces(void)
+{
+    char *cmd, buf[4096];
+    FILE *f;
+    size_t n;
+    int rc;
+
+    torch_dir = pg_test_tmpdir();
+    cmd = pg__asprintf("PG_TORCH_ROUNDS=12 PG_TORCH_STEPS=3 %s %s %s 2>&1", PYTHON, SCRIPT, torch_dir);
+    f = popen(cmd, "r");
+    n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+    rc = f ? pclose(f) : -1;
+    buf[n] = '\0';
+    cr_assert_eq(rc, 0, "%s failed (python3-torch is a test dependency, ci/packages-test.txt): %s", cmd, buf);
+    free(cmd);
+}
+
+static void drop_traces(void)
+{
+    pg_test_rmtree(torch_dir);
+    free(torch_dir);
+}
+
+static pg_trace_steps *steps_of(const char *variant)
+{
+    pg_trace_steps *s = NULL;
+    char *path = pg__asprintf("%s/%s", torch_dir, variant);
+
+    pg_assert_ok(pg_trace_steps_load(&s, path, NULL));
+    free(path);
+    return s;
+}
+
+static pg_trace_diff *diff(const pg_trace_steps *base, const pg_trace_steps *head, int paired)
+{
+    pg_trace_diff_options o = PG_TRACE_DIFF_OPTIONS_INIT;
+    pg_trace_diff *d = NULL;
+
+    o.paired = paired;
+    pg_assert_ok(pg_trace_diff_new(&d, base, head, &o));
+    return d;
+}
+
+static const pg_trace_op_diff *op(const pg_trace_diff *d, const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < d->nops; i++)
+        if (strcmp(d->ops[i].name, name) == 0)
+            return &d->ops[i];
+    cr_assert_fail("no op %s in the diff", name);
+    return NULL;
+}
+
+/* A timing verdict a loaded machine may leave undecided, with its reason, but never reverse. */
+static void assert_slower_or_undecided(const pg_trace_op_diff *o)
+{
+    cr_assert(o->verdict == PG_VERDICT_REGRESSED || o->verdict == PG_VERDICT_UNSURE, "%s: %s (%s)", o->name,
+              pg_verdict_name(o->verdict), o->reason ? o->reason : "");
+    if (o->verdict == PG_VERDICT_UNSURE)
+        cr_assert(o->reason && *o->reason, "UNSURE says why");
+    cr_assert_gt(o->head_self, o->base_self, "%s does twice the work: %.0f -> %.0f ns", o->name, o->base_self,
+                 o->head_self);
+}
+
+static void assert_no_timing_change(const pg_trace_diff *d, const char *const *allowed)
+{
+    size_t i, j;
+
+    for (i = 0; i < d->nops; i++) {
+        const pg_trace_op_diff *o = &d->ops[i];
+        int ok = 0;
+        if (o->change != PG_OP_KEPT || o->verdict == PG_VERDICT_SAME || o->verdict == PG_VERDICT_UNSURE)
+            continue;
+        for (j = 0; allowed && allowed[j]; j++)
+            ok = ok || (strcmp(allowed[j], o->name) == 0 && o->verdict == PG_VERDICT_REGRESSED);
+        cr_assert(ok, "%s is %s (%+.1f%%) but does the same work on both sides", o->name,
+                  pg_verdict_name(o->verdict), 100 * (o->ratio - 1));
+    }
+}
+
+Test(tracediff_torch, mask_wide_and_unchanged_variants, .init = make_traces, .fini = drop_traces, .timeout = 300)
+{
+    pg_trace_steps *base = steps_of("base"), *mask = steps_of("mask"), *wide = steps_of("wide"),
+                   *same = steps_of("same");
+    pg_trace_diff *d;
+    const pg_trace_op_diff *o;
+    static const char *const wider[] = {"aten::addmm", "aten::mm", NULL};
+    size_t i;
+
+    cr_assert_eq(base->sources, 12);
+    cr_assert_eq(base->nsteps, 36);
+
+    /* (a) x[x[:, 0] > 0] inside the step: aten::index holding aten::nonzero appears, with its path. */
+    d = diff(base, mask, 1);
+    o = op(d, "aten::nonzero");
+    cr_assert_eq(o->change, PG_OP_APPEARED);
+    cr_assert_str_eq(o->path, "train_step > aten::index > aten::nonzero");
+    cr_assert(o->head_exact && o->head_count == 1, "exactly one per step: %g", o->head_count);
+    cr_assert_eq(op(d, "aten::index")->change, PG_OP_APPEARED);
+    cr_assert_str_eq(op(d, "aten::index")->path, "train_step > aten::index");
+    cr_assert_eq(op(d, "aten::gt")->change, PG_OP_APPEARED);
+    cr_assert_eq(d->disappeared, 0);
+    cr_assert_eq(op(d, "aten::addmm")->base_count, op(d, "aten::addmm")->head_count);
+    pg_trace_diff_free(d);
+
+    /* (b) the first Linear twice as wide: its addmm and weight-gradient mm slow down, nothing else. */
+    d = diff(base, wide, 1);
+    cr_assert_eq(d->appeared + d->disappeared + d->count_changed, 0, "the same ops, the same counts");
+    assert_slower_or_undecided(op(d, "aten::addmm"));
+    assert_slower_or_undecided(op(d, "aten::mm"));
+    assert_no_timing_change(d, wider);
+    cr_assert_neq(d->step.verdict, PG_VERDICT_IMPROVED);
+    pg_trace_diff_free(d);
+
+    /* (c) the same step again: nothing but SAME or UNSURE, no op or count changed. */
+    d = diff(base, same, 1);
+    cr_assert_eq(d->appeared + d->disappeared + d->count_changed, 0);
+    assert_no_timing_change(d, NULL);
+    cr_assert(d->step.verdict == PG_VERDICT_SAME || d->step.verdict == PG_VERDICT_UNSURE, "%s",
+              pg_verdict_name(d->step.verdict));
+    for (i = 0; i < d->nops; i++)
+        cr_assert(d->ops[i].verdict == PG_VERDICT_SAME || d->ops[i].verdict == PG_VERDICT_UNSURE);
+    pg_trace_diff_free(d);
+
+    /* The unpaired comparison of (c) may be undecided but never claims a change either. */
+    d = diff(base, same, 0);
+    assert_no_timing_change(d, NULL);
+    pg_trace_diff_free(d);
+
+    pg_trace_steps_free(base);
+    pg_trace_steps_free(mask);
+    pg_trace_steps_free(wide);
+    pg_trace_steps_free(same);
+}
+
+Test(tracediff_torch, cli_prints_the_new_op_and_json, .init = make_traces, .fini = drop_traces, .timeout = 300)
+{
+    pg_proc p;
+    char *base = pg__asprintf("%s/base", torch_dir), *mask = pg__asprintf("%s/mask", torch_dir);
+    const char *argv[] = {"trace", "diff", "--paired", base, mask, NULL};
+    const char *json[] = {"trace", "diff", "--paired", "-f", "json", base, mask, NULL};
+    const char *steps[] = {"trace", "--steps", "-n", "5", mask, NULL};
+
+    pg_assert_ok(pg_test_run(&p, NULL, NULL, argv));
+    cr_assert(p.status == 0 || p.status == 1, "exit %d: %s", p.status, p.err);
+    cr_assert(strstr(p.out, "APPEARED    aten::nonzero (1 per step): train_step > aten::index > aten::nonzero\n") !=
+                  NULL, "%s", p.out);
+    pg_proc_free(&p);
+    pg_assert_ok(pg_test_run(&p, NULL, NULL, json));
+    cr_assert(strstr(p.out, "\"name\":\"aten::nonzero\",\"path\":\"train_step > aten::index > aten::nonzero\","
+                            "\"kind\":\"cpu\",\"change\":\"appeared\",\"base_count\":0,\"head_count\":1") != NULL,
+              "%s", p.out);
+    pg_proc_free(&p);
+    pg_assert_ok(pg_test_run(&p, NULL, NULL, steps));
+    cr_assert_eq(p.status, 0, "%s", p.err);
+    cr_assert(strstr(p.out, "36 steps from 12 files") != NULL, "%s", p.out);
+    pg_proc_free(&p);
+    free(base);
+    free(mask);
+}
+
+/* ---- the statistics on synthetic traces with known times ------------------ */
+
+/* Writes ROUNDS files of STEPS steps: step{op_a, op_b, op_c} with a deterministic jitter of a few percent. */
+static char *synthetic(const char *root, const char *name, double a_us, int with_extra)
+{
+    char *dir = pg__asprintf("%s/%s", root, name);
+    int r, k;
+    unsigned x = 12345;
+
+    mkdir(dir, 0755);
+    for (r = 0; r < 12; r++) {
+        pg_buf b = PG_BUF_INIT;
+        char *file;
+        double ts = 1000;
+        pg__buf_puts(&b, "[");
+        for (k = 0; k < 5; k++) {
+            double j[3], ta, tb, tc;
+            int q;
+            for (q = 0; q < 3; q++) {
+                x = x * 1103515245u + 12345u;
+                j[q] = 1.0 + 0.04 * ((double)((x >> 16) % 1000) / 1000.0 - 0.5);
+            }
+            ta = a_us * j[0];
+            tb = 300 * j[1];
+            tc = 150 * j[2];
+            pg__buf_printf(&b, "%s{\"name\":\"ProfilerStep#%d\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":1,\"tid\":1}",
+                           k ? "," : "", k, ts, ta + tb + tc + 20 + (with_extra ? 40 : 0));
+            pg__buf_printf(&b, ",{\"name\":\"op_a\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":1,\"tid\":1}",
+                           ts + 5, ta);
+            pg__buf_printf(&b, ",{\"name\":\"op_b\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":1,\"tid\":1}",
+                           ts + 10 + ta, tb);
+            pg__buf_printf(&b, ",{\"name\":\"op_c\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":1,\"tid\":1}",
+                           ts + 15 + ta + tb, tc);
+            if (with_extra)
+                pg__buf_printf(&b, ",{\"name\":\"op_new\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":30,\"pid\":1,\"tid\":1}",
+                               ts + 16 + ta + tb + tc);
+            ts += ta + tb + tc + 100;
+        }
+        pg__buf_puts(&b, "]");
+        file = pg__asprintf("r%02d.json", r);
+        free(pg_test_write(dir, file, b.ptr));
+        free(file);
+        pg__buf_free(&b);
+    }
+    return dir;
+}
+
+static void same_or_undecided(const pg_trace_op_diff *o, int paired)
+{
+    if (paired)
+        cr_assert_eq(o->verdict, PG_VERDICT_SAME, "%s paired: %s (%s)", o->name, pg_verdict_name(o->verdict),
+                     o->reason ? o->reason : "");
+    else
+        cr_assert(o->verdict == PG_VERDICT_SAME ||
+                      (o->verdict == PG_VERDICT_UNSURE && o->reason && strstr(o->reason, "run-to-run drift")),
+                  "%s unpaired: %s (%s)", o->name, pg_verdict_name(o->verdict), o->reason ? o->reason : "");
+}
+
+Test(tracediff_stats, known_changes_decide_and_aa_stays_same)
+{
+    char *root = pg_test_tmpdir();
+    char *b = synthetic(root, "base", 200, 0), *h = synthetic(root, "slow", 400, 1), *a = synthetic(root, "aa", 200, 0);
+    pg_trace_steps *sb = NULL, *sh = NULL, *sa = NULL;
+    pg_trace_diff *d;
+    int paired;
+
+    pg_assert_ok(pg_trace_steps_load(&sb, b, NULL));
+    pg_assert_ok(pg_trace_steps_load(&sh, h, NULL));
+    pg_assert_ok(pg_trace_steps_load(&sa, a, NULL));
+    for (paired = 0; paired <= 1; paired++) {
+        d = diff(sb, sh, paired);
+        cr_assert_eq(op(d, "op_a")->verdict, PG_VERDICT_REGRESSED, "paired %d: %s", paired,
+                     op(d, "op_a")->reason ? op(d, "op_a")->reason : "");
+        cr_assert(op(d, "op_a")->ratio > 1.9 && op(d, "op_a")->ratio < 2.1, "%g", op(d, "op_a")->ratio);
+        /* Unchanged ops: SAME when paired; unpaired, one baseline run leaves the drift unmeasured (UNSURE). */
+        same_or_undecided(op(d, "op_b"), paired);
+        same_or_undecided(op(d, "op_c"), paired);
+        cr_assert_eq(op(d, "op_new")->change, PG_OP_APPEARED);
+        cr_assert_eq(d->step.verdict, PG_VERDICT_REGRESSED);
+        cr_assert(pg_trace_diff_regressed(d));
+        /* The movers: the appeared op first, then op_a (the largest change of median self time). */
+        cr_assert_str_eq(d->ops[0].name, "op_new");
+        cr_assert_str_eq(d->ops[1].name, "op_a");
+        pg_trace_diff_free(d);
+        d = diff(sb, sa, paired);
+        same_or_undecided(op(d, "op_a"), paired);
+        same_or_undecided(op(d, "op_b"), paired);
+        cr_assert_eq(d->counts[PG_VERDICT_REGRESSED] + d->counts[PG_VERDICT_IMPROVED], 0);
+        cr_assert(!pg_trace_diff_regressed(d));
+        pg_trace_diff_free(d);
+    }
+    pg_trace_steps_free(sb);
+    pg_trace_steps_free(sh);
+    pg_trace_steps_free(sa);
+    pg_test_rmtree(root);
+    free(root);
+    free(b);
+    free(h);
+    free(a);
+}
