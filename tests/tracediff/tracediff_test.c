@@ -14,6 +14,7 @@
 
 #include "trace/steps.h"
 #include "tracediff.h"
+#include "store/store.h"
 #include "util.h"
 #include "verdict.h"
 
@@ -289,4 +290,68 @@ Test(tracediff_stats, known_changes_decide_and_aa_stays_same)
     free(b);
     free(h);
     free(a);
+}
+
+/* ---- a gate whose timed source is a command writing torch traces ---------- */
+
+Test(tracediff_gate, per_step_samples_stored_and_per_op_history, .timeout = 300)
+{
+    char *dir = pg_test_tmpdir(), *db = pg__asprintf("%s/g.db", dir), *yaml, *suite;
+    const char *env[] = {"PG_TORCH_ROUNDS=2", "PG_TORCH_STEPS=3", NULL};
+    const char *hist[] = {"history", "--db", db, "torch_train/train/self:aten::mm*", NULL};
+    const char *hist_json[] = {"history", "--db", db, "--format", "json", "torch_train/*", NULL};
+    pg_store *store = NULL;
+    pg_run *run = NULL;
+    pg_proc p;
+    const pg_result *step, *mm;
+    int i;
+
+    yaml = pg__asprintf("suite: torch_train\n"
+                        "benchmarks:\n"
+                        "  - name: train\n"
+                        "    command: [%s, %s, \"{trace_dir}\", base]\n"
+                        "    timeout: 120s\n"
+                        "    trace: {path: \"{trace_dir}/base\", ops: [\"aten::addmm\", \"aten::mm\", train_step]}\n",
+                        PYTHON, SCRIPT);
+    suite = pg_test_write(dir, "train.yaml", yaml);
+    for (i = 1; i <= 2; i++) {
+        char commit[8];
+        const char *gate[] = {"gate", "--db", db, "--commit", commit, "--branch", "main", suite, NULL};
+        snprintf(commit, sizeof(commit), "c%d", i);
+        pg_assert_ok(pg_test_run(&p, dir, env, gate));
+        /* The first gate has no baseline (4); the second compares; timing on a loaded machine may decide nothing. */
+        cr_assert(p.status == 0 || p.status == 4 || (i == 2 && p.status == 1), "gate %d exit %d: %s%s", i, p.status,
+                  p.out, p.err);
+        cr_assert(strstr(p.out, "torch_train/train/self:aten::mm[]@1:cpu") != NULL, "%s", p.out);
+        pg_proc_free(&p);
+    }
+    /* Each step is one sample: 2 rounds of 3 steps. */
+    pg_assert_ok(pg_store_open(&store, db));
+    pg_assert_ok(pg_store_load_run(&run, store, 2));
+    step = pg_run_find(run, "torch_train/train[]@1:cpu");
+    mm = pg_run_find(run, "torch_train/train/self:aten::mm[]@1:cpu");
+    cr_assert(step && mm && pg_run_find(run, "torch_train/train/self:aten::addmm[]@1:cpu") &&
+              pg_run_find(run, "torch_train/train/self:train_step[]@1:cpu"));
+    cr_assert_eq(step->nsamples, 6);
+    cr_assert_eq(mm->nsamples, 6);
+    cr_assert_str_eq(step->metric, "step_time");
+    cr_assert_str_eq(mm->metric, "self_time");
+    for (i = 0; i < 6; i++)
+        cr_assert(mm->samples[i] > 0 && mm->samples[i] < step->samples[i], "an op's self time lies inside its step");
+    pg_run_free(run);
+    pg_store_close(store);
+    /* The per-op series over the two commits. */
+    pg_assert_ok(pg_test_run(&p, dir, NULL, hist));
+    cr_assert_eq(p.status, 0, "%s", p.err);
+    cr_assert(strstr(p.out, "torch_train/train/self:aten::mm[]@1:cpu  (2 commits)") != NULL, "%s", p.out);
+    cr_assert(strstr(p.out, "c1") && strstr(p.out, "c2"), "%s", p.out);
+    pg_proc_free(&p);
+    pg_assert_ok(pg_test_run(&p, dir, NULL, hist_json));
+    cr_assert(strstr(p.out, "torch_train/train/self:aten::addmm[]@1:cpu") != NULL, "%s", p.out);
+    pg_proc_free(&p);
+    pg_test_rmtree(dir);
+    free(dir);
+    free(db);
+    free(yaml);
+    free(suite);
 }
