@@ -90,6 +90,41 @@ static int fill_samples(pg_result *r, double *x, size_t n)
     return pg_stats_summarize(&r->summary, x, n);
 }
 
+/*
+ * What the report compares between two runs of the case without their
+ * traces: per op its path and count per step (exact when every step has the
+ * same count, else the median). {"trace": {"steps": N, "ops": [[name, path,
+ * count, exact], ...]}}, at most MAX_SUMMARY ops (then "truncated": true).
+ */
+#define MAX_SUMMARY 2000
+static char *summary_json(const pg_trace_steps *s)
+{
+    pg_buf b = PG_BUF_INIT;
+    size_t i, k;
+
+    pg__buf_printf(&b, "{\"trace\":{\"steps\":%zu,%s\"ops\":[", s->nsteps,
+                   s->nops > MAX_SUMMARY ? "\"truncated\":true," : "");
+    for (i = 0; i < s->nops && i < MAX_SUMMARY; i++) {
+        double *c = NULL, med;
+        int exact = 1;
+        if (pg_trace_steps_series(&c, s, i, PG_TRACE_COUNT) != 0) {
+            pg__buf_free(&b);
+            return NULL;
+        }
+        med = pg_stats_median(c, s->nsteps);
+        for (k = 1; k < s->nsteps; k++)
+            exact = exact && c[k] == c[0];
+        free(c);
+        pg__buf_puts(&b, i ? ",[" : "[");
+        pg__buf_json_string(&b, s->ops[i].name);
+        pg__buf_puts(&b, ",");
+        pg__buf_json_string(&b, s->ops[i].path ? s->ops[i].path : s->ops[i].name);
+        pg__buf_printf(&b, ",%g,%s]", med, exact ? "true" : "false");
+    }
+    pg__buf_puts(&b, "]}}");
+    return pg__buf_detach(&b);
+}
+
 /* One result per op the case's globs name: "NAME/self:OP", same params, threads and device. */
 static int add_op_results(pg_run *extra, const pg_trace_steps *s, const pg_case *c)
 {
@@ -208,6 +243,11 @@ int pg__backend_trace_case(pg_result *out, pg_run *extra, const pg_case *c, cons
     out->metric = pg__strdup("step_time");
     if ((err = fill_samples(out, x, s->nsteps)) != 0)
         goto cleanup;
+    free(out->extra_json);
+    if (!(out->extra_json = summary_json(s))) {
+        err = PG_ENOMEM;
+        goto cleanup;
+    }
     if (extra && (err = add_op_results(extra, s, c)) != 0)
         goto cleanup;
 

@@ -297,6 +297,7 @@ Test(tracediff_stats, known_changes_decide_and_aa_stays_same)
 Test(tracediff_gate, per_step_samples_stored_and_per_op_history, .timeout = 300)
 {
     char *dir = pg_test_tmpdir(), *db = pg__asprintf("%s/g.db", dir), *yaml, *suite;
+
     const char *env[] = {"PG_TORCH_ROUNDS=2", "PG_TORCH_STEPS=3", NULL};
     const char *hist[] = {"history", "--db", db, "torch_train/train/self:aten::mm*", NULL};
     const char *hist_json[] = {"history", "--db", db, "--format", "json", "torch_train/*", NULL};
@@ -306,17 +307,21 @@ Test(tracediff_gate, per_step_samples_stored_and_per_op_history, .timeout = 300)
     const pg_result *step, *mm;
     int i;
 
-    yaml = pg__asprintf("suite: torch_train\n"
-                        "benchmarks:\n"
-                        "  - name: train\n"
-                        "    command: [%s, %s, \"{trace_dir}\", base]\n"
-                        "    timeout: 120s\n"
-                        "    trace: {path: \"{trace_dir}/base\", ops: [\"aten::addmm\", \"aten::mm\", train_step]}\n",
-                        PYTHON, SCRIPT);
-    suite = pg_test_write(dir, "train.yaml", yaml);
+    /* The first commit runs the base step, the second adds x[mask] to it (the variant the script is given). */
     for (i = 1; i <= 2; i++) {
-        char commit[8];
-        const char *gate[] = {"gate", "--db", db, "--commit", commit, "--branch", "main", suite, NULL};
+        char commit[8], *sub = pg__asprintf("%s/v%d", dir, i), *md = pg__asprintf("%s/report%d.md", dir, i);
+        const char *variant = i == 1 ? "base" : "mask";
+        const char *gate[] = {"gate", "--db", db, "--commit", commit, "--branch", "main", "--md", md, NULL, NULL};
+        mkdir(sub, 0755);
+        yaml = pg__asprintf("suite: torch_train\n"
+                            "benchmarks:\n"
+                            "  - name: train\n"
+                            "    command: [%s, %s, \"{trace_dir}\", %s]\n"
+                            "    timeout: 120s\n"
+                            "    trace: {path: \"{trace_dir}/%s\", ops: [\"aten::addmm\", \"aten::mm\", train_step]}\n",
+                            PYTHON, SCRIPT, variant, variant);
+        suite = pg_test_write(sub, "train.yaml", yaml);
+        gate[9] = suite;
         snprintf(commit, sizeof(commit), "c%d", i);
         pg_assert_ok(pg_test_run(&p, dir, env, gate));
         /* The first gate has no baseline (4); the second compares; timing on a loaded machine may decide nothing. */
@@ -324,6 +329,22 @@ Test(tracediff_gate, per_step_samples_stored_and_per_op_history, .timeout = 300)
                   p.out, p.err);
         cr_assert(strstr(p.out, "torch_train/train/self:aten::mm[]@1:cpu") != NULL, "%s", p.out);
         pg_proc_free(&p);
+        if (i == 2) {
+            char *text = NULL;
+            size_t n = 0;
+            /* The report shows the new op with its path under the case. */
+            pg_assert_ok(pg__read_file(&text, &n, md));
+            cr_assert(strstr(text, "#### Trace: ops that appeared, disappeared or changed count per step") != NULL,
+                      "%s", text);
+            cr_assert(strstr(text, "| `torch_train/train[]@1:cpu` | `train_step > aten::index > aten::nonzero` | 0 | 1 "
+                                   "| APPEARED |") != NULL,
+                      "%s", text);
+            free(text);
+        }
+        free(sub);
+        free(md);
+        free(yaml);
+        free(suite);
     }
     /* Each step is one sample: 2 rounds of 3 steps. */
     pg_assert_ok(pg_store_open(&store, db));
@@ -352,6 +373,4 @@ Test(tracediff_gate, per_step_samples_stored_and_per_op_history, .timeout = 300)
     pg_test_rmtree(dir);
     free(dir);
     free(db);
-    free(yaml);
-    free(suite);
 }
