@@ -108,11 +108,6 @@ void pg__load_benchmark(pg__loader *L, const pg_node *b)
         sources[nsources++] = "command";
     else if (pg_node_get(b, "trace"))
         sources[nsources++] = "trace";
-    if (pg_node_get(b, "trace") && (pg_node_get(b, "kernel") || pg_node_get(b, "plugin"))) {
-        pg__diag_add(d, pg_node_get(b, "trace"), "'trace' reads the steps of a stored trace or of one a 'command' "
-                                                 "writes; not of a kernel or plugin");
-        bad = 1;
-    }
     if (nsources == 0) {
         pg__diag_add(d, b, "benchmark '%s' needs one of 'kernel', 'plugin' (with 'symbol'), 'command' or 'trace'",
                      proto.name);

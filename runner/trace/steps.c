@@ -489,7 +489,7 @@ int pg_trace_steps_load(pg_trace_steps **out, const char *path, const pg_trace_s
     if (s->nsteps == 0) {
         err = pg_error_set(PG_EINVAL, "%s: no step: no range matches '%s'%s%s%s", path,
                            opts && opts->step ? opts->step : "ProfilerStep#*",
-                           tops.len ? " (top-level ranges: " : "", tops.len ? tops.ptr : "", tops.len ? ")" : "");
+                           tops.len ? " (top-level events: " : "", tops.len ? tops.ptr : "", tops.len ? ")" : "");
         goto cleanup;
     }
     *out = s;

@@ -83,15 +83,19 @@ static const pg_trace_op_diff *op(const pg_trace_diff *d, const char *name)
     return NULL;
 }
 
-/* A timing verdict a loaded machine may leave undecided, with its reason, but never reverse. */
+/*
+ * A timing verdict a loaded machine may leave undecided, with its reason, but
+ * never reverse. (Under a load average near 20 on 2 cores even the raw
+ * medians of a 2x op can invert, so they are not asserted.)
+ */
 static void assert_slower_or_undecided(const pg_trace_op_diff *o)
 {
     cr_assert(o->verdict == PG_VERDICT_REGRESSED || o->verdict == PG_VERDICT_UNSURE, "%s: %s (%s)", o->name,
               pg_verdict_name(o->verdict), o->reason ? o->reason : "");
     if (o->verdict == PG_VERDICT_UNSURE)
         cr_assert(o->reason && *o->reason, "UNSURE says why");
-    cr_assert_gt(o->head_self, o->base_self, "%s does twice the work: %.0f -> %.0f ns", o->name, o->base_self,
-                 o->head_self);
+    else
+        cr_assert(o->ci_lo > 1.05, "%s REGRESSED with its interval above the threshold: %g", o->name, o->ci_lo);
 }
 
 static void assert_no_timing_change(const pg_trace_diff *d, const char *const *allowed)
@@ -373,4 +377,71 @@ Test(tracediff_gate, per_step_samples_stored_and_per_op_history, .timeout = 300)
     pg_test_rmtree(dir);
     free(dir);
     free(db);
+}
+
+/* ---- stored traces as a source, and what is an error -------------------- */
+
+Test(tracediff_source, stored_trace_steps_and_errors_of_the_case)
+{
+    char *dir = pg_test_tmpdir(), *lab = pg_test_data("traces/lab_step_sched.json"), *fence = pg_test_data("traces/fence3_mask.json");
+    char *yaml = pg__asprintf("suite: stored\n"
+                              "benchmarks:\n"
+                              "  - name: lab\n"
+                              "    trace: {path: %s, ops: [\"aten::*mm\"]}\n"
+                              "  - name: nostep\n"
+                              "    trace: %s\n"
+                              "  - name: failing\n"
+                              "    command: [/bin/false]\n"
+                              "    trace: \"{trace_dir}\"\n",
+                              lab, fence);
+    char *suite = pg_test_write(dir, "stored.yaml", yaml);
+    const char *argv[] = {"run", "--no-store", "--json", "-", suite, NULL};
+    pg_proc p;
+
+    pg_assert_ok(pg_test_run(&p, dir, NULL, argv));
+    /* The lab trace has 3 steps; its 4 addmm and 8 mm per step are two series. */
+    cr_assert(strstr(p.out, "\"key\": \"stored/lab[]@1:cpu\"") != NULL, "%s", p.out);
+    cr_assert(strstr(p.out, "\"key\": \"stored/lab/self:aten::addmm[]@1:cpu\"") != NULL, "%s", p.out);
+    cr_assert(strstr(p.out, "\"key\": \"stored/lab/self:aten::mm[]@1:cpu\"") != NULL, "%s", p.out);
+    cr_assert(strstr(p.out, "no step: no range matches 'ProfilerStep#*' (top-level events: 'aten::zeros', 'my_block', "
+                            "'masked_select')") != NULL,
+              "a trace without steps is an ERROR of its case: %s", p.out);
+    cr_assert(strstr(p.out, "command '/bin/false' exited with status 1") != NULL, "%s", p.out);
+    pg_proc_free(&p);
+    pg_test_rmtree(dir);
+    free(dir);
+    free(lab);
+    free(fence);
+    free(yaml);
+    free(suite);
+}
+
+Test(tracediff_cli, bad_input_exits_2_with_one_line)
+{
+    char *lab = pg_test_data("traces/lab_step_sched.json"), *broken = pg_test_data("traces/broken.yaml");
+    const char *missing[] = {"trace", "diff", lab, "/nonexistent.json", NULL};
+    const char *paired[] = {"trace", "diff", "--paired", lab, lab, NULL};
+    const char *notrace[] = {"trace", "diff", lab, broken, NULL};
+    const char *fmt[] = {"trace", "--steps", "-f", "xml", lab, NULL};
+    pg_proc p;
+
+    pg_assert_ok(pg_test_run(&p, NULL, NULL, missing));
+    cr_assert_eq(p.status, 2, "%s", p.err);
+    cr_assert(strstr(p.err, "/nonexistent.json: cannot open trace") != NULL, "%s", p.err);
+    pg_proc_free(&p);
+    pg_assert_ok(pg_test_run(&p, NULL, NULL, paired));
+    cr_assert_eq(p.status, 2, "%s", p.err);
+    cr_assert(strstr(p.err, "paired rounds need the same number of trace files on each side, 2 or more") != NULL,
+              "%s", p.err);
+    pg_proc_free(&p);
+    pg_assert_ok(pg_test_run(&p, NULL, NULL, notrace));
+    cr_assert_eq(p.status, 2, "%s", p.err);
+    cr_assert(strstr(p.err, "broken.yaml") != NULL && strchr(p.err, '\n') == p.err + strlen(p.err) - 1, "%s",
+              p.err);
+    pg_proc_free(&p);
+    pg_assert_ok(pg_test_run(&p, NULL, NULL, fmt));
+    cr_assert_eq(p.status, 2, "%s", p.err);
+    pg_proc_free(&p);
+    free(lab);
+    free(broken);
 }
