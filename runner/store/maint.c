@@ -202,6 +202,11 @@ int pg_store_prune(pg_prune_stats *stats, pg_store *store, const pg_prune_option
     return 0;
 }
 
+int pg_store_quick_check(pg_store *store)
+{
+    return store->ops->quick_check ? store->ops->quick_check(store) : 0;
+}
+
 int pg_store_check(pg_check_report *out, pg_store *store)
 {
     memset(out, 0, sizeof(*out));

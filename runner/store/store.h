@@ -75,6 +75,13 @@ extern void (*pg__store_after_result_hook)(size_t index);
 int pg_store_merge(pg_merge_stats *stats, pg_store *out, const char *const *inputs, size_t ninputs);
 
 /**
+ * A fast check that the database is not damaged, for a workflow about to
+ * trust it (SQLite: PRAGMA quick_check). @return 0, or PG_ESTORE (exit 3)
+ * naming the damage and what to do.
+ */
+int pg_store_quick_check(pg_store *store);
+
+/**
  * Merges the inputs into the database file `out_path` atomically: into a
  * temporary file in the same directory (a copy of `out_path` when it
  * exists), renamed over `out_path` only when every input is merged. A merge

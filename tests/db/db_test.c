@@ -343,3 +343,45 @@ Test(db, killed_merge_leaves_no_partial_output, .timeout = 300)
         free(in[i]);
     free(out);
 }
+
+/* One page overwritten: the gate refuses the database (exit 3) before measuring, and writes nothing to it. */
+Test(db, gate_refuses_a_damaged_database_and_stores_nothing)
+{
+    char *db = pg__asprintf("%s/g.db", tmp), *before = NULL, *after = NULL;
+    char *suite = pg_test_write(tmp, "g.yaml",
+                                "suite: g\n"
+                                "defaults: {threads: 1, min_run_time: 10ms, warmup: 2ms, min_samples: 5}\n"
+                                "benchmarks:\n  - {name: add, kernel: add, params: {n: 4096}}\n");
+    const char *argv[] = {"gate", "--db", db, "--style", "none", suite, NULL};
+    size_t lb = 0, la = 0;
+    pg_store *s;
+    pg_proc p;
+    FILE *f;
+
+    pg_assert_ok(pg_store_open(&s, db));
+    for (int i = 0; i < 5; i++) {
+        pg_run *r = make_run("main", i, 1700000000 + i);
+        pg_assert_ok(pg_store_save_run(s, r));
+        pg_run_free(r);
+    }
+    q(db, "PRAGMA wal_checkpoint(TRUNCATE)");
+    pg_store_close(s);
+    f = fopen(db, "r+b");
+    cr_assert(f);
+    fseek(f, 4096L * 2, SEEK_SET);
+    for (int i = 0; i < 4096; i++)
+        fputc(0xA5, f);
+    fclose(f);
+    pg_assert_ok(pg__read_file(&before, &lb, db));
+    pg_test_run(&p, tmp, NULL, argv);
+    cr_assert_eq(p.status, 3, "a gate on a damaged database exited %d: %s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.err, "the database is damaged"), "%s", p.err);
+    cr_expect(!strstr(p.out, "g/add"), "measured although the database is damaged: %s", p.out);
+    pg_assert_ok(pg__read_file(&after, &la, db));
+    cr_expect(lb == la && memcmp(before, after, lb) == 0, "the damaged database was written to");
+    pg_proc_free(&p);
+    free(before);
+    free(after);
+    free(suite);
+    free(db);
+}
