@@ -5,6 +5,7 @@
  */
 #include "support.h"
 
+#include "compile.h"
 #include "node.h"
 #include "util.h"
 
@@ -157,4 +158,18 @@ Test(input, aliases_resolve_and_unknown_alias_is_positioned)
     pg_doc_free(doc);
     cr_assert_eq(pg_doc_load(&doc, "bad.yaml", bad, strlen(bad)), PG_ESUITE);
     cr_expect_str_eq(pg_error_last(), "bad.yaml:2:4: alias '*nope' names no anchor defined before it");
+}
+
+/* Output that cannot be written is no pass: `validate > /dev/full` exits 3 and says why. */
+Test(input, unwritable_stdout_is_exit_3)
+{
+    char *suite = pg_test_write(dir, "ok.yaml", "suite: s\nbenchmarks:\n  - {name: a, kernel: add}\n");
+    char *cmd = pg__asprintf("{ '%s' validate '%s' > /dev/full; }", PG_TEST_BINARY, suite), *out = NULL;
+    int status = pg_test_sh(&out, cmd);
+
+    cr_expect_eq(status, 3, "exit %d: %s", status, out);
+    cr_expect(out && strstr(out, "cannot write to standard output"), "%s", out);
+    free(out);
+    free(cmd);
+    free(suite);
 }
