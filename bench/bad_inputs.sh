@@ -9,9 +9,12 @@
 #
 #   bash bench/bad_inputs.sh [PERFGATE_BINARY] [REPEATS]
 #
-# Prints the median wall time and the largest peak RSS (GNU time's %M) over
-# REPEATS runs (default 5). Build with optimisation, not the sanitizer build
-# (ASan reserves shadow memory that dwarfs the figures).
+# Prints the median wall time, the median CPU time (user + system: trust it
+# more on a loaded machine) and the largest peak RSS (GNU time's %M) over
+# REPEATS runs (default 5), and the same for `perfgate --version`: the
+# start-up every figure includes (a CUDA build maps cuBLAS, ~220 MiB).
+# Build with optimisation, not the sanitizer build (ASan reserves shadow
+# memory that dwarfs the figures).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:-build/perfgate}
@@ -40,22 +43,25 @@ PY
 median() { sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
 
 measure() {
-  local name=$1 file=$2 walls=() rss=0 i line w m rc msg
+  local name=$1 walls=() cpus=() rss=0 i w u s m rc msg
+  shift
   for ((i = 0; i < repeats; i++)); do
-    line=$( { /usr/bin/time -f "%e %M" "$bin" validate "$file" >/dev/null 2>"$work/err"; } 2>&1 || true)
-    line=$(tail -n 1 "$work/err")
-    read -r w m <<< "$line"
+    /usr/bin/time -f "%e %U %S %M" "$bin" "$@" >/dev/null 2>"$work/err" || true
+    read -r w u s m <<< "$(tail -n 1 "$work/err")"
     walls+=("$w")
+    cpus+=("$(echo "$u + $s" | bc -l)")
     ((m > rss)) && rss=$m
   done
   rc=0
-  "$bin" validate "$file" >/dev/null 2>"$work/err" || rc=$?
-  msg=$(head -n 1 "$work/err" | cut -c1-90)
-  printf '%-5s exit %d  wall %6.3f s  peak RSS %6.1f MiB  %s\n' "$name" "$rc" \
-    "$(printf '%s\n' "${walls[@]}" | median)" "$(echo "$rss / 1024" | bc -l)" "$msg"
+  "$bin" "$@" >/dev/null 2>"$work/err" || rc=$?
+  msg=$(head -n 1 "$work/err" | sed "s|$work/||" | cut -c1-80)
+  printf '%-7s exit %d  wall %6.3f s  cpu %6.3f s  peak RSS %6.1f MiB  %s\n' "$name" "$rc" \
+    "$(printf '%s\n' "${walls[@]}" | median)" "$(printf '%s\n' "${cpus[@]}" | median)" \
+    "$(echo "$rss / 1024" | bc -l)" "$msg"
 }
 echo "perfgate validate on hostile suites ($(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)); binary: $bin"
-measure deep "$work/deep.yaml"
-measure big "$work/big.yaml"
-measure cap "$work/cap.yaml"
-measure zero /dev/zero
+measure startup --version
+measure deep validate "$work/deep.yaml"
+measure big validate "$work/big.yaml"
+measure cap validate "$work/cap.yaml"
+measure zero validate /dev/zero

@@ -182,6 +182,7 @@ void pg__proc_child_init(pid_t parent)
     if (guard_fd >= 0)
         close(guard_fd);
     guard_fd = -1;
+    /* The signal comes when the forking *thread* ends: perfgate forks from its main thread only. */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent)
         _exit(1);

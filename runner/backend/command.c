@@ -387,6 +387,14 @@ int pg__backend_command_case(pg_result *out, const pg_case *c, const pg_backend_
     pg__backend_measure_options(&mo, c, opts);
     /* One process per iteration: blocks never need to grow past one run. */
     mo.min_block = 0;
+    /*
+     * With metrics: json the clock is the time the command reports, which
+     * can be far less than its processes take: max_run_time (and the
+     * warm-up) also bound the wall time, or a command reporting 1 ns would
+     * be run for ever.
+     */
+    if (x.metrics_json)
+        mo.max_wall_time = mo.warmup + mo.max_run_time;
     clock.payload = &x;
     mo.clock = &clock;
     err = pg_measure(&m, run_iterations, &x, &mo);

@@ -264,3 +264,19 @@ Test(proc, chatty_plugin_output_stays_out_of_the_json_report)
     json_decref(doc);
     pg_proc_free(&p);
 }
+
+/* A plugin's stderr is captured, not lost: its last line is shown with the error. */
+Test(proc, plugin_stderr_is_shown_with_its_error)
+{
+    const char *suite = "suite: s\nbenchmarks:\n  - {name: dies, plugin: libspawny.so, symbol: dies}\n";
+    const char *argv[] = {"run", "--no-store", "--style", "none", "--json", "-", "s.yaml", NULL};
+    pg_proc p;
+
+    free(pg_test_build_plugin(dir, "plugin/spawny.c", "spawny", NULL));
+    free(pg_test_write(dir, "s.yaml", suite));
+    pg_assert_ok(pg_test_run(&p, dir, NULL, argv));
+    cr_expect(strstr(p.out, "crashed with signal 6") && strstr(p.out, "(stderr: spawny: lost the device)"),
+              "%s", p.out);
+    cr_expect(!strstr(p.err, "lost the device\n"), "the plugin's stderr reached perfgate's: %s", p.err);
+    pg_proc_free(&p);
+}

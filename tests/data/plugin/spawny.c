@@ -3,7 +3,8 @@
  * output, to show perfgate cleans up after a benchmark: "hang" records its
  * pid and a forked child's pid in $PG_MARK_DIR and then never finishes;
  * "bg" forks a sleeping child on every call and lists its pid; "chatty"
- * writes $PG_CHATTY_MB megabytes to stdout and to stderr, then measures.
+ * writes $PG_CHATTY_MB megabytes to stdout and to stderr, then measures;
+ * "dies" says why on stderr and aborts.
  */
 #define _GNU_SOURCE
 #include <perfgate/perfgate.h>
@@ -83,10 +84,20 @@ static void chatty(pg_state *st)
         sink++;
 }
 
+/* Says why on stderr, then dies: the error must show the reason. */
+static void dies(pg_state *st)
+{
+    fprintf(stderr, "spawny: lost the device\n");
+    fflush(stderr);
+    while (pg_keep_running(st))
+        abort();
+}
+
 static const pg_benchmark benchmarks[] = {
     {"hang", NULL, hang, NULL, NULL, NULL},
     {"bg", NULL, bg, NULL, NULL, NULL},
     {"chatty", NULL, chatty, NULL, NULL, NULL},
+    {"dies", NULL, dies, NULL, NULL, NULL},
 };
 
 PG_PLUGIN_DEFINE("spawny", benchmarks)
