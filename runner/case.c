@@ -61,6 +61,9 @@ void pg_case_clear(pg_case *c)
     for (i = 0; i < c->ntrace_ops; i++)
         free(c->trace_ops[i]);
     free(c->trace_ops);
+    for (i = 0; i < c->ntrace_metrics; i++)
+        free(c->trace_metrics[i]);
+    free(c->trace_metrics);
     for (i = 0; i < c->nparams; i++) {
         free(c->params[i].name);
         free(c->params[i].value);

@@ -43,6 +43,8 @@ typedef struct pg_case {
     char *trace_step;   /* glob of the step range; NULL: ProfilerStep#* */
     char **trace_ops;   /* globs of ops whose self time per step is a series of its own */
     size_t ntrace_ops;
+    char **trace_metrics; /* GPU figures per step kept as series: gpu_busy, gpu_idle, host_wait, kernel_wait, other_wait */
+    size_t ntrace_metrics;
     int cold;           /* cuda: flush L2 before each sample */
     char *device;       /* "cpu" | "cuda" */
     int threads;

@@ -8,7 +8,8 @@
  * stale trace of an earlier run can never be read. Each step is one sample
  * of the step time, and each op an `ops` glob names becomes a result of its
  * own with its self time per step, so the store, history and the verdict
- * treat them like any other case's samples. How long the command ran is not
+ * treat them like any other case's samples; so does each GPU figure per step
+ * (busy, idle, host wait...) the case names in `metrics`. How long the command ran is not
  * a sample: the profiler's steps are.
  */
 #include "backend/backend.h"
@@ -125,51 +126,90 @@ static char *summary_json(const pg_trace_steps *s)
     return pg__buf_detach(&b);
 }
 
-/* One result per op the case's globs name: "NAME/self:OP", same params, threads and device. */
-static int add_op_results(pg_run *extra, const pg_trace_steps *s, const pg_case *c)
+/* Appends a result "NAME/SUFFIX" of `c` with `ns` (one value per step, taken) as its samples in seconds. */
+static int add_series(pg_run *extra, const pg_case *c, const char *suffix, const char *metric, double *ns, size_t n)
+{
+    pg_case id;
+    pg_result *r;
+    double *x;
+    int err;
+
+    memset(&id, 0, sizeof(id));
+    id.suite = c->suite;
+    id.threads = c->threads;
+    id.device = c->device;
+    id.params = c->params;
+    id.nparams = c->nparams;
+    if (!(id.name = pg__asprintf("%s/%s", c->name, suffix)) || (err = pg__case_finish(&id)) != 0 ||
+        (err = pg_run_add_result(&r, extra)) != 0) {
+        free(id.name);
+        free(id.key);
+        free(id.params_json);
+        free(ns);
+        return err ? err : PG_ENOMEM;
+    }
+    r->key = id.key;
+    r->name = id.name;
+    r->params_json = id.params_json;
+    r->suite = pg__strdup(c->suite);
+    r->device = pg__strdup(c->device);
+    r->threads = c->threads;
+    r->metric = pg__strdup(metric);
+    r->unit = pg__strdup("s");
+    r->threshold = c->threshold;
+    r->alpha = c->alpha;
+    x = to_seconds(ns, n);
+    free(ns);
+    return x ? fill_samples(r, x, n) : PG_ENOMEM;
+}
+
+/* GPU figures per step (steps.h has the definitions), by the names suites use. */
+static int64_t gpu_figure(const pg_trace_gpu *g, const char *name)
+{
+    if (strcmp(name, "gpu_busy") == 0)
+        return g->busy_ns;
+    if (strcmp(name, "gpu_idle") == 0)
+        return g->idle_ns;
+    if (strcmp(name, "host_wait") == 0)
+        return g->host_wait_ns;
+    if (strcmp(name, "kernel_wait") == 0)
+        return g->kernel_wait_ns;
+    return g->other_wait_ns;
+}
+
+/*
+ * The series the case keeps besides its step time: "NAME/self:OP" for each op
+ * an `ops` glob matches, and "NAME/METRIC" for each GPU figure in `metrics`.
+ */
+static int add_series_all(pg_run *extra, const pg_trace_steps *s, const pg_case *c)
 {
     size_t i, g;
     int err = 0;
 
     for (i = 0; i < s->nops && !err; i++) {
-        pg_case id;
-        pg_result *r;
-        double *ns = NULL, *x;
+        double *ns = NULL;
+        char *suffix;
         int hit = 0;
         for (g = 0; g < c->ntrace_ops && !hit; g++)
             hit = pg__glob(c->trace_ops[g], s->ops[i].name);
         if (!hit)
             continue;
-        memset(&id, 0, sizeof(id));
-        id.suite = c->suite;
-        id.threads = c->threads;
-        id.device = c->device;
-        id.params = c->params;
-        id.nparams = c->nparams;
-        if (!(id.name = pg__asprintf("%s/self:%s", c->name, s->ops[i].name)) || (err = pg__case_finish(&id)) != 0 ||
-            (err = pg_run_add_result(&r, extra)) != 0) {
-            free(id.name);
-            free(id.key);
-            free(id.params_json);
-            return err ? err : PG_ENOMEM;
-        }
-        r->key = id.key;
-        r->name = id.name;
-        r->params_json = id.params_json;
-        r->suite = pg__strdup(c->suite);
-        r->device = pg__strdup(c->device);
-        r->threads = c->threads;
-        r->metric = pg__strdup("self_time");
-        r->unit = pg__strdup("s");
-        r->threshold = c->threshold;
-        r->alpha = c->alpha;
         if ((err = pg_trace_steps_series(&ns, s, i, PG_TRACE_SELF)) != 0)
             return err;
-        x = to_seconds(ns, s->nsteps);
-        free(ns);
-        if (!x)
+        if (!(suffix = pg__asprintf("self:%s", s->ops[i].name))) {
+            free(ns);
             return PG_ENOMEM;
-        err = fill_samples(r, x, s->nsteps);
+        }
+        err = add_series(extra, c, suffix, "self_time", ns, s->nsteps);
+        free(suffix);
+    }
+    for (g = 0; g < c->ntrace_metrics && !err; g++) {
+        double *ns = malloc((s->nsteps + 1) * sizeof(*ns));
+        if (!ns)
+            return PG_ENOMEM;
+        for (i = 0; i < s->nsteps; i++)
+            ns[i] = (double)gpu_figure(&s->steps[i].gpu, c->trace_metrics[g]);
+        err = add_series(extra, c, c->trace_metrics[g], c->trace_metrics[g], ns, s->nsteps);
     }
     return err;
 }
@@ -248,7 +288,7 @@ int pg__backend_trace_case(pg_result *out, pg_run *extra, const pg_case *c, cons
         err = PG_ENOMEM;
         goto cleanup;
     }
-    if (extra && (err = add_op_results(extra, s, c)) != 0)
+    if (extra && (err = add_series_all(extra, s, c)) != 0)
         goto cleanup;
 
 cleanup:

@@ -44,7 +44,8 @@ static int load_command(pg_diags *d, pg_case *proto, const pg_node *n)
  */
 static int load_trace(pg_diags *d, pg_case *proto, const pg_node *n)
 {
-    static const char *const keys[] = {"path", "step", "ops", NULL};
+    static const char *const keys[] = {"path", "step", "ops", "metrics", NULL};
+    static const char *const metrics[] = {"gpu_busy", "gpu_idle", "host_wait", "kernel_wait", "other_wait", NULL};
     const pg_node *p = n, *v;
     size_t i;
 
@@ -68,6 +69,20 @@ static int load_trace(pg_diags *d, pg_case *proto, const pg_node *n)
                 if (pg__scalar_of(d, v->items[i], "a trace op glob") != 0)
                     return -1;
                 proto->trace_ops[proto->ntrace_ops++] = v->items[i]->scalar;
+            }
+        }
+        if ((v = pg_node_get(n, "metrics")) != NULL) {
+            if (v->type != PG_NODE_SEQ)
+                return pg__diag_add(d, v, "trace metrics must be a list (gpu_busy, gpu_idle, host_wait, kernel_wait, "
+                                          "other_wait), not %s", pg_node_kind(v));
+            if (!(proto->trace_metrics = calloc(v->count + 1, sizeof(char *))))
+                return pg__diag_add(d, v, "out of memory");
+            for (i = 0; i < v->count; i++) {
+                const char *m = NULL;
+                if (pg__get_enum(d, &m, v->items[i], "trace metric", metrics,
+                                 "gpu_busy, gpu_idle, host_wait, kernel_wait or other_wait") != 0)
+                    return -1;
+                proto->trace_metrics[proto->ntrace_metrics++] = (char *)m;
             }
         }
     }
@@ -259,5 +274,6 @@ cleanup:
     free(dims);
     free(proto.command);
     free(proto.trace_ops);
+    free(proto.trace_metrics);
     free(proto.tags);
 }

@@ -39,6 +39,13 @@ static int fill_common(pg_case *c, const pg_case *proto)
             if (!(c->trace_ops[c->ntrace_ops++] = pg__strdup(proto->trace_ops[i])))
                 return PG_ENOMEM;
     }
+    if (proto->ntrace_metrics) {
+        if (!(c->trace_metrics = calloc(proto->ntrace_metrics, sizeof(char *))))
+            return PG_ENOMEM;
+        for (i = 0; i < proto->ntrace_metrics; i++)
+            if (!(c->trace_metrics[c->ntrace_metrics++] = pg__strdup(proto->trace_metrics[i])))
+                return PG_ENOMEM;
+    }
     c->cold = proto->cold;
     c->min_run_time = proto->min_run_time;
     c->max_run_time = proto->max_run_time;

@@ -18,6 +18,8 @@
 #include "util.h"
 #include "verdict.h"
 
+#include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -478,4 +480,49 @@ Test(tracediff_cli, bad_input_exits_2_with_one_line)
     pg_proc_free(&p);
     free(lab);
     free(broken);
+}
+
+/* GPU figures as series: the hand-checked fixture of tests/trace/steps_test.c, one sample per step. */
+Test(tracediff_source, gpu_metrics_are_series_per_step)
+{
+    char *dir = pg_test_tmpdir(), *fixture = pg_test_data("traces/kineto_steps_gpu.json");
+    char *yaml = pg__asprintf("suite: gpu\nbenchmarks:\n  - name: fixture\n"
+                              "    trace: {path: %s, metrics: [gpu_idle, host_wait, kernel_wait]}\n",
+                              fixture);
+    char *suite = pg_test_write(dir, "gpu.yaml", yaml);
+    const char *argv[] = {"run", "--no-store", "--json", "-", suite, NULL};
+    json_t *doc, *results, *r;
+    json_error_t jerr;
+    pg_proc p;
+    size_t i, found = 0;
+
+    pg_assert_ok(pg_test_run(&p, dir, NULL, argv));
+    cr_assert_eq(p.status, 0, "%s", p.err);
+    doc = json_loads(p.out, 0, &jerr);
+    cr_assert(doc, "%s", jerr.text);
+    results = json_object_get(doc, "results");
+    json_array_foreach(results, i, r) {
+        const char *key = json_string_value(json_object_get(r, "key"));
+        json_t *x = json_object_get(r, "samples");
+        double a = json_number_value(json_array_get(x, 0)), b = json_number_value(json_array_get(x, 1));
+        cr_assert_eq(json_array_size(x), 2, "%s: one sample per step", key);
+        if (strcmp(key, "gpu/fixture/gpu_idle[]@1:cpu") == 0) {
+            cr_assert(fabs(a - 225e-6) < 1e-12 && fabs(b - 4e-6) < 1e-12, "%g %g", a, b);
+            found++;
+        } else if (strcmp(key, "gpu/fixture/host_wait[]@1:cpu") == 0) {
+            cr_assert(fabs(a - 181e-6) < 1e-12 && b == 0, "%g %g", a, b);
+            found++;
+        } else if (strcmp(key, "gpu/fixture/kernel_wait[]@1:cpu") == 0) {
+            cr_assert(fabs(a - 4e-6) < 1e-12 && fabs(b - 4e-6) < 1e-12, "%g %g", a, b);
+            found++;
+        }
+    }
+    cr_assert_eq(found, 3, "%s", p.out);
+    json_decref(doc);
+    pg_proc_free(&p);
+    pg_test_rmtree(dir);
+    free(dir);
+    free(fixture);
+    free(yaml);
+    free(suite);
 }
