@@ -113,9 +113,12 @@ static int db_prune(int argc, char **argv)
         return pg_cli_fail(err);
     }
     pg_store_close(store);
-    printf("%s %zu run%s; %zu kept whole; %lld -> %lld bytes\n",
-           keep_summaries ? "dropped the samples of" : "deleted", ps.runs_pruned, ps.runs_pruned == 1 ? "" : "s",
-           ps.runs_kept, (long long)ps.bytes_before, (long long)ps.bytes_after);
+    printf("%s %zu run%s; %zu kept whole", keep_summaries ? "dropped the samples of" : "deleted", ps.runs_pruned,
+           ps.runs_pruned == 1 ? "" : "s", ps.runs_kept);
+    /* A server has no file to measure: it reclaims the space itself. */
+    if (ps.bytes_before >= 0)
+        printf("; %lld -> %lld bytes", (long long)ps.bytes_before, (long long)ps.bytes_after);
+    printf("\n");
     return 0;
 }
 

@@ -465,3 +465,38 @@ Test(fleet, a_server_that_is_down_fails_the_run_before_it_measures)
     free(bad);
     free(suite);
 }
+
+Test(fleet, history_check_and_prune_read_the_server_from_the_command_line)
+{
+    char *a = pg__asprintf("%s/a.db", tmp), *secret = pg_test_pg_url_with_password(url, "hunter2");
+    const char *in_a[] = {a};
+    pg_merge_stats ms;
+    pg_store *server;
+    pg_proc p;
+
+    fill(a);
+    pg_assert_ok(pg_store_open(&server, url));
+    pg_assert_ok(pg_store_merge(&ms, server, in_a, 1));
+    pg_store_close(server);
+
+    pg_test_run(&p, tmp, NULL, (const char *[]){"history", "--db", secret, "--format", "json", "fleet/k[[]n=0]*", NULL});
+    cr_assert_eq(p.status, 0, "%s", p.err);
+    cr_assert(strstr(p.out, "fleet/k[n=0]@1:cpu") != NULL, "%s", p.out);
+    cr_assert(strstr(p.out, "fleet/k[n=2]") == NULL, "%s", p.out);
+    pg_proc_free(&p);
+
+    pg_test_run(&p, tmp, NULL, (const char *[]){"db", "check", "--db", secret, NULL});
+    cr_assert_eq(p.status, 0, "%s%s", p.out, p.err);
+    cr_assert(strstr(p.out, ": ok") != NULL, "%s", p.out);
+    cr_assert(strstr(p.out, "6 runs") != NULL, "%s", p.out);
+    cr_assert(strstr(p.out, "hunter2") == NULL, "%s", p.out);
+    pg_proc_free(&p);
+
+    pg_test_run(&p, tmp, NULL,
+                (const char *[]){"db", "prune", "--db", secret, "--keep-runs", "2", "--keep-summaries", NULL});
+    cr_assert_eq(p.status, 0, "%s%s", p.out, p.err);
+    cr_assert_str_eq(p.out, "dropped the samples of 4 runs; 2 kept whole\n");
+    pg_proc_free(&p);
+    free(secret);
+    free(a);
+}
