@@ -175,12 +175,11 @@ static int case_ids(pg_pq_store *s, int64_t *ids, const pg_run *run)
     return err;
 }
 
-static int insert_result(pg_pq_store *s, int64_t run_id, int64_t case_id, const pg_result *r)
+/* Queues one result row in the pipeline; its outcome is read by drain(). */
+static int send_result(pg_pq_store *s, int64_t run_id, int64_t case_id, const pg_result *r)
 {
     int ok = r->status == PG_STATUS_OK && r->summary.n > 0;
     params p;
-    PGresult *res;
-    int err = 0;
 
     memset(&p, 0, sizeof(p));
     p_int(&p, 0, run_id);
@@ -213,18 +212,14 @@ static int insert_result(pg_pq_store *s, int64_t run_id, int64_t case_id, const 
     }
     p_double(&p, 23, r->threshold, r->threshold > 0);
     p_double(&p, 24, r->alpha, r->alpha > 0);
-    res = PQexecPrepared(s->conn, "pg_result", 25, p.v, p.len, p.fmt, 0);
-    if (PQresultStatus(res) != PGRES_COMMAND_OK)
-        err = pg__pq_error(s, res, r->key ? r->key : "writing a result");
-    PQclear(res);
-    return err;
+    if (PQsendQueryPrepared(s->conn, "pg_result", 25, p.v, p.len, p.fmt, 0) != 1)
+        return pg__pq_error(s, NULL, "writing a result");
+    return 0;
 }
 
-static int insert_check(pg_pq_store *s, int64_t run_id, const pg_check_result *c)
+static int send_check(pg_pq_store *s, int64_t run_id, const pg_check_result *c)
 {
     params p;
-    PGresult *res;
-    int err = 0;
 
     memset(&p, 0, sizeof(p));
     p_int(&p, 0, run_id);
@@ -236,10 +231,76 @@ static int insert_check(pg_pq_store *s, int64_t run_id, const pg_check_result *c
     p_int(&p, 6, c->passed ? 1 : 0);
     p.v[7] = c->message;
     p_int(&p, 8, c->skipped ? 1 : 0);
-    res = PQexecPrepared(s->conn, "pg_check", 9, p.v, NULL, NULL, 0);
-    if (PQresultStatus(res) != PGRES_COMMAND_OK)
-        err = pg__pq_error(s, res, "writing a check result");
-    PQclear(res);
+    if (PQsendQueryPrepared(s->conn, "pg_check", 9, p.v, NULL, NULL, 0) != 1)
+        return pg__pq_error(s, NULL, "writing a check result");
+    return 0;
+}
+
+/*
+ * Ends a batch of `n` queued statements with a sync and reads their
+ * outcomes; the first failure is returned (the ones after it are only
+ * "aborted"). The transaction stays open: BEGIN made it explicit.
+ */
+static int drain(pg_pq_store *s, size_t n)
+{
+    PGresult *res;
+    size_t i;
+    int err = 0;
+
+    if (PQpipelineSync(s->conn) != 1)
+        return pg__pq_error(s, NULL, "writing results");
+    for (i = 0; i < n; i++) {
+        if (!(res = PQgetResult(s->conn)))
+            return err ? err : pg__pq_error(s, NULL, "writing results");
+        if (PQresultStatus(res) != PGRES_COMMAND_OK && !err)
+            err = pg__pq_error(s, res, "writing results");
+        PQclear(res);
+        PQclear(PQgetResult(s->conn)); /* the end of this statement's results */
+    }
+    while ((res = PQgetResult(s->conn)) != NULL) {
+        int sync = PQresultStatus(res) == PGRES_PIPELINE_SYNC;
+        PQclear(res);
+        if (sync)
+            break;
+        if (PQstatus(s->conn) != CONNECTION_OK)
+            return err ? err : pg__pq_error(s, NULL, "writing results");
+    }
+    return err;
+}
+
+/*
+ * Statements queued before their outcomes are read: one round trip per
+ * batch instead of one per row. Batches stay small enough that neither
+ * side's socket buffer fills while the other is not reading.
+ */
+#define BATCH 256
+
+static int write_rows(pg_pq_store *s, int64_t run_id, const int64_t *ids, const pg_run *run)
+{
+    size_t i, queued = 0;
+    int err = 0;
+
+    if (PQenterPipelineMode(s->conn) != 1)
+        return pg__pq_error(s, NULL, "writing results");
+    for (i = 0; !err && i < run->nresults + run->nchecks; i++) {
+        if (i < run->nresults) {
+            err = send_result(s, run_id, ids[i], &run->results[i]);
+            if (!err && pg__store_after_result_hook)
+                pg__store_after_result_hook(i);
+        } else {
+            err = send_check(s, run_id, &run->checks[i - run->nresults]);
+        }
+        if (!err && ++queued == BATCH) {
+            err = drain(s, queued);
+            queued = 0;
+        }
+    }
+    if (queued && PQstatus(s->conn) == CONNECTION_OK) {
+        int last = drain(s, queued);
+        err = err ? err : last;
+    }
+    if (PQstatus(s->conn) == CONNECTION_OK)
+        PQexitPipelineMode(s->conn);
     return err;
 }
 
@@ -250,7 +311,6 @@ static int save_once(int *out_added, pg_pq_store *s, pg_run *run)
     int64_t machine_id = 0, run_id = 0, *ids = NULL;
     char machine[32], pr[32], started[32], finished[32];
     const char *p[12];
-    size_t i;
     int err;
 
     if ((err = prepare(s)) != 0)
@@ -316,15 +376,8 @@ static int save_once(int *out_added, pg_pq_store *s, pg_run *run)
 
     if ((err = case_ids(s, ids, run)) != 0)
         goto rollback;
-    for (i = 0; i < run->nresults; i++) {
-        if ((err = insert_result(s, run_id, ids[i], &run->results[i])) != 0)
-            goto rollback;
-        if (pg__store_after_result_hook)
-            pg__store_after_result_hook(i);
-    }
-    for (i = 0; i < run->nchecks; i++)
-        if ((err = insert_check(s, run_id, &run->checks[i])) != 0)
-            goto rollback;
+    if ((err = write_rows(s, run_id, ids, run)) != 0)
+        goto rollback;
     if ((err = pg__pq_exec(s, NULL, PGRES_COMMAND_OK, "COMMIT", 0, NULL, "committing the run")) != 0)
         goto rollback;
     free(ids);
