@@ -18,7 +18,7 @@ int pg__store_is_url(const char *path)
     return path && (strncmp(path, "postgresql://", 13) == 0 || strncmp(path, "postgres://", 11) == 0);
 }
 
-/* Masks [from, to) of `s` in place-built copy `out` with "***". */
+/* A copy of `s` with [from, to) replaced by "***". */
 static char *mask(const char *s, size_t from, size_t to)
 {
     return pg__asprintf("%.*s***%s", (int)from, s, s + to);
@@ -45,18 +45,18 @@ char *pg__store_redact(const char *path)
         if (!(out = next))
             return NULL;
     }
-    /* password=... among the query parameters. */
-    for (q = strchr(out, '?'); q && (q = strstr(q, "password=")) != NULL;) {
-        size_t from = (size_t)(q + 9 - out), to = from + strcspn(q + 9, "&#");
-        if (q[-1] != '?' && q[-1] != '&') {
-            q += 9;
+    /* password=..., sslpassword=... among the query parameters. */
+    for (q = strchr(out, '?'); q && *q; q += strcspn(q + 1, "&") + 1) {
+        const char *eq = q + 1 + strcspn(q + 1, "=&");
+        size_t from = (size_t)(eq + 1 - out), to;
+        if (*eq != '=' || eq - (q + 1) < 8 || strncmp(eq - 8, "password", 8) != 0)
             continue;
-        }
+        to = from + strcspn(eq + 1, "&#");
         next = mask(out, from, to);
         free(out);
         if (!(out = next))
             return NULL;
-        q = out + from + 3;
+        q = out + from + 3 - 1;
     }
     return out;
 }

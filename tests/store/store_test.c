@@ -180,6 +180,13 @@ Test(store_pg, an_unreachable_server_is_one_line_exit_3_without_the_password)
     cr_assert(strstr(pg_error_last(), "postgresql://gate:***@/perfgate") != NULL, "%s", pg_error_last());
     cr_assert(strstr(pg_error_last(), "cannot connect") != NULL, "%s", pg_error_last());
     cr_assert(strchr(pg_error_last(), '\n') == NULL, "one line: %s", pg_error_last());
+    /* A password among the parameters is masked too, whichever place it has. */
+    err = pg_store_open(&s, "postgres:///perfgate?password=hunter2&host=/nonexistent-dir&sslpassword=key-secret");
+    cr_assert_eq(err, PG_ESTORE);
+    cr_assert(strstr(pg_error_last(), "hunter2") == NULL, "%s", pg_error_last());
+    cr_assert(strstr(pg_error_last(), "key-secret") == NULL, "%s", pg_error_last());
+    cr_assert(strstr(pg_error_last(), "?password=***&host=/nonexistent-dir&sslpassword=***") != NULL, "%s",
+              pg_error_last());
 }
 
 Test(store_pg, a_password_in_the_url_never_shows)
