@@ -398,36 +398,46 @@ static int pq_history_rows(pg_store *store, const char *glob, const char *branch
     pg_pq_store *s = pg__pq(store);
     char *re = glob ? glob_to_regex(glob) : NULL;
     const char *p[2] = {re, branch};
-    PGresult *res = NULL;
-    int i, n, err;
+    PGresult *res;
+    int err = 0, sent;
 
     if (glob && !re)
         return pg_error_set(PG_ENOMEM, "out of memory reading history");
-    err = pg__pq_exec(s, &res, PGRES_TUPLES_OK,
-                      "SELECT c.key, r.id, r.commit_sha, r.branch, r.started_at, x.median, x.q1, x.q3"
-                      " FROM results x JOIN runs r ON r.id = x.run_id JOIN cases c ON c.id = x.case_id"
-                      " WHERE x.status = 'ok' AND x.median > 0"
-                      "   AND ($1::text IS NULL OR c.key ~ $1) AND ($2::text IS NULL OR r.branch = $2)"
-                      " ORDER BY c.key COLLATE \"C\", r.id",
-                      2, p, "reading history");
+    /* Row by row (single-row mode): a year of a thousand cases never sits in memory at once. */
+    sent = PQsendQueryParams(s->conn,
+                             "SELECT c.key, r.id, r.commit_sha, r.branch, r.started_at, x.median, x.q1, x.q3"
+                             " FROM results x JOIN runs r ON r.id = x.run_id JOIN cases c ON c.id = x.case_id"
+                             " WHERE x.status = 'ok' AND x.median > 0"
+                             "   AND ($1::text IS NULL OR c.key ~ $1) AND ($2::text IS NULL OR r.branch = $2)"
+                             " ORDER BY c.key COLLATE \"C\", r.id",
+                             2, NULL, p, NULL, NULL, 0);
     free(re);
-    if (err)
+    if (!sent || !PQsetSingleRowMode(s->conn)) {
+        err = pg__pq_error(s, NULL, "reading history");
+        while ((res = PQgetResult(s->conn)) != NULL)
+            PQclear(res);
         return err;
-    n = PQntuples(res);
-    for (i = 0; i < n && !err; i++) {
-        pg_store_history_row row;
-
-        row.key = PQgetvalue(res, i, 0);
-        row.run_id = pg__pq_int(res, i, 1, 0);
-        row.commit = PQgetisnull(res, i, 2) ? NULL : PQgetvalue(res, i, 2);
-        row.branch = PQgetisnull(res, i, 3) ? NULL : PQgetvalue(res, i, 3);
-        row.started_at = pg__pq_int(res, i, 4, 0);
-        row.median = pg__pq_double(res, i, 5, 0);
-        row.q1 = pg__pq_double(res, i, 6, 0);
-        row.q3 = pg__pq_double(res, i, 7, 0);
-        err = cb(&row, payload);
     }
-    PQclear(res);
+    while ((res = PQgetResult(s->conn)) != NULL) {
+        ExecStatusType st = PQresultStatus(res);
+
+        if (st == PGRES_SINGLE_TUPLE && !err) {
+            pg_store_history_row row;
+            row.key = PQgetvalue(res, 0, 0);
+            row.run_id = pg__pq_int(res, 0, 1, 0);
+            row.commit = PQgetisnull(res, 0, 2) ? NULL : PQgetvalue(res, 0, 2);
+            row.branch = PQgetisnull(res, 0, 3) ? NULL : PQgetvalue(res, 0, 3);
+            row.started_at = pg__pq_int(res, 0, 4, 0);
+            row.median = pg__pq_double(res, 0, 5, 0);
+            row.q1 = pg__pq_double(res, 0, 6, 0);
+            row.q3 = pg__pq_double(res, 0, 7, 0);
+            err = cb(&row, payload);
+        } else if (st != PGRES_SINGLE_TUPLE && st != PGRES_TUPLES_OK && !err) {
+            err = pg__pq_error(s, res, "reading history");
+        }
+        /* After a stop or a failure the remaining rows are only read past: the connection must end idle. */
+        PQclear(res);
+    }
     return err;
 }
 

@@ -383,6 +383,13 @@ static int collect(const pg_store_history_row *row, void *payload)
     return 0;
 }
 
+static int stop_at_first(const pg_store_history_row *row, void *payload)
+{
+    (void)row;
+    (void)payload;
+    return 7;
+}
+
 ENGINE_TEST(history_rows_match_the_glob_and_branch_in_key_order)
 {
     pg_store *s;
@@ -401,6 +408,10 @@ ENGINE_TEST(history_rows_match_the_glob_and_branch_in_key_order)
     memset(&r, 0, sizeof(r));
     pg_assert_ok(pg_store_history_rows(s, "*n=0?*", NULL, collect, &r));
     cr_assert_eq(r.n, 2, "one row per branch");
+    /* A callback that stops the query gets its code back, and the store goes on working. */
+    cr_assert_eq(pg_store_history_rows(s, NULL, NULL, stop_at_first, &r), 7);
+    pg_assert_ok(pg_store_history_rows(s, "*n=0?*", "feature", collect, &r));
+    cr_assert_eq(r.n, 3);
     pg_run_free(a);
     pg_run_free(b);
     pg_store_close(s);
