@@ -67,6 +67,8 @@ static const pg_store_ops *engine_for(const char *path)
 #if PG_HAS_POSTGRES
     if (pg__store_is_url(path))
         return &pg__store_postgres;
+#else
+    (void)path;
 #endif
     return &pg__store_sqlite;
 }

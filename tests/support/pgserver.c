@@ -1,6 +1,7 @@
 /* pgserver.c - one real PostgreSQL server per test binary (pgserver.h). */
 #include "support.h"
 
+#include "perfgate/config.h"
 #include "pgserver.h"
 #include "util.h"
 
@@ -82,11 +83,14 @@ static int ctl_start(void)
 
 void pg_test_pg_start(void)
 {
-    char *bin = server_bin(), *dir = NULL, *cmd = NULL;
+    char *bin, *dir = NULL, *cmd = NULL;
     const char *as = "";
     struct passwd *pw = NULL;
     const char *user = "postgres";
 
+    if (!PG_HAS_POSTGRES)
+        return;
+    bin = server_bin();
     if (!bin) {
         setenv(ENV_WHY, "the PostgreSQL server binaries (initdb, pg_ctl) are not installed: ci/install-deps.sh --test "
                         "installs them (Debian: postgresql)", 1);
@@ -196,6 +200,8 @@ char *pg_test_pg_database(void)
     const char *why = getenv(ENV_WHY);
     char *admin, *name, *sql, *url;
 
+    if (!PG_HAS_POSTGRES)
+        cr_skip_test("this perfgate was built without PostgreSQL support (libpq was not found)");
     if (why) {
         cr_assert(!getenv("PG_TEST_PG_FAILED"), "%s", why);
         cr_skip_test("%s", why);
