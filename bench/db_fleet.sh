@@ -43,11 +43,14 @@ echo "load: $(uptime)"
 # Median wall and CPU seconds of REPEATS runs of a perfgate command.
 timed() {
   local i
+  : >"$TMP/times"
   for ((i = 0; i < repeats; i++)); do
-    /usr/bin/time -f "%e %U %S" "$PERFGATE" "$@" >/dev/null 2>>"$TMP/times" || true
+    /usr/bin/time -f "%e %U %S" -a -o "$TMP/times" "$PERFGATE" "$@" >/dev/null 2>&1 || true
   done
-  tail -n "$repeats" "$TMP/times" | awk '{w[NR]=$1; c[NR]=$2+$3} END {n=asort(w); asort(c);
-    printf "%.2f s wall, %.2f s CPU", w[int((n+1)/2)], c[int((n+1)/2)]}'
+  local wall cpu mid=$(((repeats + 1) / 2))
+  wall=$(awk '{print $1}' "$TMP/times" | sort -g | sed -n "${mid}p")
+  cpu=$(awk '{print $2 + $3}' "$TMP/times" | sort -g | sed -n "${mid}p")
+  echo "$wall s wall, $cpu s CPU"
 }
 
 for engine in sqlite server; do
