@@ -468,7 +468,7 @@ Test(fleet, a_server_that_is_down_fails_the_run_before_it_measures)
 
 Test(fleet, history_check_and_prune_read_the_server_from_the_command_line)
 {
-    char *a = pg__asprintf("%s/a.db", tmp), *secret = pg_test_pg_url_with_password(url, "hunter2");
+    char *a = pg__asprintf("%s/a.db", tmp), *secret = pg_test_pg_url_with_password(url, "hunter2"), *env_db;
     const char *in_a[] = {a};
     pg_merge_stats ms;
     pg_store *server;
@@ -485,7 +485,9 @@ Test(fleet, history_check_and_prune_read_the_server_from_the_command_line)
     cr_assert(strstr(p.out, "fleet/k[n=2]") == NULL, "%s", p.out);
     pg_proc_free(&p);
 
-    pg_test_run(&p, tmp, NULL, (const char *[]){"db", "check", "--db", secret, NULL});
+    /* PERFGATE_DB names the server as --db does. */
+    env_db = pg__asprintf("PERFGATE_DB=%s", secret);
+    pg_test_run(&p, tmp, (const char *[]){env_db, NULL}, (const char *[]){"db", "check", NULL});
     cr_assert_eq(p.status, 0, "%s%s", p.out, p.err);
     cr_assert(strstr(p.out, ": ok") != NULL, "%s", p.out);
     cr_assert(strstr(p.out, "6 runs") != NULL, "%s", p.out);
@@ -497,6 +499,7 @@ Test(fleet, history_check_and_prune_read_the_server_from_the_command_line)
     cr_assert_eq(p.status, 0, "%s%s", p.out, p.err);
     cr_assert_str_eq(p.out, "dropped the samples of 4 runs; 2 kept whole\n");
     pg_proc_free(&p);
+    free(env_db);
     free(secret);
     free(a);
 }
