@@ -48,8 +48,9 @@ timed() {
     /usr/bin/time -f "%e %U %S" -a -o "$TMP/times" "$PERFGATE" "$@" >/dev/null 2>&1 || true
   done
   local wall cpu mid=$(((repeats + 1) / 2))
-  wall=$(awk '{print $1}' "$TMP/times" | sort -g | sed -n "${mid}p")
-  cpu=$(awk '{print $2 + $3}' "$TMP/times" | sort -g | sed -n "${mid}p")
+  # GNU time adds "Command exited with non-zero status N" (compare exits 1 on a regression).
+  wall=$(awk '/^[0-9.]+ /{print $1}' "$TMP/times" | sort -g | sed -n "${mid}p")
+  cpu=$(awk '/^[0-9.]+ /{print $2 + $3}' "$TMP/times" | sort -g | sed -n "${mid}p")
   echo "$wall s wall, $cpu s CPU"
 }
 
