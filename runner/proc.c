@@ -62,6 +62,14 @@ static void on_signal(int sig)
     raise(sig);
 }
 
+/* A signal the caller ignores (nohup, a background job's SIGINT) stays ignored. */
+static void catch_unless_ignored(int sig, const struct sigaction *sa, struct sigaction *old)
+{
+    sigaction(sig, NULL, old);
+    if (old->sa_handler != SIG_IGN)
+        sigaction(sig, sa, NULL);
+}
+
 static void close_other_fds(int keep)
 {
     int fd;
@@ -157,9 +165,9 @@ static void start(void)
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-    sigaction(SIGHUP, &sa, &old_hup);
+    catch_unless_ignored(SIGINT, &sa, &old_int);
+    catch_unless_ignored(SIGTERM, &sa, &old_term);
+    catch_unless_ignored(SIGHUP, &sa, &old_hup);
     atexit(on_exit_kill);
     if (pipe2(fds, O_CLOEXEC) != 0)
         return;
