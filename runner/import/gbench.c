@@ -221,7 +221,7 @@ static int one_row(void *ctx, const json_t *row, size_t i, const char *where)
     if (thr) {
         /* A thread count is a whole number a machine can run; anything else is not Google Benchmark's output. */
         if (!json_is_integer(thr) || json_integer_value(thr) < 1 || json_integer_value(thr) > PG_IMPORT_MAX_THREADS) {
-            char *text = json_dumps(thr, JSON_ENCODE_ANY);
+            char *text = json_dumps(thr, JSON_ENCODE_ANY | JSON_REAL_PRECISION(6));
             int err = pg_error_set(PG_EFORMAT, "%s: benchmarks[%zu] ('%s') has threads %s: not a thread count "
                                                "(1 to %d)", where, i, name, text ? text : "?",
                                    PG_IMPORT_MAX_THREADS);
@@ -297,8 +297,8 @@ static void note_dropped(gb_ctx *c, const gcase *gc)
 
     if (!dropped)
         return;
-    pg__import_note(c->notes, "%s: dropped %zu of %zu repetitions of '%s' (the first is repetition %zu): real_time "
-                              "%s is not a measurement; %zu kept",
+    pg__import_note(c->notes, "%s: dropped %zu of %zu repetitions of '%s' (first: repetition %zu): real_time was "
+                              "%s, which is not a measurement; %zu kept",
                     c->path, dropped, dropped + gc->n, gc->run_name, gc->first_dropped,
                     gc->dropped_nan && gc->dropped_nonpositive ? "NaN, Infinity, zero or negative"
                     : gc->dropped_nan                          ? "NaN or Infinity"
