@@ -23,7 +23,11 @@ typedef struct walker {
 static void step(walker *w)
 {
     if (w->copy && w->ch >= 0) {
-        if (w->copy->len < PG_IMPORT_ELEMENT_MAX) {
+        if (w->copy->len + 1 < w->copy->cap) {
+            /* The common case, without a call per byte; the buffer stays NUL-terminated. */
+            w->copy->ptr[w->copy->len++] = (char)w->ch;
+            w->copy->ptr[w->copy->len] = '\0';
+        } else if (w->copy->len < PG_IMPORT_ELEMENT_MAX) {
             char c = (char)w->ch;
             pg__buf_put(w->copy, &c, 1);
         } else {
@@ -79,6 +83,16 @@ static int string(walker *w, pg_buf *into)
     return 0;
 }
 
+static int is_delimiter(int ch)
+{
+    switch (ch) {
+    case ',': case ':': case ']': case '}': case '[': case '{': case '"': case ' ': case '\t': case '\r': case '\n':
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 /* One value, brackets checked (the element parser checks the rest); copied when w->copy is set. */
 static int value(walker *w)
 {
@@ -110,7 +124,7 @@ static int value(walker *w)
             return bad(w, "unexpected end of input");
         } else {
             /* A number, true/false/null or a bare NaN/Infinity: up to the next delimiter. */
-            while (w->ch >= 0 && !strchr(",:]}[{\" \t\r\n", w->ch))
+            while (w->ch >= 0 && !is_delimiter(w->ch))
                 step(w);
         }
         if (depth == 0)
