@@ -173,7 +173,7 @@ static void render_run(pg_buf *b, const pg_run *run, int color)
         table_row(&t, hdr, NULL);
         for (i = 0; i < run->nresults; i++) {
             const pg_result *r = &run->results[i];
-            char med[32], iqr[32], n[32], thr[32], rate[32], mfu[16], note[160];
+            char med[32], iqr[32], n[32], thr[32], rate[32], mfu[16], note[256];
             const char *row[8];
             if (r->status != PG_STATUS_OK) {
                 const pg_result *above = i ? &run->results[i - 1] : NULL;
@@ -201,11 +201,18 @@ static void render_run(pg_buf *b, const pg_run *run, int color)
                 pg_fmt_rate(rate, sizeof(rate), r->bytes / r->summary.median, "B/s");
             else
                 snprintf(rate, sizeof(rate), "-");
-            if (r->mfu >= 0)
+            /* Above 100% the ceiling it was measured against is wrong, not the case fast: never a plain number. */
+            if (r->mfu > 1.0)
+                snprintf(mfu, sizeof(mfu), "?");
+            else if (r->mfu >= 0)
                 snprintf(mfu, sizeof(mfu), "%.1f%%", 100 * r->mfu);
             else
                 snprintf(mfu, sizeof(mfu), "-");
             warnings_text(note, sizeof(note), r->warnings);
+            if (r->mfu > 1.0)
+                snprintf(note + strlen(note), sizeof(note) - strlen(note),
+                         "%sMFU unreliable (%.0f%% of a peak measured too low; set --peak-%s)", *note ? "; " : "",
+                         100 * r->mfu, r->device && strcmp(r->device, "cuda") == 0 ? "tflops" : "gflops");
             row[0] = r->key;
             row[1] = med;
             row[2] = iqr;

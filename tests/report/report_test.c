@@ -453,3 +453,30 @@ Test(report_rough_edges, the_regressions_table_says_why)
     free(md);
     pg_test_model_free(&m);
 }
+
+/* An MFU above 100% says the ceiling was measured too low: flagged, never printed as a number. */
+Test(report_rough_edges, mfu_above_100_percent_is_flagged_not_printed)
+{
+    pg_report_options o = PG_REPORT_OPTIONS_INIT;
+    pg_report_data d = {NULL, NULL, NULL};
+    pg_comparison *cmp = NULL;
+    pg_run *run = NULL;
+    pg_buf term = PG_BUF_INIT;
+
+    skipped_gpu_model(&run, &cmp);
+    run->results[12].mfu = 1.501;
+    run->results[12].flops = 1e6;
+    run->results[13].mfu = 0.742;
+    run->results[13].flops = 1e6;
+    d.run = run;
+    d.cmp = cmp;
+    pg_assert_ok(pg_format_find("terminal")->render(&term, &d, &o));
+    cr_assert(strstr(term.ptr, "150.1%") == NULL, "%s", term.ptr);
+    cr_assert(strstr(term.ptr, "1.00 GFLOP/s      ?  MFU unreliable") != NULL, "%s", term.ptr);
+    cr_assert(strstr(term.ptr, "MFU unreliable (150% of a peak measured too low; set --peak-gflops)") != NULL, "%s",
+              term.ptr);
+    cr_assert(strstr(term.ptr, "74.2%") != NULL, "a plausible MFU is still shown: %s", term.ptr);
+    pg__buf_free(&term);
+    pg_comparison_free(cmp);
+    pg_run_free(run);
+}
