@@ -4,7 +4,7 @@
 #
 #   bash bench/import_memory.sh [PERFGATE_BINARY] [MEGABYTES]
 #
-#   hyperfine: 2,000 commands (results[]), each with ~2,500 times and
+#   hyperfine: 2,000 commands (results[]), each with ~2,000 times and
 #              exit codes, ~MEGABYTES in all (default 100)
 #   google-benchmark: 10,000 cases x repetitions (iteration rows with
 #              counters) plus their mean/median/stddev/cv aggregates
@@ -29,7 +29,7 @@ target = mb * 1000 * 1000
 
 # hyperfine --export-json: times as hyperfine writes them (full double precision)
 ncmd = 2000
-per = max(1, target // ncmd // 40)
+per = max(1, target // ncmd // 24)
 with open(f"{work}/hyperfine.json", "w") as f:
     f.write('{\n  "results": [\n')
     for c in range(ncmd):
