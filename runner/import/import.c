@@ -5,13 +5,15 @@
 #include "stats.h"
 #include "util.h"
 
-#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+
+/* Read in one pass with memory bounded by the largest case (stream.h), so the cap only bounds the time a wrong
+ * file can take. */
+#define PG_IMPORT_MAX_BYTES ((uint64_t)4 << 30)
 
 const char *const pg_import_formats[] = {"google-benchmark", "hyperfine", "pytest-benchmark", NULL};
 
@@ -327,18 +329,13 @@ int pg_import_stream(pg_run *run, const char *format, FILE *f, const char *name,
 int pg_import_file(pg_run *run, const char *format, const char *path, const pg_import_options *opts,
                    pg_import_notes *notes)
 {
-    struct stat st;
     FILE *f;
     int err;
 
     if (!pg_import_format_known(format))
         return pg_import_stream(run, format, NULL, path, opts, notes);
-    if (!(f = fopen(path, "rb")))
-        return pg_error_set(errno == ENOENT ? PG_ENOTFOUND : PG_EIO, "%s: cannot open: %s", path, strerror(errno));
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        fclose(f);
-        return pg_error_set(PG_EFORMAT, "%s: not a regular file; import reads the JSON file a harness wrote", path);
-    }
+    if ((err = pg__open_input(&f, NULL, path, "result", PG_IMPORT_MAX_BYTES)) != 0)
+        return err;
     err = pg_import_stream(run, format, f, path, opts, notes);
     fclose(f);
     return err;

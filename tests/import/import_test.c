@@ -420,9 +420,9 @@ Test(import, structural_damage_is_positioned_and_other_inputs_refused)
     assert_refused(tmp, "hyperfine", "{\"results\": [{\"command\": \"a\", \"times\": [0.1]}", "unexpected end of input");
     /* A directory is not a result file: invalid input, not an infrastructure failure. */
     pg_assert_ok(pg_run_new(&run));
-    cr_assert_eq(pg_import_file(run, "hyperfine", tmp, NULL, NULL), PG_EFORMAT);
-    cr_assert(strstr(pg_error_last(), "not a regular file") != NULL, "%s", pg_error_last());
-    cr_assert_eq(pg_import_file(run, "google-benchmark", "/dev/zero", NULL, NULL), PG_EFORMAT);
+    cr_assert_eq(pg_import_file(run, "hyperfine", tmp, NULL, NULL), PG_EINVAL);
+    cr_assert(strstr(pg_error_last(), "not a regular result file") != NULL, "%s", pg_error_last());
+    cr_assert_eq(pg_import_file(run, "google-benchmark", "/dev/zero", NULL, NULL), PG_EINVAL);
     pg_run_free(run);
     pg_test_rmtree(tmp);
     free(tmp);
