@@ -61,7 +61,8 @@ int pg_cmd_import(int argc, char **argv)
     size_t i;
     const pg_opt opts[] = {
         {"suite", 's', PG_OPT_STR, &suite, "NAME", "suite name in the case keys (default: the format's name)"},
-        {"db", 0, PG_OPT_STR, &db, "PATH", "database file (default $PERFGATE_DB, else baselines/perfgate.db)"},
+        {"db", 0, PG_OPT_STR, &db, "PATH",
+         "database file or postgresql:// URL (default $PERFGATE_DB, else baselines/perfgate.db)"},
         {"commit", 0, PG_OPT_STR, &commit, "SHA", "commit to record (default GITHUB_SHA, else git)"},
         {"branch", 0, PG_OPT_STR, &branch, "NAME", "branch to record (default GITHUB_REF_NAME, else git)"},
         {"no-store", 0, PG_OPT_FLAG, &dry, NULL, "read and print without storing"},
@@ -117,9 +118,9 @@ int pg_cmd_import(int argc, char **argv)
         }
         if (!as_json)
             printf("\nimported %zu cases from %s (%s) as run %lld in %s\n", run->nresults, argv[2], argv[1],
-                   (long long)run->id, pg_store_path(db));
+                   (long long)run->id, pg_store_name(store));
     }
-    rc = as_json ? print_json(run, argv[1], argv[2], &notes, store ? pg_store_path(db) : NULL) : 0;
+    rc = as_json ? print_json(run, argv[1], argv[2], &notes, store ? pg_store_name(store) : NULL) : 0;
 cleanup:
     pg_import_notes_free(&notes);
     pg_run_free(run);
