@@ -245,7 +245,7 @@ static int read_metrics(command_run *x, int64_t *reported_ns)
     json_t *v;
     const char *key;
     double t = -1, iters = 1;
-    int err = 0;
+    int err = 0, have_t = 0;
 
     if (!obj || !json_is_object(obj)) {
         err = pg_error_set(PG_EKERNEL, "command '%s' has metrics: json but its last line of output is not a JSON "
@@ -254,11 +254,20 @@ static int read_metrics(command_run *x, int64_t *reported_ns)
     }
     json_object_foreach(obj, key, v) {
         double d;
-        if (!json_is_number(v))
+        if (!json_is_number(v)) {
+            /* A "time" that is not a number is a broken report, never a reason to fall back to wall time. */
+            if (strcmp(key, "time") == 0 || strcmp(key, "iterations") == 0) {
+                err = pg_error_set(PG_EKERNEL, "command '%s' has metrics: json but its \"%s\" is not a number",
+                                   x->shown, key);
+                goto cleanup;
+            }
             continue;
+        }
         d = json_number_value(v);
-        if (strcmp(key, "time") == 0)
+        if (strcmp(key, "time") == 0) {
             t = d;
+            have_t = 1;
+        }
         else if (strcmp(key, "iterations") == 0)
             iters = d;
         else if (strcmp(key, "flops") == 0)
@@ -270,9 +279,10 @@ static int read_metrics(command_run *x, int64_t *reported_ns)
             goto cleanup;
         }
     }
-    if (t >= 0) {
-        if (!(t < 1e6) || !(iters >= 1)) {
-            err = pg_error_set(PG_EKERNEL, "command '%s' reported time %g s over %g iterations: not usable",
+    if (have_t) {
+        if (!(t > 0 && t < 1e6) || !(iters >= 1 && iters < 1e18)) {
+            err = pg_error_set(PG_EKERNEL, "command '%s' reported time %g s over %g iterations: not usable (time "
+                                           "must be positive seconds, iterations at least 1)",
                                x->shown, t, iters);
             goto cleanup;
         }
