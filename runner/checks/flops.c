@@ -10,6 +10,7 @@
 #include "checks/checks.h"
 #include "checks/kinds.h"
 
+#include "flopcount.h"
 #include "perfgate/errors.h"
 
 #include <stdio.h>
@@ -97,8 +98,7 @@ static void on_gemm(void *payload, const char *name, int64_t m, int64_t n, int64
 
     if (fc->next && fc->next->gemm)
         fc->next->gemm(fc->next->payload, name, m, n, k);
-    if (m < 0 || n < 0 || k < 0 || __builtin_mul_overflow(m, n, &f) || __builtin_mul_overflow(f, k, &f) ||
-        __builtin_mul_overflow(f, (int64_t)2, &f)) {
+    if (pg_flops_gemm(&f, m, n, k, 0)) {
         fc_fail(fc, PG_EINVAL, "int64 overflow in the FLOPs of a GEMM of op", name);
         return;
     }
@@ -112,6 +112,23 @@ static void on_gemm(void *payload, const char *name, int64_t m, int64_t n, int64
             add_once(fc, seen, &nseen, seen_len, path, (size_t)(dot - path), name, f);
         add_once(fc, seen, &nseen, seen_len, path, strlen(path), name, f);
     }
+}
+
+int pg_flop_counter_add(pg_flop_counter *fc, const char *op, int64_t flops, const char *const *modules, size_t n)
+{
+    const char *seen[64];
+    size_t seen_len[64], nseen = 0, i;
+
+    if (flops < 0)
+        fc_fail(fc, PG_EINVAL, "a negative FLOP count for op", op);
+    else if (__builtin_add_overflow(fc->total, flops, &fc->total))
+        fc_fail(fc, PG_EINVAL, "int64 overflow in the total FLOP count at op", op);
+    else {
+        add_once(fc, seen, &nseen, seen_len, "Global", 6, op, flops);
+        for (i = 0; i < n; i++)
+            add_once(fc, seen, &nseen, seen_len, modules[i], strlen(modules[i]), op, flops);
+    }
+    return pg_flop_counter_status(fc);
 }
 
 static void on_op_begin(void *payload, const char *name, const char *shape)
