@@ -39,6 +39,7 @@ typedef struct pg_case {
     char *metrics;      /* command: "json" to read its printed metrics, or NULL */
     int keep_output;    /* command: keep stdout/stderr (output: keep) instead of discarding */
     int cold;           /* cuda: flush L2 before each sample */
+    int count_blas;     /* command: also count the BLAS FLOPs of one run (count: blas), for FLOP/s and MFU */
     char *device;       /* "cpu" | "cuda" */
     int threads;
     pg_param *params;   /* sorted by name */

@@ -25,6 +25,11 @@ int pg__workload_open(pg__workload *w, const pg_suite *suite, const pg_check *ch
     if (!check->workload)
         return pg_error_set(PG_ESUITE, "%s:%d:%d: check '%s' needs a 'workload' (a mapping with 'kernel')",
                             at->file, at->line, at->col, check->name);
+    if (pg_node_get(check->workload, "command") && !pg_node_get(check->workload, "kernel"))
+        return pg_error_set(PG_ESUITE,
+                            "%s:%d:%d: check '%s': only a flops check counts a command workload; an %s check needs "
+                            "a kernel",
+                            at->file, at->line, at->col, check->name, check->kind);
     if ((err = pg_case_from_workload(&w->c, check->workload, suite->name, check->name)) != 0)
         return err;
     cuda = strcmp(w->c.device, "cuda") == 0;
@@ -172,22 +177,4 @@ int pg__check_export(const pg_check_options *opts, const pg_suite *suite, const 
     pg__buf_free(&path);
     pg__buf_free(&label);
     return err;
-}
-
-void pg__fmt_int(char *out, size_t len, int64_t v)
-{
-    char digits[32], tmp[48];
-    uint64_t a = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-    size_t n, i, j = 0;
-
-    n = (size_t)snprintf(digits, sizeof(digits), "%llu", (unsigned long long)a);
-    if (v < 0)
-        tmp[j++] = '-';
-    for (i = 0; i < n; i++) {
-        if (i && (n - i) % 3 == 0)
-            tmp[j++] = ',';
-        tmp[j++] = digits[i];
-    }
-    tmp[j] = '\0';
-    snprintf(out, len, "%s", tmp);
 }

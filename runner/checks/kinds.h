@@ -7,6 +7,7 @@
 #define PG_CHECKS_KINDS_H
 
 #include "checks/options.h"
+#include "fmt.h"
 #include "model.h"
 #include "suite.h"
 #include "kernels/kernels.h"
@@ -45,8 +46,6 @@ int pg__check_fill(pg_check_result *out, const char *expected, const char *actua
 int pg__check_export(const pg_check_options *opts, const pg_suite *suite, const pg_check *check,
                      const char *suffix, const pg_trace *t);
 
-/** Formats an integer with thousands separators ("3,072"). */
-void pg__fmt_int(char *out, size_t len, int64_t v);
 
 /* The kinds. Each returns like pg_check_run(). */
 int pg__check_flops(pg_check_result *out, const pg_suite *suite, const pg_check *check, const pg_check_options *opts);
