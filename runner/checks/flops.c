@@ -343,8 +343,25 @@ static int add_counts(pg_flop_counter *fc, const pg_counts *counts)
     return err;
 }
 
-/* Runs a command workload `steps` times under the BLAS counter. */
-static int count_command(pg_flop_counter *fc, const pg_case *c, int64_t steps)
+/* "; the difference is K call(s) of OP SHAPE" when `diff` is a whole number of calls of one counted shape. */
+static void hint_calls(pg_buf *msg, const pg_counts *counts, int64_t diff)
+{
+    int64_t a = diff < 0 ? -diff : diff;
+    size_t i;
+
+    for (i = 0; a && i < counts->n; i++) {
+        const pg_count_row *r = &counts->rows[i];
+        int64_t per = r->calls ? r->flops / r->calls : 0;
+        if (per > 0 && r->flops == per * r->calls && a % per == 0 && a / per <= 16) {
+            pg__buf_printf(msg, " (%s%lld call%s of %s %s)", diff > 0 ? "+" : "-", (long long)(a / per),
+                           a / per == 1 ? "" : "s", r->op, r->shape);
+            return;
+        }
+    }
+}
+
+/* Runs a command workload `steps` times under the BLAS counter; `last` keeps the last run's counts. */
+static int count_command(pg_flop_counter *fc, pg_counts *last, const pg_case *c, int64_t steps)
 {
     char **argv;
     size_t n = 0, i;
@@ -358,11 +375,9 @@ static int count_command(pg_flop_counter *fc, const pg_case *c, int64_t steps)
     for (i = 0; i < n && !err; i++)
         err = pg__plugin_subst(&argv[i], c->command[i], c, NULL);
     for (s = 0; s < steps && !err; s++) {
-        pg_counts counts;
-        if ((err = pg_count_run(&counts, argv, c->timeout, 1)) == 0) {
-            err = add_counts(fc, &counts);
-            pg_counts_free(&counts);
-        }
+        pg_counts_free(last);
+        if ((err = pg_count_run(last, argv, c->timeout, 1)) == 0)
+            err = add_counts(fc, last);
     }
     for (i = 0; i < n; i++)
         free(argv[i]);
@@ -400,6 +415,7 @@ int pg__check_flops(pg_check_result *out, const pg_suite *suite, const pg_check 
     const pg_flop_row *rows;
     pg_buf expected = PG_BUF_INIT, actual = PG_BUF_INIT, msg = PG_BUF_INIT, detail = PG_BUF_INIT;
     int64_t steps = check->steps > 0 ? check->steps : 1, s;
+    pg_counts counts = {0};
     int err, has_per_op = 0, is_command;
     char num[32];
 
@@ -469,7 +485,7 @@ int pg__check_flops(pg_check_result *out, const pg_suite *suite, const pg_check 
     if ((err = pg_flop_counter_new(&fc)) != 0)
         goto cleanup;
     if (is_command) {
-        if ((err = count_command(fc, &w.c, steps)) != 0 || (err = pg_flop_counter_status(fc)) != 0)
+        if ((err = count_command(fc, &counts, &w.c, steps)) != 0 || (err = pg_flop_counter_status(fc)) != 0)
             goto cleanup;
         goto compare;
     }
@@ -498,8 +514,10 @@ compare:
         snprintf(what, sizeof(what), "%s%s%s", wants[i].group ? (strcmp(wants[i].group, "per_op") ? "module " : "op ")
                                                              : "",
                  wants[i].name, "");
-        if (got != wants[i].value)
+        if (got != wants[i].value) {
             diff_line(&msg, what, wants[i].value, got);
+            hint_calls(&msg, &counts, got - wants[i].value);
+        }
     }
     pg_fmt_int(num, sizeof(num), pg_flop_counter_total(fc));
     pg__buf_printf(&actual, "total %s", num);
@@ -530,6 +548,7 @@ compare:
 cleanup:
     pg__workload_close(&w);
     pg_flop_counter_free(fc);
+    pg_counts_free(&counts);
     pg_recorder_free(rec);
     free(wants);
     pg__buf_free(&expected);
