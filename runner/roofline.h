@@ -27,15 +27,15 @@
 #define PG_ROOF_OVERHEAD_FRACTION 0.10
 #define PG_ROOF_OVERHEAD_S 1e-6
 
-typedef enum pg_bound {
-    PG_BOUND_UNKNOWN = 0,  /* no roofs for this case (another device, an old run, not timed) */
-    PG_BOUND_COMPUTE,
-    PG_BOUND_MEMORY,
-    PG_BOUND_OVERHEAD
-} pg_bound;
+typedef enum pg_roof_bound {
+    PG_ROOF_UNKNOWN = 0,  /* no roofs for this case (another device, an old run, not timed) */
+    PG_ROOF_COMPUTE,
+    PG_ROOF_MEMORY,
+    PG_ROOF_OVERHEAD
+} pg_roof_bound;
 
 /** "compute-bound", "memory-bound", "overhead-bound", "-". */
-const char *pg_bound_name(pg_bound b);
+const char *pg_roof_bound_name(pg_roof_bound b);
 
 typedef struct pg_roofs {
     double peak_flops;     /* FLOP/s */
@@ -44,7 +44,7 @@ typedef struct pg_roofs {
 } pg_roofs;
 
 typedef struct pg_roof_point {
-    pg_bound bound;
+    pg_roof_bound bound;
     double intensity;      /* FLOP/byte; 0 with no FLOPs; <0 with no bytes */
     double attainable;     /* FLOP/s, or bytes/s for a case without FLOPs */
     double achieved;       /* same unit as attainable */
@@ -54,7 +54,7 @@ typedef struct pg_roof_point {
     const char *why;       /* one phrase: which rule decided */
 } pg_roof_point;
 
-/** STREAM-like bandwidth at `threads` over `bytes` in all (0: 4 x the last-level cache, at least 256 MiB). */
+/** STREAM-like bandwidth at `threads` over `bytes` in all (0: twice the last-level cache, 64 MiB to 1 GiB), best of 3 passes. */
 int pg_roofline_bandwidth(double *triad_bps, double *copy_bps, int threads, size_t bytes);
 
 /**
