@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define BW_PASSES 3
+#define BW_PASSES 5
 #define MIN_BW_BYTES (64u << 20)
 #define MAX_BW_BYTES (1024ull << 20)
 

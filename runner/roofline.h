@@ -54,7 +54,7 @@ typedef struct pg_roof_point {
     const char *why;       /* one phrase: which rule decided */
 } pg_roof_point;
 
-/** STREAM-like bandwidth at `threads` over `bytes` in all (0: twice the last-level cache, 64 MiB to 1 GiB), best of 3 passes. */
+/** STREAM-like bandwidth at `threads` over `bytes` in all (0: twice the last-level cache, 64 MiB to 1 GiB), best of 5 passes. */
 int pg_roofline_bandwidth(double *triad_bps, double *copy_bps, int threads, size_t bytes);
 
 /**

@@ -156,6 +156,8 @@ int pg_report_html(FILE *f, const char *title, const pg_history *hs, size_t nh, 
     fprintf(f, "</h1>\n");
     if (cmp)
         table(f, cmp);
+    if (cmp && cmp->head)
+        pg__html_roofline(f, cmp->head);
     fprintf(f, "<h2>History</h2>\n<p>Median per commit (line), IQR of the commit's newest run (band), "
                "change points (dashed, with the step and the commit).</p>\n");
     for (i = 0; i < nh; i++) {
