@@ -219,6 +219,7 @@ int pg_roofline_record(pg_run *run, double peak_gflops)
             json_object_set_new(o, "peak_raised_by", json_string(beat_key));
         json_object_set_new(o, "triad_gbs", json_real(triad * 1e-9));
         json_object_set_new(o, "copy_gbs", json_real(copy * 1e-9));
+        json_object_set_new(o, "llc_bytes", json_integer((json_int_t)llc_bytes()));
         {
             char k[16];
             snprintf(k, sizeof(k), "%d", t);
@@ -258,6 +259,7 @@ int pg_roofline_roofs(pg_roofs *out, const char *machine_json, const char *devic
         out->peak_flops = json_number_value(json_object_get(o, "peak_gflops")) * 1e9;
         out->bandwidth = json_number_value(json_object_get(o, "triad_gbs")) * 1e9;
         out->peak_reliable = json_is_true(json_object_get(o, "peak_reliable"));
+        out->llc_bytes = json_number_value(json_object_get(o, "llc_bytes"));
         rc = 0;
     }
     json_decref(fp);
@@ -267,6 +269,7 @@ int pg_roofline_roofs(pg_roofs *out, const char *machine_json, const char *devic
 void pg_roofline_point(pg_roof_point *out, double flops, double bytes, double seconds, const pg_roofs *roofs)
 {
     double t_roof;
+    int cached;
 
     memset(out, 0, sizeof(*out));
     out->roofs = *roofs;
@@ -282,24 +285,30 @@ void pg_roofline_point(pg_roof_point *out, double flops, double bytes, double se
         return;
     }
     if (flops > 0) {
-        /* Without counted bytes a case with FLOPs can only be held to the compute roof. */
-        out->attainable = bytes > 0 ? fmin(roofs->peak_flops, out->intensity * roofs->bandwidth) : roofs->peak_flops;
+        /* Without counted bytes, or with bytes that stay in the last-level cache between iterations, the
+           memory roof does not bind: only the compute roof does. */
+        cached = roofs->llc_bytes > 0 && bytes <= roofs->llc_bytes;
+        out->attainable = bytes > 0 && !cached ? fmin(roofs->peak_flops, out->intensity * roofs->bandwidth)
+                                               : roofs->peak_flops;
         out->achieved = flops / seconds;
     } else {
         out->attainable = roofs->bandwidth;
         out->achieved = bytes / seconds;
     }
     out->fraction = out->achieved / out->attainable;
-    t_roof = fmax(flops / roofs->peak_flops, bytes / roofs->bandwidth);
+    /* The time the roofs allow for this work: a cached GEMM's bytes cost no DRAM time. */
+    t_roof = flops > 0 && out->attainable >= roofs->peak_flops ? flops / roofs->peak_flops
+                                                               : fmax(flops / roofs->peak_flops, bytes / roofs->bandwidth);
     if (t_roof < PG_ROOF_OVERHEAD_S) {
         out->bound = PG_ROOF_OVERHEAD;
         out->why = "the roofs would do this work in under 1 us: fixed per-call costs dominate";
     } else if (out->fraction < PG_ROOF_OVERHEAD_FRACTION) {
         out->bound = PG_ROOF_OVERHEAD;
         out->why = "under 10% of the attainable roof: latency, dispatch or sync dominate";
-    } else if (flops > 0 && (bytes <= 0 || out->intensity >= out->ridge)) {
+    } else if (flops > 0 && (bytes <= 0 || out->intensity >= out->ridge || out->attainable >= roofs->peak_flops)) {
         out->bound = PG_ROOF_COMPUTE;
-        out->why = "intensity at or above the ridge";
+        out->why = out->intensity >= out->ridge ? "intensity at or above the ridge"
+                                                : "data stays in cache: only the compute roof binds";
     } else {
         out->bound = PG_ROOF_MEMORY;
         out->why = flops > 0 ? "intensity below the ridge" : "no FLOPs: bytes moved against the bandwidth roof";

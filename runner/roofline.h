@@ -10,7 +10,9 @@
  * case is then classified from its FLOPs and bytes per iteration and its
  * median (docs/measuring.md states the rule and thresholds):
  *   intensity   I = FLOPs / bytes
- *   attainable  min(peak, I x bandwidth)   (bandwidth alone with no FLOPs)
+ *   attainable  min(peak, I x bandwidth)   (bandwidth alone with no FLOPs;
+ *               peak alone when the bytes fit in the last-level cache, where
+ *               the memory roof does not hold a GEMM back)
  *   fraction    achieved / attainable
  *   overhead-bound  no counted work, the roofs would do the work in under
  *                   PG_ROOF_OVERHEAD_S, or fraction < PG_ROOF_OVERHEAD_FRACTION
@@ -41,6 +43,7 @@ typedef struct pg_roofs {
     double peak_flops;     /* FLOP/s */
     double bandwidth;      /* bytes/s (triad) */
     int peak_reliable;     /* 0: a case beat the measured ceiling; peak is that case's best */
+    double llc_bytes;      /* last-level cache size; 0: unknown */
 } pg_roofs;
 
 typedef struct pg_roof_point {
