@@ -37,11 +37,20 @@
 #define MAX_DEPTH 64
 #define MAX_RANGES 1024
 
+/* How a row's dimensions read as a shape; formatted only when the counts are written. */
+enum { SHAPE_GEMM, SHAPE_GEMV, SHAPE_SIDED, SHAPE_SYRK };
+
+typedef struct shape {
+    int kind;           /* SHAPE_* */
+    int d[3];           /* gemm m,n,k; gemv m,n,len(x); symm/trmm/trsm m,n; syrk n,k */
+    char side;          /* 'L', 'R', or 0 */
+} shape;
+
 typedef struct row {
     const char *op;     /* a string literal */
     void *caller;
     const char *range;  /* interned path "outer/inner", or NULL */
-    char shape[64];
+    shape s;
     uint64_t calls;
     int64_t flops;
     int used;
@@ -61,9 +70,11 @@ static struct {
     size_t nranges;
 } g = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
-static __thread const char *t_stack[MAX_DEPTH];
-static __thread int t_depth;   /* may exceed MAX_DEPTH: deeper ranges are not named */
-static __thread int t_inside;  /* a counted call is running: BLAS calling BLAS counts once */
+/* initial-exec: the library is loaded at start-up, so its thread-locals cost a register read, not a call. */
+#define TLS __thread __attribute__((tls_model("initial-exec")))
+static TLS const char *t_stack[MAX_DEPTH];
+static TLS int t_depth;   /* may exceed MAX_DEPTH: deeper ranges are not named */
+static TLS int t_inside;  /* a counted call is running: BLAS calling BLAS counts once */
 
 static void reset(void)
 {
@@ -114,23 +125,27 @@ static void *next_symbol(const char *name)
     return p;
 }
 
-static uint64_t hash_row(const char *op, void *caller, const char *range, const char *shape)
+static uint64_t hash_row(const char *op, void *caller, const char *range, const shape *s)
 {
     uint64_t h = 1469598103934665603ull;
-    const char *s;
 
     h = (h ^ (uint64_t)(uintptr_t)op) * 1099511628211ull;
     h = (h ^ (uint64_t)(uintptr_t)caller) * 1099511628211ull;
     h = (h ^ (uint64_t)(uintptr_t)range) * 1099511628211ull;
-    for (s = shape; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    h = (h ^ ((uint64_t)(uint32_t)s->d[0] << 32 | (uint32_t)s->d[1])) * 1099511628211ull;
+    h = (h ^ ((uint64_t)(uint32_t)s->d[2] << 8 | (unsigned char)s->side)) * 1099511628211ull;
     return h;
 }
 
-static void record(const char *op, void *caller, const char *shape, int64_t flops, int bad)
+static int same_shape(const shape *a, const shape *b)
+{
+    return a->kind == b->kind && a->side == b->side && a->d[0] == b->d[0] && a->d[1] == b->d[1] && a->d[2] == b->d[2];
+}
+
+static void record(const char *op, void *caller, const shape *shp, int64_t flops, int bad)
 {
     const char *range = t_depth > 0 ? t_stack[(t_depth > MAX_DEPTH ? MAX_DEPTH : t_depth) - 1] : NULL;
-    uint64_t h = hash_row(op, caller, range, shape);
+    uint64_t h = hash_row(op, caller, range, shp);
     size_t probe;
 
     pthread_mutex_lock(&g.lock);
@@ -144,9 +159,9 @@ static void record(const char *op, void *caller, const char *shape, int64_t flop
             r->op = op;
             r->caller = caller;
             r->range = range;
-            snprintf(r->shape, sizeof(r->shape), "%s", shape);
+            r->s = *shp;
             g.nrows++;
-        } else if (r->op != op || r->caller != caller || r->range != range || strcmp(r->shape, shape) != 0) {
+        } else if (r->op != op || r->caller != caller || r->range != range || !same_shape(&r->s, shp)) {
             continue;
         }
         r->calls++;
@@ -223,17 +238,16 @@ EXPORT int nvtxRangePop(void)
  * already inside a counted call), forward. `caller` is the return address
  * of the wrapper: the call site in the program.
  */
-#define PG_COUNT_CALL(op, fn_type, name, shape_printf, formula, call_args)                                   \
+#define PG_COUNT_CALL(op, fn_type, name, shape_init, formula, call_args)                                     \
     do {                                                                                                  \
         static fn_type real;                                                                              \
         if (!real)                                                                                        \
             *(void **)&real = next_symbol(name);                                                          \
         if (g.on && !t_inside) {                                                                          \
-            char shape[64];                                                                               \
+            shape shp = shape_init;                                                                       \
             int64_t f;                                                                                    \
             int bad = formula;                                                                            \
-            shape_printf;                                                                                 \
-            record(op, __builtin_return_address(0), shape, f, bad);                                       \
+            record(op, __builtin_return_address(0), &shp, f, bad);                                        \
             t_inside = 1;                                                                                 \
             real call_args;                                                                               \
             t_inside = 0;                                                                                 \
@@ -242,8 +256,8 @@ EXPORT int nvtxRangePop(void)
         }                                                                                                 \
     } while (0)
 
-/* Formats the call's shape into `shape` (inside PG_COUNT_CALL). */
-#define SHAPE(...) snprintf(shape, sizeof(shape), __VA_ARGS__)
+/* A call's shape (inside PG_COUNT_CALL): kind, side, three dimensions. */
+#define SHAPE(kind, side, a, b, c) {kind, {(int)(a), (int)(b), (int)(c)}, side}
 
 /* GEMM family: X is the letter, S the scalar type (a value for s/d, a pointer for c/z), P the array type. */
 #define GEMM(X, S, P, CPLX, SUFFIX)                                                                                  \
@@ -256,7 +270,7 @@ EXPORT int nvtxRangePop(void)
                                         const blasint ldb, S beta, P *c, const blasint ldc)                          \
     {                                                                                                                \
         PG_COUNT_CALL(#X "gemm" #SUFFIX, X##gemm##SUFFIX##_fn, "cblas_" #X "gemm" #SUFFIX,                          \
-                      SHAPE("[%d,%d]x[%d,%d]", (int)m, (int)k, (int)k, (int)n), pg_flops_gemm(&f, m, n, k, CPLX),               \
+                      SHAPE(SHAPE_GEMM, 0, m, n, k), pg_flops_gemm(&f, m, n, k, CPLX),               \
                       (o, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc));                                    \
     }
 
@@ -268,7 +282,7 @@ EXPORT int nvtxRangePop(void)
                                 const blasint incx, S beta, P *y, const blasint incy)                                \
     {                                                                                                                \
         PG_COUNT_CALL(#X "gemv", X##gemv_fn, "cblas_" #X "gemv",                              \
-                      SHAPE("[%d,%d]x[%d]", (int)m, (int)n, (int)(t == CblasNoTrans ? n : m)),                      \
+                      SHAPE(SHAPE_GEMV, 0, m, n, t == CblasNoTrans ? n : m),                      \
                       pg_flops_gemv(&f, m, n, CPLX), (o, t, m, n, alpha, a, lda, x, incx, beta, y, incy));           \
     }
 
@@ -281,7 +295,7 @@ EXPORT int nvtxRangePop(void)
                                 const P *b, const blasint ldb, S beta, P *c, const blasint ldc)                      \
     {                                                                                                                \
         PG_COUNT_CALL(#X "symm", X##symm_fn, "cblas_" #X "symm",                              \
-                      SHAPE("%s[%d,%d]", side == CblasLeft ? "L" : "R", (int)m, (int)n), pg_flops_symm(&f, side == CblasLeft, m, n, CPLX),                         \
+                      SHAPE(SHAPE_SIDED, side == CblasLeft ? 'L' : 'R', m, n, 0), pg_flops_symm(&f, side == CblasLeft, m, n, CPLX),                         \
                       (o, side, uplo, m, n, alpha, a, lda, b, ldb, beta, c, ldc));                                   \
     }
 
@@ -292,7 +306,7 @@ EXPORT int nvtxRangePop(void)
                                 const blasint n, const blasint k, S alpha, const P *a, const blasint lda, S beta,   \
                                 P *c, const blasint ldc)                                                             \
     {                                                                                                                \
-        PG_COUNT_CALL(#X "syrk", X##syrk_fn, "cblas_" #X "syrk", SHAPE("[%d,%d]", (int)n, (int)k),                     \
+        PG_COUNT_CALL(#X "syrk", X##syrk_fn, "cblas_" #X "syrk", SHAPE(SHAPE_SYRK, 0, n, k, 0),                     \
                       pg_flops_syrk(&f, n, k, CPLX), (o, uplo, t, n, k, alpha, a, lda, beta, c, ldc));               \
     }
 
@@ -306,7 +320,7 @@ EXPORT int nvtxRangePop(void)
                               const blasint n, S alpha, const P *a, const blasint lda, P *b, const blasint ldb)     \
     {                                                                                                                \
         PG_COUNT_CALL(#X #OP, X##OP##_fn, "cblas_" #X #OP,                              \
-                      SHAPE("%s[%d,%d]", side == CblasLeft ? "L" : "R", (int)m, (int)n), pg_flops_trmm(&f, side == CblasLeft, m, n, CPLX),                         \
+                      SHAPE(SHAPE_SIDED, side == CblasLeft ? 'L' : 'R', m, n, 0), pg_flops_trmm(&f, side == CblasLeft, m, n, CPLX),                         \
                       (o, side, uplo, t, diag, m, n, alpha, a, lda, b, ldb));                                        \
     }
 
@@ -406,6 +420,23 @@ static void caller_name(char *out, size_t len, void *caller)
         snprintf(out, len, "%s+0x%lx", info.dli_fname, (unsigned long)(addr - (uintptr_t)info.dli_fbase));
 }
 
+static void shape_text(char *out, size_t len, const shape *s)
+{
+    switch (s->kind) {
+    case SHAPE_GEMM:
+        snprintf(out, len, "[%d,%d]x[%d,%d]", s->d[0], s->d[2], s->d[2], s->d[1]);
+        break;
+    case SHAPE_GEMV:
+        snprintf(out, len, "[%d,%d]x[%d]", s->d[0], s->d[1], s->d[2]);
+        break;
+    case SHAPE_SIDED:
+        snprintf(out, len, "%c[%d,%d]", s->side, s->d[0], s->d[1]);
+        break;
+    default:
+        snprintf(out, len, "[%d,%d]", s->d[0], s->d[1]);
+    }
+}
+
 /* Tabs and newlines would break the file's fields. */
 static void put_field(FILE *f, const char *s)
 {
@@ -415,7 +446,7 @@ static void put_field(FILE *f, const char *s)
 
 static void write_counts(void)
 {
-    char path[4200], tmp[4300], name[512];
+    char path[4200], tmp[4300], name[512], text[96];
     FILE *f;
     size_t i;
 
@@ -436,7 +467,8 @@ static void write_counts(void)
         put_field(f, name);
         fputc('\t', f);
         put_field(f, r->range);
-        fprintf(f, "\t%s\t%llu\t%lld\n", r->shape, (unsigned long long)r->calls, (long long)r->flops);
+        shape_text(text, sizeof(text), &r->s);
+        fprintf(f, "\t%s\t%llu\t%lld\n", text, (unsigned long long)r->calls, (long long)r->flops);
     }
     if (g.other_calls)
         fprintf(f, "(other)\t(other)\t\t\t%llu\t%lld\n", (unsigned long long)g.other_calls, (long long)g.other_flops);
