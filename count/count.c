@@ -17,6 +17,7 @@
  * it is loaded into programs that are not.
  */
 #include "count_abi.h"
+#include "count_internal.h"
 #include "flopcount.h"
 
 #include <cblas.h>
@@ -37,15 +38,6 @@
 #define MAX_DEPTH 64
 #define MAX_RANGES 1024
 
-/* How a row's dimensions read as a shape; formatted only when the counts are written. */
-enum { SHAPE_GEMM, SHAPE_GEMV, SHAPE_SIDED, SHAPE_SYRK };
-
-typedef struct shape {
-    int kind;           /* SHAPE_* */
-    int d[3];           /* gemm m,n,k; gemv m,n,len(x); symm/trmm/trsm m,n; syrk n,k */
-    char side;          /* 'L', 'R', or 0 */
-} shape;
-
 typedef struct row {
     const char *op;     /* a string literal */
     void *caller;
@@ -57,7 +49,6 @@ typedef struct row {
 } row;
 
 static struct {
-    int on;
     pid_t pid;
     char dir[4096];
     pthread_mutex_t lock;
@@ -70,11 +61,10 @@ static struct {
     size_t nranges;
 } g = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
-/* initial-exec: the library is loaded at start-up, so its thread-locals cost a register read, not a call. */
-#define TLS __thread __attribute__((tls_model("initial-exec")))
-static TLS const char *t_stack[MAX_DEPTH];
-static TLS int t_depth;   /* may exceed MAX_DEPTH: deeper ranges are not named */
-static TLS int t_inside;  /* a counted call is running: BLAS calling BLAS counts once */
+static PG_COUNT_TLS const char *t_stack[MAX_DEPTH];
+static PG_COUNT_TLS int t_depth; /* may exceed MAX_DEPTH: deeper ranges are not named */
+PG_COUNT_TLS int pg__count_inside;
+int pg__count_on;
 
 static void reset(void)
 {
@@ -104,17 +94,17 @@ __attribute__((constructor)) static void count_init(void)
     strcpy(g.dir, d);
     reset();
     pthread_atfork(NULL, NULL, after_fork_child);
-    g.on = 1;
+    pg__count_on = 1;
 }
 
 __attribute__((destructor)) static void count_fini(void)
 {
-    if (g.on && g.pid == getpid())
+    if (pg__count_on && g.pid == getpid())
         write_counts();
 }
 
 /* The next definition of `name` (the real BLAS); a program that calls it must have one. */
-static void *next_symbol(const char *name)
+void *pg__count_next(const char *name)
 {
     void *p = dlsym(RTLD_NEXT, name);
 
@@ -134,15 +124,17 @@ static uint64_t hash_row(const char *op, void *caller, const char *range, const 
     h = (h ^ (uint64_t)(uintptr_t)range) * 1099511628211ull;
     h = (h ^ ((uint64_t)(uint32_t)s->d[0] << 32 | (uint32_t)s->d[1])) * 1099511628211ull;
     h = (h ^ ((uint64_t)(uint32_t)s->d[2] << 8 | (unsigned char)s->side)) * 1099511628211ull;
+    h = (h ^ (uint64_t)(uint32_t)s->batch) * 1099511628211ull;
     return h;
 }
 
 static int same_shape(const shape *a, const shape *b)
 {
-    return a->kind == b->kind && a->side == b->side && a->d[0] == b->d[0] && a->d[1] == b->d[1] && a->d[2] == b->d[2];
+    return a->kind == b->kind && a->side == b->side && a->d[0] == b->d[0] && a->d[1] == b->d[1] &&
+           a->d[2] == b->d[2] && a->batch == b->batch;
 }
 
-static void record(const char *op, void *caller, const shape *shp, int64_t flops, int bad)
+void pg__count_record(const char *op, void *caller, const shape *shp, int64_t flops, int bad)
 {
     const char *range = t_depth > 0 ? t_stack[(t_depth > MAX_DEPTH ? MAX_DEPTH : t_depth) - 1] : NULL;
     uint64_t h = hash_row(op, caller, range, shp);
@@ -201,7 +193,7 @@ static const char *intern_path(const char *name)
 
 EXPORT void perfgate_range_push(const char *name)
 {
-    if (g.on && name && t_depth < MAX_DEPTH)
+    if (pg__count_on && name && t_depth < MAX_DEPTH)
         t_stack[t_depth] = intern_path(name);
     t_depth++;
 }
@@ -242,22 +234,22 @@ EXPORT int nvtxRangePop(void)
     do {                                                                                                  \
         static fn_type real;                                                                              \
         if (!real)                                                                                        \
-            *(void **)&real = next_symbol(name);                                                          \
-        if (g.on && !t_inside) {                                                                          \
+            *(void **)&real = pg__count_next(name);                                                          \
+        if (pg__count_on && !pg__count_inside) {                                                                          \
             shape shp = shape_init;                                                                       \
             int64_t f;                                                                                    \
             int bad = formula;                                                                            \
-            record(op, __builtin_return_address(0), &shp, f, bad);                                        \
-            t_inside = 1;                                                                                 \
+            pg__count_record(op, __builtin_return_address(0), &shp, f, bad);                                      \
+            pg__count_inside = 1;                                                                                 \
             real call_args;                                                                               \
-            t_inside = 0;                                                                                 \
+            pg__count_inside = 0;                                                                                 \
         } else {                                                                                          \
             real call_args;                                                                               \
         }                                                                                                 \
     } while (0)
 
 /* A call's shape (inside PG_COUNT_CALL): kind, side, three dimensions. */
-#define SHAPE(kind, side, a, b, c) {kind, {(int)(a), (int)(b), (int)(c)}, side}
+#define SHAPE(kind, side, a, b, c) {kind, {(int)(a), (int)(b), (int)(c)}, side, 1}
 
 /* GEMM family: X is the letter, S the scalar type (a value for s/d, a pointer for c/z), P the array type. */
 #define GEMM(X, S, P, CPLX, SUFFIX)                                                                                  \
@@ -424,7 +416,10 @@ static void shape_text(char *out, size_t len, const shape *s)
 {
     switch (s->kind) {
     case SHAPE_GEMM:
-        snprintf(out, len, "[%d,%d]x[%d,%d]", s->d[0], s->d[2], s->d[2], s->d[1]);
+        if (s->batch > 1)
+            snprintf(out, len, "%dx[%d,%d]x[%d,%d]", s->batch, s->d[0], s->d[2], s->d[2], s->d[1]);
+        else
+            snprintf(out, len, "[%d,%d]x[%d,%d]", s->d[0], s->d[2], s->d[2], s->d[1]);
         break;
     case SHAPE_GEMV:
         snprintf(out, len, "[%d,%d]x[%d]", s->d[0], s->d[1], s->d[2]);

@@ -12,6 +12,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The closed forms of examples/blas-count/blas_prog.c. */
 #define EMBED (3LL * 2 * 64 * 48 * 32)
@@ -355,4 +356,85 @@ Test(count, suite_errors_name_the_position)
     free(s2);
     free(s3);
     free(tmp);
+}
+
+/* examples/cublas-count/cublas_prog (built with CUDA): its GEMMs' closed forms. */
+#define PROJECT (2LL * 128 * 96 * 64)
+#define BATCH (8LL * 2 * 32 * 32 * 16)
+#define MIXED (2LL * 64 * 64 * 64)
+
+/* Runs `perfgate count --json` on the cuBLAS example; NULL (test skipped) without a CUDA build. */
+static json_t *count_cublas_prog(char **out)
+{
+    char *dir = pg_test_build_dir(), *prog = pg__asprintf("%s/examples/cublas-count/cublas_prog", dir);
+    const char *argv[] = {"count", "--json", "--", prog, NULL};
+    pg_proc p;
+    json_t *o;
+
+    free(dir);
+    if (access(prog, X_OK) != 0) {
+        free(prog);
+        cr_skip_test("perfgate was built without CUDA: no cuBLAS example to count");
+    }
+    pg_test_run(&p, NULL, NULL, argv);
+    cr_assert_eq(p.status, 0, "%s", p.err);
+    o = json_loads(strchr(p.out, '{'), 0, NULL);
+    cr_assert_not_null(o, "%s", p.out);
+    *out = pg__strdup(p.out);
+    pg_proc_free(&p);
+    free(prog);
+    return o;
+}
+
+Test(count, cublas_entry_points_are_interposed_on_the_host)
+{
+    char *out = NULL;
+    json_t *o = count_cublas_prog(&out), *rows = json_object_get(o, "rows"), *r;
+    int device = strstr(out, "device calls skipped") == NULL;
+    size_t i;
+    const char *suffix = device ? "" : "!failed";
+    char op[64];
+
+    /* Every entry point reached the library with its shape, whether or not a device ran it. */
+    cr_assert_eq(json_integer_value(json_object_get(o, "calls")), 3, "%s", out);
+    json_array_foreach(rows, i, r) {
+        const char *fn = json_string_value(json_object_get(r, "function"));
+        const char *shape = json_string_value(json_object_get(r, "shape"));
+        if (strcmp(fn, "project") == 0)
+            cr_assert_str_eq(shape, "[128,64]x[64,96]");
+        else if (strcmp(fn, "batch") == 0)
+            cr_assert_str_eq(shape, "8x[32,16]x[16,32]");
+        else
+            cr_assert_str_eq(fn, "mixed");
+    }
+    snprintf(op, sizeof(op), "cublasSgemm%s", suffix);
+    cr_assert_eq(json_array_size(rows), 3);
+    cr_assert_eq(row_flops(rows, "op", op), device ? PROJECT : 0, "%s", out);
+    snprintf(op, sizeof(op), "cublasGemmEx%s", suffix);
+    cr_assert_eq(row_flops(rows, "op", op), device ? MIXED : 0, "%s", out);
+    if (!device) /* refused calls count no FLOPs: a count says what ran */
+        cr_assert_eq(json_integer_value(json_object_get(o, "total")), 0, "%s", out);
+    json_decref(o);
+    free(out);
+}
+
+Test(count, cublas_flops_on_a_device)
+{
+    char *out = NULL, *why;
+    json_t *o = count_cublas_prog(&out), *rows = json_object_get(o, "rows");
+
+    if ((why = strstr(out, "device calls skipped")) != NULL) {
+        char reason[200];
+        snprintf(reason, sizeof(reason), "%.*s", (int)strcspn(why, "\n"), why);
+        json_decref(o);
+        free(out);
+        cr_skip_test("%s", reason);
+    }
+    cr_assert_eq(row_flops(rows, "function", "project"), PROJECT);
+    cr_assert_eq(row_flops(rows, "function", "batch"), BATCH);
+    cr_assert_eq(row_flops(rows, "function", "mixed"), MIXED);
+    cr_assert_eq(row_flops(rows, "op", "cublasGemmEx"), MIXED);
+    cr_assert_eq(json_integer_value(json_object_get(o, "total")), PROJECT + BATCH + MIXED);
+    json_decref(o);
+    free(out);
 }
