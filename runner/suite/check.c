@@ -21,6 +21,20 @@ static int param_cmp(const void *a, const void *b)
     return strcmp(((const pg_param *)a)->name, ((const pg_param *)b)->name);
 }
 
+/* The case a validated workload builds (for expressions), unless `bad`. */
+static int workload_case(pg__loader *L, const pg_node *w, const char *check_name, pg_case *wc, int *have, int bad)
+{
+    if (bad || !L->s->name)
+        return -1;
+    if (pg_case_from_workload(wc, w, L->s->name, check_name) != 0) {
+        pg_case_clear(wc);
+        pg__diag_add(L->d, w, "%s", pg_error_last());
+        return -1;
+    }
+    *have = 1;
+    return 0;
+}
+
 /* A workload that is a program: {command: [PROG, ARGS...], count: blas, timeout: 60s}. */
 static int check_command_workload(pg__loader *L, const pg_node *w, const char *check_name, pg_case *wc, int *have)
 {
@@ -52,15 +66,7 @@ static int check_command_workload(pg__loader *L, const pg_node *w, const char *c
             bad = 1;
         }
     }
-    if (bad || !L->s->name)
-        return -1;
-    if (pg_case_from_workload(wc, w, L->s->name, check_name) != 0) {
-        pg_case_clear(wc);
-        pg__diag_add(d, w, "%s", pg_error_last());
-        return -1;
-    }
-    *have = 1;
-    return 0;
+    return workload_case(L, w, check_name, wc, have, bad);
 }
 
 /* Validates a check's workload and builds its case (for expressions) into `wc`. */
@@ -119,15 +125,7 @@ static int check_workload(pg__loader *L, const pg_node *w, const char *check_nam
             bad = 1;
         free(tmp.text);
     }
-    if (bad || !L->s->name)
-        return -1;
-    if (pg_case_from_workload(wc, w, L->s->name, check_name) != 0) {
-        pg_case_clear(wc);
-        pg__diag_add(d, w, "%s", pg_error_last());
-        return -1;
-    }
-    *have = 1;
-    return 0;
+    return workload_case(L, w, check_name, wc, have, bad);
 }
 
 static int check_trace(pg__loader *L, const pg_node *n)
