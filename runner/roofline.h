@@ -8,7 +8,8 @@
  * case's faster sample and then flagged unreliable) and memory bandwidth (a
  * STREAM-like triad and copy over arrays beyond the last-level cache). A
  * case is then classified from its FLOPs and bytes per iteration and its
- * median (docs/measuring.md states the rule and thresholds):
+ * fastest sample, as the roofs are best-of figures too (docs/measuring.md
+ * states the rule and thresholds):
  *   intensity   I = FLOPs / bytes
  *   attainable  min(peak, I x bandwidth)   (bandwidth alone with no FLOPs;
  *               peak alone when the bytes fit in the last-level cache, where
