@@ -13,7 +13,6 @@
 #include "count.h"
 #include "flopcount.h"
 #include "perfgate/errors.h"
-#include "plugin/plugin.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -363,25 +362,14 @@ static void hint_calls(pg_buf *msg, const pg_counts *counts, int64_t diff)
 /* Runs a command workload `steps` times under the BLAS counter; `last` keeps the last run's counts. */
 static int count_command(pg_flop_counter *fc, pg_counts *last, const pg_case *c, int64_t steps)
 {
-    char **argv;
-    size_t n = 0, i;
     int64_t s;
     int err = 0;
 
-    while (c->command[n])
-        n++;
-    if (!(argv = calloc(n + 1, sizeof(char *))))
-        return pg_error_set(PG_ENOMEM, "out of memory expanding a command");
-    for (i = 0; i < n && !err; i++)
-        err = pg__plugin_subst(&argv[i], c->command[i], c, NULL);
     for (s = 0; s < steps && !err; s++) {
         pg_counts_free(last);
-        if ((err = pg_count_run(last, argv, c->timeout, 1)) == 0)
+        if ((err = pg__workload_count(last, c)) == 0)
             err = add_counts(fc, last);
     }
-    for (i = 0; i < n; i++)
-        free(argv[i]);
-    free(argv);
     return err;
 }
 
@@ -425,7 +413,7 @@ int pg__check_flops(pg_check_result *out, const pg_suite *suite, const pg_check 
                            check->trace->file, check->trace->line, check->trace->col);
         goto cleanup;
     }
-    is_command = check->workload && pg_node_get(check->workload, "command") && !pg_node_get(check->workload, "kernel");
+    is_command = pg__workload_is_command(check);
     if ((err = is_command ? pg_case_from_workload(&w.c, check->workload, suite->name, check->name)
                           : pg__workload_open(&w, suite, check)) != 0)
         goto cleanup;

@@ -7,6 +7,7 @@
 #define PG_CHECKS_KINDS_H
 
 #include "checks/options.h"
+#include "count.h"
 #include "fmt.h"
 #include "model.h"
 #include "suite.h"
@@ -31,6 +32,17 @@ int pg__workload_open(pg__workload *w, const pg_suite *suite, const pg_check *ch
 /** Runs one step: range "ProfilerStep#N" (when `profiler_step`), the `range:`, one iteration. */
 int pg__workload_step(pg__workload *w, int profiler_step);
 void pg__workload_close(pg__workload *w);
+
+/** 1 when the check's workload is a program ({command: [...], count: blas}) rather than a kernel. */
+int pg__workload_is_command(const pg_check *check);
+/** Runs a command workload's case `c` once under the BLAS counter (count.h) into `out`. */
+int pg__workload_count(pg_counts *out, const pg_case *c);
+/**
+ * Replays counted calls through the installed instrument: each range path
+ * opened once (paths in tree order), each call an op with its shape. More
+ * than 1,000,000 calls is an error (a recording that large is not a check).
+ */
+int pg__counts_replay(const pg_counts *c);
 
 /** Evaluates the integer expression in scalar `n` over the workload's numeric params (c may be NULL). */
 int pg__check_eval(int64_t *out, const pg_node *n, const pg_case *c, const char *what);

@@ -292,6 +292,34 @@ Test(count, flops_check_on_a_command_passes_and_names_the_missing_gemm)
     free(tmp);
 }
 
+Test(count, ops_check_on_a_command_sees_calls_inside_ranges)
+{
+    char *tmp = pg_test_tmpdir(), *build = pg_test_build_dir();
+    char *text = pg__asprintf("suite: blas_ops\nchecks:\n"
+                              "  - name: refine_is_one_dgemm\n    kind: ops\n"
+                              "    workload: {command: [\"%s/examples/blas-count/blas_prog\", \"2\"]}\n"
+                              "    expect: {within: refine_step, contains: [dgemm], not_contains: [sgemm], count: {dgemm: 2}}\n"
+                              "  - name: three_sgemms_a_pass\n    kind: ops\n"
+                              "    workload: {command: [\"%s/examples/blas-count/blas_prog\"], count: blas}\n"
+                              "    expect: {count: {sgemm: 4}}\n",
+                              build, build);
+    char *suite = pg_test_write(tmp, "ops.yaml", text);
+    const char *argv[] = {"run", "--no-store", suite, NULL};
+    pg_proc p;
+
+    pg_test_run(&p, NULL, NULL, argv);
+    cr_assert_eq(p.status, 1, "%s%s", p.out, p.err);
+    cr_assert(strstr(p.out, "check blas_ops/refine_is_one_dgemm (ops): passed") != NULL, "%s", p.out);
+    cr_assert(strstr(p.out, "check blas_ops/three_sgemms_a_pass (ops): FAILED") != NULL, "%s", p.out);
+    cr_assert(strstr(p.out, "sgemm") && strstr(p.out, "3"), "%s", p.out);
+    pg_proc_free(&p);
+    pg_test_rmtree(tmp);
+    free(suite);
+    free(text);
+    free(build);
+    free(tmp);
+}
+
 Test(count, command_case_with_count_blas_gets_flops_and_mfu)
 {
     char *tmp = pg_test_tmpdir(), *build = pg_test_build_dir(), *json = pg__asprintf("%s/r.json", tmp);
@@ -334,8 +362,8 @@ Test(count, suite_errors_name_the_position)
     char *s2 = pg_test_write(tmp, "b.yaml",
                              "suite: b\nbenchmarks:\n  - name: c\n    command: [/bin/true]\n    count: cuda\n");
     char *s3 = pg_test_write(tmp, "c.yaml",
-                             "suite: c\nchecks:\n  - name: x\n    kind: ops\n    workload: {command: [/bin/true]}\n"
-                             "    expect: {contains: [sgemm]}\n");
+                             "suite: c\nchecks:\n  - name: x\n    kind: schedule\n    workload: {command: [/bin/true]}\n"
+                             "    schedule: {wait: 1, warmup: 1, active: 1}\n    steps: 3\n    expect: {windows: 1}\n");
     const char *v1[] = {"validate", s1, NULL}, *v2[] = {"validate", s2, NULL}, *v3[] = {"run", "--no-store", s3, NULL};
     pg_proc p;
 
@@ -349,7 +377,8 @@ Test(count, suite_errors_name_the_position)
     pg_proc_free(&p);
     pg_test_run(&p, NULL, NULL, v3);
     cr_assert_eq(p.status, 2, "%s%s", p.out, p.err);
-    cr_assert(strstr(p.out, "only a flops check counts a command workload"), "%s%s", p.out, p.err);
+    cr_assert(strstr(p.out, "a schedule check needs a kernel; flops and ops checks count a command workload"),
+              "%s%s", p.out, p.err);
     pg_proc_free(&p);
     pg_test_rmtree(tmp);
     free(s1);
