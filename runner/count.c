@@ -7,6 +7,7 @@
 #include "count_abi.h"
 #include "fmt.h"
 #include "perfgate/errors.h"
+#include "proc.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -324,6 +325,7 @@ int pg_count_run(pg_counts *out, char *const argv[], double timeout_s, int quiet
     posix_spawnattr_setpgroup(&attr, 0);
     fflush(stdout);
     fflush(stderr);
+    pg__proc_start();
     rc = posix_spawnp(&pid, argv[0], &fa, &attr, argv, env);
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&attr);
@@ -334,7 +336,10 @@ int pg_count_run(pg_counts *out, char *const argv[], double timeout_s, int quiet
         rmdir(dir);
         goto done;
     }
+    pg__proc_track(pid);
     status = wait_for(pid, timeout_s > 0 ? timeout_s : 60.0);
+    /* What the program left running ends with it; its children have written their counts by then or never will. */
+    pg__proc_kill_group(pid);
     err = read_dir(out, dir);
     if (status == -1)
         err = pg_error_set(PG_ETIMEOUT, "'%s' timed out after %.3g s and was killed; nothing counted", shown,

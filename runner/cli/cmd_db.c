@@ -14,7 +14,6 @@ static int db_merge(int argc, char **argv)
 {
     const char *out_path = NULL;
     pg_merge_stats ms;
-    pg_store *out = NULL;
     int nargs, rc, err;
     const pg_opt opts[] = {
         {"output", 'o', PG_OPT_STR, &out_path, "OUT.db", "database to merge into (created if absent; required)"},
@@ -24,7 +23,9 @@ static int db_merge(int argc, char **argv)
         "db merge", "-o OUT.db IN.db...", "Merge the runs of several databases into one.",
         "Every run is copied once: runs are identified by uuid, so merging the same\n"
         "input again adds nothing. Matrix jobs on several runners can each write their\n"
-        "own file and a final job merges them.",
+        "own file and a final job merges them. The merge is written to a temporary\n"
+        "file beside OUT.db and renamed over it when complete, so OUT.db is never\n"
+        "left half-merged.",
         opts, 1, -1};
 
     if ((rc = pg_cli_parse(&spec, argc, argv, &nargs)) != 0)
@@ -33,10 +34,7 @@ static int db_merge(int argc, char **argv)
         fprintf(stderr, "perfgate db merge: -o OUT.db is required; see 'perfgate db merge --help'\n");
         return 2;
     }
-    if ((err = pg_store_open(&out, out_path)) != 0)
-        return pg_cli_fail(err);
-    err = pg_store_merge(&ms, out, (const char *const *)argv + 1, (size_t)nargs);
-    pg_store_close(out);
+    err = pg_store_merge_file(&ms, out_path, (const char *const *)argv + 1, (size_t)nargs);
     if (err)
         return pg_cli_fail(err);
     printf("merged %zu database%s into %s: %zu runs seen, %zu added, %zu already present\n", ms.inputs,

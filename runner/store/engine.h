@@ -49,6 +49,8 @@ struct pg_store_ops {
     /* Selects, drops and compacts; the caller checked the options and measures the file. */
     int (*prune)(pg_prune_stats *stats, pg_store *store, const pg_prune_options *opts);
     int (*check)(pg_check_report *out, pg_store *store);
+    /* A fast structural check (may be NULL: none); PG_ESTORE with the damage named. */
+    int (*quick_check)(pg_store *store);
     /* The file behind the store, absolute where the engine knows it; NULL if none. */
     const char *(*filename)(pg_store *store);
 };

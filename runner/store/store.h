@@ -74,6 +74,21 @@ extern void (*pg__store_after_result_hook)(size_t index);
 /** Merges the runs of each input file into `out`. Inputs are opened read-only in effect. */
 int pg_store_merge(pg_merge_stats *stats, pg_store *out, const char *const *inputs, size_t ninputs);
 
+/**
+ * A fast check that the database is not damaged, for a workflow about to
+ * trust it (SQLite: PRAGMA quick_check). @return 0, or PG_ESTORE (exit 3)
+ * naming the damage and what to do.
+ */
+int pg_store_quick_check(pg_store *store);
+
+/**
+ * Merges the inputs into the database file `out_path` atomically: into a
+ * temporary file in the same directory (a copy of `out_path` when it
+ * exists), renamed over `out_path` only when every input is merged. A merge
+ * that fails or is killed leaves `out_path` as it was, or absent.
+ */
+int pg_store_merge_file(pg_merge_stats *stats, const char *out_path, const char *const *inputs, size_t ninputs);
+
 /** Prunes and then compacts the file (VACUUM). */
 int pg_store_prune(pg_prune_stats *stats, pg_store *store, const pg_prune_options *opts);
 
