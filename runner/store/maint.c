@@ -40,7 +40,8 @@ int pg_store_merge(pg_merge_stats *stats, pg_store *out, const char *const *inpu
     for (i = 0; i < ninputs; i++) {
         pg_store *in = NULL;
         pg_run_list list = {0};
-        char *real_in = realpath(inputs[i], NULL);
+        int server = pg__store_is_url(inputs[i]);
+        char *real_in = server ? NULL : realpath(inputs[i], NULL);
         char *real_out = out_path ? realpath(out_path, NULL) : NULL;
         int same = real_in && real_out && strcmp(real_in, real_out) == 0;
 
@@ -48,7 +49,7 @@ int pg_store_merge(pg_merge_stats *stats, pg_store *out, const char *const *inpu
         free(real_out);
         if (same)
             return pg_error_set(PG_EUSAGE, "%s: an input cannot also be the output", inputs[i]);
-        if (access(inputs[i], R_OK) != 0)
+        if (!server && access(inputs[i], R_OK) != 0)
             return pg_error_set(PG_ENOTFOUND, "%s: no such database", inputs[i]);
         if ((err = pg_store_open(&in, inputs[i])) != 0)
             return err;
@@ -137,6 +138,14 @@ int pg_store_merge_file(pg_merge_stats *stats, const char *out_path, const char 
     int err = 0, fd = -1, exists = stat(out_path, &st) == 0;
 
     memset(stats, 0, sizeof(*stats));
+    if (pg_store_is_server(out_path)) {
+        free(real_out);
+        if ((err = pg_store_open(&out, out_path)) != 0)
+            return err;
+        err = pg_store_merge(stats, out, inputs, ninputs);
+        pg_store_close(out);
+        return err;
+    }
     for (i = 0; i < ninputs && real_out; i++) {
         char *real_in = realpath(inputs[i], NULL);
         int same = real_in && strcmp(real_in, real_out) == 0;

@@ -3,7 +3,9 @@
  * pruned and checked.
  *
  * Only the store speaks SQL: callers see runs and listings, never the
- * schema or the connection. The engine today is one SQLite file (WAL mode,
+ * schema or the connection. A path is a SQLite file (the default) or, when
+ * built with libpq, a postgresql:// URL naming a shared server (engine.h).
+ * The SQLite engine is one file (WAL mode,
  * a busy timeout, foreign keys on; the schema version lives in PRAGMA
  * user_version and is migrated forward on open). A run is written in one
  * transaction, so a process killed half-way leaves no partial run. Samples
@@ -40,6 +42,15 @@ int pg_store_open(pg_store **out, const char *path);
 
 /** Resolves the database path: `flag` if set, else $PERFGATE_DB, else the default. */
 const char *pg_store_path(const char *flag);
+
+/** Whether `path` is a server URL (postgresql://... or postgres://...) rather than a file. */
+int pg_store_is_server(const char *path);
+
+/** The path or URL of an open store as messages may show it: a URL's password masked. */
+const char *pg_store_name(pg_store *store);
+
+/** `path` as messages may show it, without opening it: a URL's password masked (caller frees; NULL when out of memory). */
+char *pg_store_redacted(const char *path);
 
 void pg_store_close(pg_store *store);
 
@@ -85,7 +96,9 @@ int pg_store_quick_check(pg_store *store);
  * Merges the inputs into the database file `out_path` atomically: into a
  * temporary file in the same directory (a copy of `out_path` when it
  * exists), renamed over `out_path` only when every input is merged. A merge
- * that fails or is killed leaves `out_path` as it was, or absent.
+ * that fails or is killed leaves `out_path` as it was, or absent. A server
+ * URL as `out_path` is merged into directly: it takes each run in one
+ * transaction, so it never holds a partial run either.
  */
 int pg_store_merge_file(pg_merge_stats *stats, const char *out_path, const char *const *inputs, size_t ninputs);
 
