@@ -1,0 +1,105 @@
+/* verdict_exact.c - the verdict of counted metrics (verdict_exact.h). */
+#include "verdict_exact.h"
+
+#include "meter/meter.h"
+#include "perfgate/errors.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int pg_verdict_is_exact(const pg_case_verdict *v)
+{
+    return (v->head && pg_meter_is_exact(v->head->metric)) || (v->base && pg_meter_is_exact(v->base->metric));
+}
+
+static void range(double *lo, double *hi, const double *x, size_t n)
+{
+    size_t i;
+
+    *lo = *hi = x[0];
+    for (i = 1; i < n; i++) {
+        *lo = x[i] < *lo ? x[i] : *lo;
+        *hi = x[i] > *hi ? x[i] : *hi;
+    }
+}
+
+/* "12,345,678" for a count: the reader compares digits, not exponents. */
+static void count_text(char *out, size_t size, double v)
+{
+    char digits[64];
+    size_t n, i, j = 0;
+
+    snprintf(digits, sizeof(digits), "%.0f", v);
+    n = strlen(digits);
+    for (i = 0; i < n && j + 2 < size; i++) {
+        if (i > 0 && digits[i - 1] != '-' && (n - i) % 3 == 0)
+            out[j++] = ',';
+        out[j++] = digits[i];
+    }
+    out[j] = '\0';
+}
+
+int pg_verdict_exact(pg_case_verdict *v, const double *head, size_t nhead, const double *base, size_t nbase)
+{
+    const char *metric = v->head && v->head->metric ? v->head->metric : "count";
+    double hlo, hhi, blo, bhi, up = 1 + v->threshold, down = 1 / (1 + v->threshold), ratio;
+    char th[32], hb[64], bb[64];
+    char *reason;
+
+    range(&hlo, &hhi, head, nhead);
+    range(&blo, &bhi, base, nbase);
+    v->est.head_n = nhead;
+    v->est.base_n = nbase;
+    v->est.head_runs = v->est.base_runs = 1;
+    v->est.head_median = hlo;
+    v->est.base_median = blo;
+    v->est.p = v->est.p_adj = NAN;
+    snprintf(th, sizeof(th), "%.3g%%", 100 * v->threshold);
+    if (hlo != hhi || blo != bhi) {
+        int head_side = hlo != hhi;
+        double lo = head_side ? hlo : blo, hi = head_side ? hhi : bhi;
+        v->verdict = PG_VERDICT_UNSURE;
+        reason = pg__asprintf("nondeterministic %s: the %s's %zu processes differ by %.3g%% (%.0f to %.0f per "
+                              "iteration); not gated as exact; use time, or make the case single-threaded and "
+                              "free of time- or address-dependent work",
+                              metric, head_side ? "head" : "baseline", head_side ? nhead : nbase,
+                              lo > 0 ? 100 * (hi - lo) / lo : 0.0, lo, hi);
+        goto done;
+    }
+    if (!(blo > 0)) {
+        v->verdict = PG_VERDICT_UNSURE;
+        reason = pg__asprintf("the baseline counted no %s; nothing to compare a change with", metric);
+        goto done;
+    }
+    ratio = hlo / blo;
+    v->est.ratio = v->est.ci_lo = v->est.ci_hi = v->est.center = v->est.shift_lo = v->est.shift_hi = ratio;
+    v->est.resolution = 0;
+    count_text(hb, sizeof(hb), hlo);
+    count_text(bb, sizeof(bb), blo);
+    if (hlo == blo) {
+        v->verdict = PG_VERDICT_SAME;
+        reason = pg__asprintf("identical %s: %s per iteration on both sides", metric, hb);
+    } else if (ratio > up) {
+        v->verdict = PG_VERDICT_REGRESSED;
+        reason = pg__asprintf("%s %s -> %s per iteration (%+.3g%%), beyond %s; exact counts, no test needed", metric,
+                              bb, hb, 100 * (ratio - 1), th);
+    } else if (ratio < down) {
+        v->verdict = PG_VERDICT_IMPROVED;
+        reason = pg__asprintf("%s %s -> %s per iteration (%+.3g%%), beyond %s; exact counts, no test needed", metric,
+                              bb, hb, 100 * (ratio - 1), th);
+    } else {
+        v->verdict = PG_VERDICT_SAME;
+        reason = pg__asprintf("%s %s -> %s per iteration (%+.3g%%), within %s", metric, bb, hb, 100 * (ratio - 1),
+                              th);
+    }
+
+done:
+    if (!reason)
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    free(v->reason);
+    v->reason = reason;
+    return 0;
+}
