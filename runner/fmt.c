@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 /*
  * Three significant digits with trailing zeros kept ("2.00", "12.3", "123"),
@@ -72,4 +73,29 @@ void pg_fmt_rate(char *out, size_t len, double v, const char *unit)
     }
     i = scaled(num, v, 6);
     snprintf(out, len, "%s %s%s", num, prefix[i], unit);
+}
+
+void pg_fmt_value(char *out, size_t len, double v, const char *unit)
+{
+    char digits[48], grouped[64];
+    size_t n, i, j = 0, whole;
+
+    if (!unit || strcmp(unit, "s") == 0) {
+        pg_fmt_duration(out, len, v);
+        return;
+    }
+    if (!isfinite(v) || fabs(v) >= 1e18) {
+        snprintf(out, len, "-");
+        return;
+    }
+    snprintf(digits, sizeof(digits), v == floor(v) ? "%.0f" : "%.1f", v);
+    n = strlen(digits);
+    whole = strcspn(digits, ".");
+    for (i = 0; i < n && j + 2 < sizeof(grouped); i++) {
+        if (i > 0 && i < whole && digits[i - 1] != '-' && (whole - i) % 3 == 0)
+            grouped[j++] = ',';
+        grouped[j++] = digits[i];
+    }
+    grouped[j] = '\0';
+    snprintf(out, len, "%s %s", grouped, unit);
 }

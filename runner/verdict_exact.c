@@ -15,6 +15,13 @@ int pg_verdict_is_exact(const pg_case_verdict *v)
     return (v->head && pg_meter_is_exact(v->head->metric)) || (v->base && pg_meter_is_exact(v->base->metric));
 }
 
+const char *pg_verdict_unit(const pg_case_verdict *v)
+{
+    const pg_result *r = v->head ? v->head : v->base;
+
+    return r && r->unit ? r->unit : "s";
+}
+
 static void range(double *lo, double *hi, const double *x, size_t n)
 {
     size_t i;

@@ -21,6 +21,9 @@
 /** Whether `v` is decided by this branch: its head or base result holds a counted metric. */
 int pg_verdict_is_exact(const pg_case_verdict *v);
 
+/** The unit of the case's values, for reporters: "s" for time, else the counted result's unit ("Ir", "B"). */
+const char *pg_verdict_unit(const pg_case_verdict *v);
+
 /**
  * Decides `v` (head, base, threshold set) on `head` and `base`, the
  * per-process counts of each side (`base` from the newest base run).

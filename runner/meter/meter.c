@@ -14,6 +14,7 @@
 
 #include "meter/internal.h"
 #include "perfgate/errors.h"
+#include "plugin/plugin.h"
 #include "stats.h"
 #include "util.h"
 
@@ -430,8 +431,12 @@ static char **build_argv(const pg_case *c, unsigned instrument, const char *vg, 
         argv[n++] = pg__strdup("--log-file=/dev/null");
     }
     if (c->command) {
+        /* {build} and {suite_dir} as the command backend expands them. */
         for (i = 0; c->command[i]; i++)
-            argv[n++] = pg__strdup(c->command[i]);
+            if (pg__plugin_subst(&argv[n++], c->command[i], c, NULL) != 0) {
+                free_strv(argv);
+                return NULL;
+            }
         return argv;
     }
     argv[n++] = pg__strdup(program);
@@ -443,9 +448,12 @@ static char **build_argv(const pg_case *c, unsigned instrument, const char *vg, 
     argv[n++] = pg__strdup(c->key);
     if (c->plugin) {
         argv[n++] = pg__strdup("--plugin");
-        argv[n++] = pg__strdup(c->plugin);
+        if (pg__plugin_path(&argv[n++], c, NULL) != 0) {
+            free_strv(argv);
+            return NULL;
+        }
         argv[n++] = pg__strdup("--symbol");
-        argv[n++] = pg__strdup(c->symbol);
+        argv[n++] = pg__strdup(c->symbol ? c->symbol : c->name);
     } else {
         argv[n++] = pg__strdup("--kernel");
         argv[n++] = pg__strdup(c->kernel);
@@ -478,10 +486,14 @@ static int measure_once(reading *out, char **why, const pg_case *c, unsigned ins
         if (c->command)
             memout = pg__asprintf("PG_MEMSHIM_OUT=%s", result);
     }
-    s.argv = build_argv(c, instrument, vg, program, dir, iters);
+    if (!(s.argv = build_argv(c, instrument, vg, program, dir, iters))) {
+        /* A plugin path that does not resolve is the case's failure, said as the plugin backend says it. */
+        *why = pg__strdup(pg_error_last());
+        goto cleanup;
+    }
     s.envp = fixed_env(preload, memout);
     s.log = log;
-    if (!log || !result || !cgfile || !s.argv || !s.envp || (instrument == PG_INSTRUMENT_MEMORY && !preload)) {
+    if (!log || !result || !cgfile || !s.envp || (instrument == PG_INSTRUMENT_MEMORY && !preload)) {
         err = pg_error_set(PG_ENOMEM, "out of memory");
         goto cleanup;
     }

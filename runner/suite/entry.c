@@ -23,7 +23,7 @@ static const char *const bench_keys[] = {"name", "kernel", "plugin", "symbol", "
                                          "max_run_time", "min_samples", "warmup",
                                          "regression", "tags", "instrument", NULL};
 static const char *const check_keys[] = {"name", "kind", "workload", "trace", "schedule",
-                                         "steps", "expect", NULL};
+                                         "steps", "expect", "benchmark", NULL};
 static const char *const regression_keys[] = {"threshold", "alpha", "exact_threshold", NULL};
 static const char *const devices[] = {"cpu", "cuda", NULL};
 
