@@ -30,3 +30,5 @@ target_compile_options(perfgate-memshim PRIVATE ${PG_WARNINGS} -fno-builtin)
 target_compile_definitions(perfgate-memshim PRIVATE _GNU_SOURCE)
 target_include_directories(perfgate-memshim PRIVATE ${CMAKE_SOURCE_DIR}/include ${CMAKE_SOURCE_DIR}/runner)
 set_target_properties(perfgate-meter PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
+# They are part of perfgate at run time: building perfgate builds them.
+add_dependencies(perfgate perfgate-meter perfgate-memshim)

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/personality.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -203,6 +204,8 @@ static int run_process(int *status, const spawn *s)
         int fd;
         /* The same addresses in every process: hash orders and alignments then do not vary. */
         personality(ADDR_NO_RANDOMIZE);
+        /* A runner that dies takes its measurement with it, not a Valgrind left running for minutes. */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
         if ((fd = open(s->log, O_WRONLY | O_CREAT | O_TRUNC, 0600)) >= 0) {
             dup2(fd, 1);
             dup2(fd, 2);
