@@ -12,6 +12,7 @@
 #include "gate/gate.h"
 
 #include "ab/ab.h"
+#include "meter/meter.h"
 #include "perfgate/errors.h"
 #include "util.h"
 
@@ -263,6 +264,9 @@ int pg_gate_run(pg_gate_result *out, const pg_suite_set *set, const pg_gate_opti
         return err;
     run = out->run;
     err = interleaved ? measure_interleaved(out, set, opts) : pg_exec_run(run, set, &opts->exec);
+    /* Counts alone compare across machines of one software setup: their fingerprint says which. */
+    if (!err)
+        err = pg_meter_fingerprint_run(run);
     if (err)
         return err;
     run->finished_at = pg__now_unix();

@@ -185,6 +185,90 @@ static char *valgrind_version(const char *vg)
     return pg__strdup(cached[0] ? cached : "unknown");
 }
 
+/* ---- the fingerprint of counts ------------------------------------------ */
+
+static uint64_t fnv1a(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+/* The ISA list without AVX-512: Valgrind hides it, so it cannot change what a counted process runs. */
+static char *isa_without_avx512(const char *isa)
+{
+    pg_buf b = PG_BUF_INIT;
+    const char *p = isa;
+
+    while (p && *p) {
+        size_t len = strcspn(p, " ");
+        if (len && strncmp(p, "avx512", 6) != 0)
+            pg__buf_printf(&b, "%s%.*s", b.len ? " " : "", (int)len, p);
+        p += len + (p[len] == ' ');
+    }
+    return b.ptr ? pg__buf_detach(&b) : pg__strdup("");
+}
+
+int pg_meter_fingerprint_run(pg_run *run)
+{
+    static const char *const kept[] = {"arch", "libc", "openblas_version"};
+    json_t *machine, *o;
+    char *vg = NULL, *ver = NULL, *isa = NULL, *text, *hash;
+    const char *coretype = pinned_coretype();
+    size_t i;
+
+    if (run->nresults == 0)
+        return 0;
+    for (i = 0; i < run->nresults; i++)
+        if (!pg_meter_is_exact(run->results[i].metric))
+            return 0;
+    machine = run->machine_json ? json_loads(run->machine_json, 0, NULL) : json_object();
+    if (!machine || !(o = json_object())) {
+        json_decref(machine);
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    }
+    json_object_set_new(o, "kind", json_string("counts"));
+    for (i = 0; i < sizeof(kept) / sizeof(kept[0]); i++) {
+        json_t *v = json_object_get(machine, kept[i]);
+        json_object_set(o, kept[i], v ? v : json_null());
+    }
+    isa = isa_without_avx512(json_string_value(json_object_get(machine, "isa")));
+    json_object_set_new(o, "isa", json_string(isa ? isa : ""));
+    json_object_set_new(o, "openblas_coretype", coretype ? json_string(coretype) : json_null());
+    vg = find_valgrind();
+    ver = vg ? valgrind_version(vg) : NULL;
+    json_object_set_new(o, "valgrind", ver ? json_string(ver) : json_null());
+#ifdef __VERSION__
+    json_object_set_new(o, "compiler", json_string(__VERSION__));
+#endif
+    json_object_set_new(o, "perfgate", run->tool_version ? json_string(run->tool_version) : json_null());
+    /* The identity: everything above; the machine itself rides along, outside the hash. */
+    text = json_dumps(o, JSON_SORT_KEYS | JSON_COMPACT);
+    hash = text ? pg__asprintf("%016llx", (unsigned long long)fnv1a(text)) : NULL;
+    free(text);
+    json_object_set(o, "measured_on", machine);
+    text = json_dumps(o, JSON_SORT_KEYS | JSON_COMPACT);
+    json_decref(o);
+    json_decref(machine);
+    free(vg);
+    free(ver);
+    free(isa);
+    if (!text || !hash) {
+        free(text);
+        free(hash);
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    }
+    free(run->machine_json);
+    free(run->machine_hash);
+    run->machine_json = text;
+    run->machine_hash = hash;
+    return 0;
+}
+
+/* ---- running one child process ---------------------------------------- */
+
 typedef struct spawn {
     char **argv;
     char **envp;

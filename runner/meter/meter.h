@@ -72,6 +72,18 @@ int pg_meter_case(pg_run *run, const pg_case *c, unsigned instrument, const pg_m
  */
 int pg_meter_is_exact(const char *metric);
 
+/**
+ * Gives a run whose every result is counted the fingerprint of what changes
+ * counts instead of the machine's: architecture, the ISA extensions Valgrind
+ * passes on (AVX-512 it does not), libc and OpenBLAS versions, the pinned
+ * OpenBLAS kernel, the Valgrind version, the compiler and perfgate version.
+ * CPU model, frequency and core count are left out, so two hosted runners
+ * of one image compare. A run with any timed result keeps its machine's.
+ * The machine's own fingerprint stays inside, as "measured_on".
+ * @return 0, or PG_ENOMEM.
+ */
+int pg_meter_fingerprint_run(pg_run *run);
+
 /** The perfgate-meter program's main (meter/main.c). @return its exit code. */
 int pg_meter_child_main(int argc, char **argv);
 

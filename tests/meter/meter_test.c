@@ -403,3 +403,43 @@ Test(meter, suite_instrument_setting_is_validated_with_its_position)
     cr_assert_float_eq(s->cases[0].exact_threshold, 0.0025, 1e-12);
     pg_suite_free(s);
 }
+
+Test(meter, counted_runs_carry_the_fingerprint_of_counts_not_of_the_machine)
+{
+    pg_run *a = NULL, *b = NULL;
+    pg_result *r;
+
+    pg_assert_ok(pg_run_new(&a));
+    pg_assert_ok(pg_run_new(&b));
+    a->machine_json = pg__strdup("{\"arch\":\"x86_64\",\"cpu_model\":\"Model A\",\"libc\":\"2.36\","
+                                 "\"isa\":\"avx2 fma avx512f\",\"openblas_version\":\"0.3.21\"}");
+    b->machine_json = pg__strdup("{\"arch\":\"x86_64\",\"cpu_model\":\"Model B\",\"libc\":\"2.36\","
+                                 "\"isa\":\"avx2 fma\",\"openblas_version\":\"0.3.21\"}");
+    a->machine_hash = pg__strdup("aaaa");
+    b->machine_hash = pg__strdup("bbbb");
+    pg_assert_ok(pg_run_add_result(&r, a));
+    r->metric = pg__strdup("instructions");
+    pg_assert_ok(pg_run_add_result(&r, b));
+    r->metric = pg__strdup("instructions");
+    pg_assert_ok(pg_meter_fingerprint_run(a));
+    pg_assert_ok(pg_meter_fingerprint_run(b));
+    /* Another CPU model, and AVX-512 that Valgrind hides: the same counts, the same fingerprint. */
+    cr_assert_str_eq(a->machine_hash, b->machine_hash);
+    cr_assert(strstr(a->machine_json, "\"kind\":\"counts\"") != NULL, "%s", a->machine_json);
+    cr_assert(strstr(a->machine_json, "\"measured_on\"") != NULL, "%s", a->machine_json);
+    /* Another libc runs other code: another fingerprint. */
+    pg_run_free(b);
+    pg_assert_ok(pg_run_new(&b));
+    b->machine_json = pg__strdup("{\"arch\":\"x86_64\",\"cpu_model\":\"Model A\",\"libc\":\"2.37\","
+                                 "\"isa\":\"avx2 fma avx512f\",\"openblas_version\":\"0.3.21\"}");
+    b->machine_hash = pg__strdup("cccc");
+    pg_assert_ok(pg_run_add_result(&r, b));
+    r->metric = pg__strdup("instructions");
+    pg_assert_ok(pg_run_add_result(&r, b));
+    r->metric = pg__strdup("time");
+    pg_assert_ok(pg_meter_fingerprint_run(b));
+    /* A run with a timed result keeps its machine's fingerprint. */
+    cr_assert_str_eq(b->machine_hash, "cccc");
+    pg_run_free(a);
+    pg_run_free(b);
+}
