@@ -10,8 +10,9 @@
 #
 # usage: bench/instruments_aa.sh [N=10] [GLOB...]
 #   GLOBs select cases (each a --filter, one perfgate process each); the
-#   default is every shipped case but sgemm n=1024, whose 2 GFLOP per
-#   iteration take minutes of CPU per Valgrind process.
+#   default is every shipped one-thread case but the three heaviest under
+#   Valgrind (sgemm n=1024 and n=512, the two mlp_step cases: minutes of CPU
+#   per process each); give their globs to include them.
 #   PERFGATE_AA_BUILD (default build-rel; configured and built when missing)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,8 +20,8 @@ n=${1:-10}
 shift || true
 globs=("$@")
 if [[ ${#globs[@]} -eq 0 ]]; then
-  globs=('cpu/[!s]*' 'cpu/s[!g]*' 'cpu/sgemm[[]n=1[0-9][0-9]]*' 'cpu/sgemm[[]n=2[0-9][0-9]]*' 'cpu/sgemm_threads*'
-         'plugin/*')
+  globs=('cpu/[!ms]*' 'cpu/masked_select*' 'cpu/mul*' 'cpu/s[!g]*' 'cpu/sgemm[[]n=1[0-9][0-9]]*'
+         'cpu/sgemm[[]n=2[0-9][0-9]]*' 'plugin/*')
 fi
 build=${PERFGATE_AA_BUILD:-build-rel}
 if [[ ! -x "$build/perfgate" || ! -x "$build/perfgate-meter" ]]; then

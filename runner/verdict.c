@@ -568,6 +568,11 @@ static int describe_method(pg_comparison *c, size_t ntested, const pg_compare_op
             ntested, opts->interval == PG_INTERVAL_BOOTSTRAP ? "bootstrap" : "Hodges-Lehmann/Moses",
             c->nbases >= 2 ? "measured on the baseline runs, shrunk to a" : "assumed:",
             100 * (opts->drift >= 0 ? opts->drift : PG_DRIFT_PRIOR), c->nbases, c->nbases == 1 ? "" : "s");
+    if (c->method && pg_comparison_has_exact(c)) {
+        char *both = pg__asprintf("%s; %s", c->method, PG_VERDICT_EXACT_METHOD);
+        free(c->method);
+        c->method = both;
+    }
     return c->method ? 0 : pg_error_set(PG_ENOMEM, "out of memory describing the method");
 }
 

@@ -15,6 +15,16 @@ int pg_verdict_is_exact(const pg_case_verdict *v)
     return (v->head && pg_meter_is_exact(v->head->metric)) || (v->base && pg_meter_is_exact(v->base->metric));
 }
 
+int pg_comparison_has_exact(const pg_comparison *c)
+{
+    size_t i;
+
+    for (i = 0; i < c->ncases; i++)
+        if (pg_verdict_is_exact(&c->cases[i]))
+            return 1;
+    return 0;
+}
+
 const char *pg_verdict_unit(const pg_case_verdict *v)
 {
     const pg_result *r = v->head ? v->head : v->base;
@@ -76,20 +86,24 @@ int pg_verdict_exact(pg_case_verdict *v, const double *head, size_t nhead, const
                               lo > 0 ? 100 * (hi - lo) / lo : 0.0, lo, hi);
         goto done;
     }
+    count_text(hb, sizeof(hb), hlo);
+    count_text(bb, sizeof(bb), blo);
+    if (hlo == blo) {
+        v->verdict = PG_VERDICT_SAME;
+        v->est.ratio = v->est.ci_lo = v->est.ci_hi = 1;
+        reason = pg__asprintf("identical %s: %s per iteration on both sides", metric, hb);
+        goto done;
+    }
     if (!(blo > 0)) {
-        v->verdict = PG_VERDICT_UNSURE;
-        reason = pg__asprintf("the baseline counted no %s; nothing to compare a change with", metric);
+        /* From none to some (an allocation in a loop that had none): no ratio, but surely beyond any threshold. */
+        v->verdict = hlo > 0 ? PG_VERDICT_REGRESSED : PG_VERDICT_IMPROVED;
+        reason = pg__asprintf("%s %s -> %s per iteration; exact counts, no test needed", metric, bb, hb);
         goto done;
     }
     ratio = hlo / blo;
     v->est.ratio = v->est.ci_lo = v->est.ci_hi = v->est.center = v->est.shift_lo = v->est.shift_hi = ratio;
     v->est.resolution = 0;
-    count_text(hb, sizeof(hb), hlo);
-    count_text(bb, sizeof(bb), blo);
-    if (hlo == blo) {
-        v->verdict = PG_VERDICT_SAME;
-        reason = pg__asprintf("identical %s: %s per iteration on both sides", metric, hb);
-    } else if (ratio > up) {
+    if (ratio > up) {
         v->verdict = PG_VERDICT_REGRESSED;
         reason = pg__asprintf("%s %s -> %s per iteration (%+.3g%%), beyond %s; exact counts, no test needed", metric,
                               bb, hb, 100 * (ratio - 1), th);

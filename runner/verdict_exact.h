@@ -21,6 +21,14 @@
 /** Whether `v` is decided by this branch: its head or base result holds a counted metric. */
 int pg_verdict_is_exact(const pg_case_verdict *v);
 
+/** What the method line says of counted cases. */
+#define PG_VERDICT_EXACT_METHOD                                                                              \
+    "counted metrics (instructions, cycles, bytes): exact counts of the newest baseline run, no test; "        \
+    "REGRESSED when the count grew beyond the case's exact threshold, UNSURE when its processes disagreed"
+
+/** Whether any case of `c` is a counted metric. */
+int pg_comparison_has_exact(const pg_comparison *c);
+
 /** The unit of the case's values, for reporters: "s" for time, else the counted result's unit ("Ir", "B"). */
 const char *pg_verdict_unit(const pg_case_verdict *v);
 

@@ -308,6 +308,15 @@ Test(meter, identical_counts_same_over_threshold_regressed_differing_processes_u
     cr_assert_eq(v.verdict, PG_VERDICT_REGRESSED, "%s", v.reason);
     pg_assert_ok(pg_verdict_exact(&v, down, 2, base, 2));
     cr_assert_eq(v.verdict, PG_VERDICT_IMPROVED, "%s", v.reason);
+    /* No allocations on either side is identical; some where there were none is a regression at any threshold. */
+    {
+        double none[] = {0, 0}, some[] = {16, 16};
+        pg_assert_ok(pg_verdict_exact(&v, none, 2, none, 2));
+        cr_assert_eq(v.verdict, PG_VERDICT_SAME, "%s", v.reason);
+        cr_assert(strstr(v.reason, "identical") != NULL, "%s", v.reason);
+        pg_assert_ok(pg_verdict_exact(&v, some, 2, none, 2));
+        cr_assert_eq(v.verdict, PG_VERDICT_REGRESSED, "%s", v.reason);
+    }
     pg_assert_ok(pg_verdict_exact(&v, noisy, 2, base, 2));
     cr_assert_eq(v.verdict, PG_VERDICT_UNSURE);
     cr_assert(strstr(v.reason, "nondeterministic") != NULL, "%s", v.reason);
