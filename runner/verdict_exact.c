@@ -1,6 +1,7 @@
 /* verdict_exact.c - the verdict of counted metrics (verdict_exact.h). */
 #include "verdict_exact.h"
 
+#include "fmt.h"
 #include "meter/meter.h"
 #include "perfgate/errors.h"
 #include "util.h"
@@ -43,22 +44,6 @@ static void range(double *lo, double *hi, const double *x, size_t n)
     }
 }
 
-/* "12,345,678" for a count: the reader compares digits, not exponents. */
-static void count_text(char *out, size_t size, double v)
-{
-    char digits[64];
-    size_t n, i, j = 0;
-
-    snprintf(digits, sizeof(digits), "%.0f", v);
-    n = strlen(digits);
-    for (i = 0; i < n && j + 2 < size; i++) {
-        if (i > 0 && digits[i - 1] != '-' && (n - i) % 3 == 0)
-            out[j++] = ',';
-        out[j++] = digits[i];
-    }
-    out[j] = '\0';
-}
-
 int pg_verdict_exact(pg_case_verdict *v, const double *head, size_t nhead, const double *base, size_t nbase)
 {
     const char *metric = v->head && v->head->metric ? v->head->metric : "count";
@@ -86,8 +71,8 @@ int pg_verdict_exact(pg_case_verdict *v, const double *head, size_t nhead, const
                               lo > 0 ? 100 * (hi - lo) / lo : 0.0, lo, hi);
         goto done;
     }
-    count_text(hb, sizeof(hb), hlo);
-    count_text(bb, sizeof(bb), blo);
+    pg_fmt_count(hb, sizeof(hb), hlo);
+    pg_fmt_count(bb, sizeof(bb), blo);
     if (hlo == blo) {
         v->verdict = PG_VERDICT_SAME;
         v->est.ratio = v->est.ci_lo = v->est.ci_hi = 1;

@@ -12,9 +12,11 @@
  */
 #include "meter/meter.h"
 
+#include "fingerprint.h"
 #include "meter/internal.h"
 #include "perfgate/errors.h"
 #include "plugin/plugin.h"
+#include "proc.h"
 #include "stats.h"
 #include "util.h"
 
@@ -27,7 +29,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/personality.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -187,15 +188,6 @@ static char *valgrind_version(const char *vg)
 
 /* ---- the fingerprint of counts ------------------------------------------ */
 
-static uint64_t fnv1a(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
-
 /* The ISA list without AVX-512: Valgrind hides it, so it cannot change what a counted process runs. */
 static char *isa_without_avx512(const char *isa)
 {
@@ -246,7 +238,7 @@ int pg_meter_fingerprint_run(pg_run *run)
     json_object_set_new(o, "perfgate", run->tool_version ? json_string(run->tool_version) : json_null());
     /* The identity: everything above; the machine itself rides along, outside the hash. */
     text = json_dumps(o, JSON_SORT_KEYS | JSON_COMPACT);
-    hash = text ? pg__asprintf("%016llx", (unsigned long long)fnv1a(text)) : NULL;
+    hash = text ? pg_fingerprint_hash(text) : NULL;
     free(text);
     json_object_set(o, "measured_on", machine);
     text = json_dumps(o, JSON_SORT_KEYS | JSON_COMPACT);
@@ -280,16 +272,17 @@ typedef struct spawn {
 static int run_process(int *status, const spawn *s)
 {
     int64_t deadline = pg__mono_ns() + (int64_t)(s->timeout * 1e9);
-    pid_t pid = fork(), w;
+    pid_t parent = getpid(), pid, w;
 
-    if (pid < 0)
+    /* A process group of its own, killed with perfgate however perfgate ends (proc.h). */
+    pg__proc_start();
+    if ((pid = fork()) < 0)
         return pg_error_set(PG_EIO, "fork: %s", strerror(errno));
     if (pid == 0) {
         int fd;
+        pg__proc_child_init(parent);
         /* The same addresses in every process: hash orders and alignments then do not vary. */
         personality(ADDR_NO_RANDOMIZE);
-        /* A runner that dies takes its measurement with it, not a Valgrind left running for minutes. */
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
         if ((fd = open(s->log, O_WRONLY | O_CREAT | O_TRUNC, 0600)) >= 0) {
             dup2(fd, 1);
             dup2(fd, 2);
@@ -298,19 +291,25 @@ static int run_process(int *status, const spawn *s)
         execve(s->argv[0], s->argv, s->envp);
         _exit(127);
     }
+    pg__proc_track(pid);
     for (;;) {
         struct timespec ts = {0, 5 * 1000 * 1000};
         if ((w = waitpid(pid, status, WNOHANG)) == pid)
-            return 0;
-        if (w < 0 && errno != EINTR)
+            break;
+        if (w < 0 && errno != EINTR) {
+            pg__proc_kill_group(pid);
             return pg_error_set(PG_EIO, "waitpid: %s", strerror(errno));
+        }
         if (pg__mono_ns() > deadline) {
-            kill(pid, SIGKILL);
+            kill(-pid, SIGKILL);
             waitpid(pid, status, 0);
+            pg__proc_kill_group(pid);
             return pg_error_set(PG_ETIMEOUT, "timed out after %gs", s->timeout);
         }
         nanosleep(&ts, NULL);
     }
+    pg__proc_kill_group(pid);
+    return 0;
 }
 
 /* ---- the results ------------------------------------------------------- */
