@@ -32,7 +32,11 @@ echo "# $(date -u +%FT%TZ) load: $(cut -d' ' -f1-3 /proc/loadavg); $(valgrind --
 for v in same plus10 plus5; do
   objcopy -O binary --only-section=.text "$build/bench/libcnt_base.so" "$tmp/t0"
   objcopy -O binary --only-section=.text "$build/bench/libcnt_$v.so" "$tmp/t1"
-  cmp -s "$tmp/t0" "$tmp/t1" && echo "cnt_$v: .text identical to cnt_base" || { echo "cnt_$v: .text differs" >&2; exit 3; }
+  if ! cmp -s "$tmp/t0" "$tmp/t1"; then
+    echo "cnt_$v: .text differs from cnt_base" >&2
+    exit 3
+  fi
+  echo "cnt_$v: .text identical to cnt_base"
 done
 suite() { # VARIANT THRESHOLD -> a suite of the three cases on that build
   cat >"$tmp/$1-$2.yaml" <<YAML

@@ -29,7 +29,7 @@ fi
 echo "# $(date -u +%FT%TZ) load: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs; $(valgrind --version)"
 printf '%-28s %-13s %8s %8s %8s %8s %12s\n' case instrument wall_s cpu_s x_wall x_cpu per_iter
 for c in "${cases[@]}"; do
-  native_wall= native_cpu= median=
+  native_wall='' native_cpu='' median=''
   for inst in time instructions memory; do
     /usr/bin/time -f '%e %U %S' -o "$tmp/t" "$build/perfgate" run --no-store --style none --instrument "$inst" \
       --filter "$c" --json "$tmp/r.json" suites/cpu.yaml suites/plugin.yaml >/dev/null 2>&1 || true
