@@ -368,6 +368,21 @@ static int expand_argv(command_run *x, const pg_case *c)
     return x->shown ? 0 : pg_error_set(PG_ENOMEM, "out of memory expanding a command");
 }
 
+int pg__backend_command_once(const pg_case *c)
+{
+    command_run x;
+    int64_t wall = 0;
+    int err;
+
+    memset(&x, 0, sizeof(x));
+    x.c = c;
+    x.timeout = c->timeout > 0 ? c->timeout : 60.0;
+    if ((err = expand_argv(&x, c)) == 0)
+        err = run_process(&x, &wall);
+    run_free(&x);
+    return err;
+}
+
 int pg__backend_command_case(pg_result *out, const pg_case *c, const pg_backend_options *opts)
 {
     pg_measure_options mo;

@@ -456,6 +456,8 @@ static char *refusal(const pg_case *c, unsigned instrument)
         return pg__asprintf("instrument '%s' counts CPU code; a %s case runs on the GPU, which Valgrind and the "
                             "allocation counter do not see",
                             inst, c->device);
+    if (!c->kernel && !c->plugin && !c->command)
+        return pg__asprintf("instrument '%s' counts code it runs; this case only reads a recorded trace", inst);
     if (c->threads > 1)
         return pg__asprintf("instrument '%s' needs one thread: with %d the interleaving of threads decides the "
                             "counts; measure threads: 1 or use time",

@@ -21,7 +21,7 @@ static const char *const bench_keys[] = {"name", "kernel", "plugin", "symbol", "
                                          "timeout", "metrics", "output", "cold",
                                          "device", "params", "zip", "threads", "min_run_time",
                                          "max_run_time", "min_samples", "warmup",
-                                         "regression", "tags", "instrument", NULL};
+                                         "regression", "tags", "trace", "instrument", NULL};
 static const char *const check_keys[] = {"name", "kind", "workload", "trace", "schedule",
                                          "steps", "expect", "benchmark", NULL};
 static const char *const regression_keys[] = {"threshold", "alpha", "exact_threshold", NULL};
