@@ -30,6 +30,8 @@ typedef struct pg_exec_options {
     size_t canary_every;     /* cases between canary rounds; 0: 5 */
     /* The exact checks only: an interleaved gate measures the cases itself. */
     int checks_only;
+    /* After the cases: measure the roofs at each thread count and store them in the fingerprint (roofline.h). */
+    int roofline;
     /* What the cases are measured with (PG_INSTRUMENT_* bits, --instrument); 0: each case's own setting. */
     unsigned instruments;
     const pg_meter_options *meter; /* the counting instruments' options; NULL: PG_METER_OPTIONS_INIT */
@@ -37,7 +39,7 @@ typedef struct pg_exec_options {
 
 #define PG_EXEC_OPTIONS_VERSION 1
 #define PG_EXEC_OPTIONS_INIT {PG_EXEC_OPTIONS_VERSION, NULL, PG_PROGRESS_NONE, NULL, 1.0, 0, NULL, 0.0, 0.0, 0, 0, 0, 0, \
-                              0, NULL}
+                              0, 0, NULL}
 
 /** The instruments case `c` is measured with under `opts` (never 0). */
 unsigned pg_exec_instruments(const pg_case *c, const pg_exec_options *opts);

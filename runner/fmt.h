@@ -7,6 +7,7 @@
 #define PG_FMT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /** Formats seconds with a scaled unit, three significant digits ("812 ns", "1.27 ms", "2.00 s"); "-" when not finite. */
 void pg_fmt_duration(char *out, size_t len, double seconds);
@@ -22,5 +23,8 @@ void pg_fmt_count(char *out, size_t len, double v);
  * separators and the unit ("1,234,567 Ir", "12.5 B" when not whole); "-" when not finite.
  */
 void pg_fmt_value(char *out, size_t len, double v, const char *unit);
+
+/** An integer with thousands separators ("3,072"). */
+void pg_fmt_int(char *out, size_t len, int64_t v);
 
 #endif

@@ -94,6 +94,8 @@ typedef struct pg_case_verdict {
     pg_drift drift;
     pg_confirmation confirm;
     int paired;                      /* decided on paired interleaved rounds: est.base_n = est.head_n = rounds */
+    const char *source;              /* the head run's harness ("perfgate", "google-benchmark"...), for advice
+                                        naming its own knob; not owned, NULL when unknown */
 } pg_case_verdict;
 
 /** The paired analysis of one case's interleaved rounds: per-round log(head/base). */

@@ -15,9 +15,14 @@
  * `output: keep` the last run's tails are kept in the result's extra JSON.
  * Each process runs in a group of its own (proc.h), killed whole when its
  * sample ends, so nothing it started outlives the sample.
+ *
+ * With `count: blas` the command runs once more, untimed, under the BLAS
+ * counter (count.h): its FLOPs per run give the case FLOP/s and MFU, and
+ * the counted calls by op go into the extra JSON.
  */
 #include "backend/backend.h"
 
+#include "count.h"
 #include "perfgate/errors.h"
 #include "plugin/plugin.h"
 #include "proc.h"
@@ -56,6 +61,9 @@ typedef struct command_run {
     int metrics_json;
     double timeout;
     int64_t clock_ns;         /* virtual clock: summed process (or reported) times */
+    pg_counts counts;         /* count: blas - one run's BLAS calls */
+    double ceiling;           /* MFU denominator used (GFLOP/s), <= 0: none */
+    const char *ceiling_source;
     double flops, bytes;      /* per iteration, from metrics */
     metric *metrics;
     size_t nmetrics;
@@ -129,6 +137,7 @@ static int run_process(command_run *x, int64_t *wall_ns)
     posix_spawnattr_t attr;
     int status, timed_out = 0, rc, err = PG_EKERNEL, have_fa = 0, have_attr = 0;
     int64_t t0, t1 = 0;
+    sigset_t old;
     pid_t pid;
 
     if (!out || !errf || posix_spawn_file_actions_init(&fa) != 0) {
@@ -147,13 +156,17 @@ static int run_process(command_run *x, int64_t *wall_ns)
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_adddup2(&fa, fileno(out), 1);
     posix_spawn_file_actions_adddup2(&fa, fileno(errf), 2);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK);
     posix_spawnattr_setpgroup(&attr, 0);
     fflush(stdout);
     fflush(stderr);
-    pg__proc_start();
+    pg__proc_begin(&old);
+    posix_spawnattr_setsigmask(&attr, &old);
     t0 = pg__mono_ns();
     rc = posix_spawnp(&pid, x->argv[0], &fa, &attr, x->argv, environ);
+    if (rc == 0)
+        pg__proc_track(pid);
+    pg__proc_end(&old);
     if (rc != 0) {
         if (rc == ENOENT && !strchr(x->argv[0], '/'))
             err = pg_error_set(PG_EKERNEL, "command '%s' not found: '%s' is not in PATH", x->shown, x->argv[0]);
@@ -161,7 +174,6 @@ static int run_process(command_run *x, int64_t *wall_ns)
             err = pg_error_set(PG_EKERNEL, "cannot execute command '%s': %s", x->shown, strerror(rc));
         goto cleanup;
     }
-    pg__proc_track(pid);
     status = wait_child(pid, x->timeout, &timed_out, &t1);
     *wall_ns = t1 - t0;
     /* What the command left running (a daemon, a `&` in a script) ends with its sample. */
@@ -241,7 +253,7 @@ static int read_metrics(command_run *x, int64_t *reported_ns)
     json_t *v;
     const char *key;
     double t = -1, iters = 1;
-    int err = 0;
+    int err = 0, have_t = 0;
 
     if (!obj || !json_is_object(obj)) {
         err = pg_error_set(PG_EKERNEL, "command '%s' has metrics: json but its last line of output is not a JSON "
@@ -250,11 +262,20 @@ static int read_metrics(command_run *x, int64_t *reported_ns)
     }
     json_object_foreach(obj, key, v) {
         double d;
-        if (!json_is_number(v))
+        if (!json_is_number(v)) {
+            /* A "time" that is not a number is a broken report, never a reason to fall back to wall time. */
+            if (strcmp(key, "time") == 0 || strcmp(key, "iterations") == 0) {
+                err = pg_error_set(PG_EKERNEL, "command '%s' has metrics: json but its \"%s\" is not a number",
+                                   x->shown, key);
+                goto cleanup;
+            }
             continue;
+        }
         d = json_number_value(v);
-        if (strcmp(key, "time") == 0)
+        if (strcmp(key, "time") == 0) {
             t = d;
+            have_t = 1;
+        }
         else if (strcmp(key, "iterations") == 0)
             iters = d;
         else if (strcmp(key, "flops") == 0)
@@ -266,9 +287,10 @@ static int read_metrics(command_run *x, int64_t *reported_ns)
             goto cleanup;
         }
     }
-    if (t >= 0) {
-        if (!(t < 1e6) || !(iters >= 1)) {
-            err = pg_error_set(PG_EKERNEL, "command '%s' reported time %g s over %g iterations: not usable",
+    if (have_t) {
+        if (!(t > 0 && t < 1e6) || !(iters >= 1 && iters < 1e18)) {
+            err = pg_error_set(PG_EKERNEL, "command '%s' reported time %g s over %g iterations: not usable (time "
+                                           "must be positive seconds, iterations at least 1)",
                                x->shown, t, iters);
             goto cleanup;
         }
@@ -318,6 +340,22 @@ static char *extra_json(const command_run *x)
         }
         json_object_set_new(o, "metrics", ms);
     }
+    if (x->c->count_blas) {
+        json_t *cnt = json_object(), *ops = json_object();
+        for (i = 0; i < x->counts.n; i++) {
+            const pg_count_row *r = &x->counts.rows[i];
+            json_t *prev = json_object_get(ops, r->op);
+            json_object_set_new(ops, r->op, json_integer((prev ? json_integer_value(prev) : 0) + r->flops));
+        }
+        json_object_set_new(cnt, "flops", json_integer(x->counts.total));
+        json_object_set_new(cnt, "calls", json_integer(x->counts.calls));
+        json_object_set_new(cnt, "per_op", ops);
+        json_object_set_new(o, "count_blas", cnt);
+        if (x->ceiling > 0) {
+            json_object_set_new(o, "mfu_ceiling_gflops", json_real(x->ceiling));
+            json_object_set_new(o, "mfu_ceiling_source", json_string(x->ceiling_source));
+        }
+    }
     if (x->c->keep_output) {
         const char *so = x->last_out ? x->last_out : "";
         size_t len = strlen(so);
@@ -331,6 +369,7 @@ static char *extra_json(const command_run *x)
 
 static void run_free(command_run *x)
 {
+    pg_counts_free(&x->counts);
     size_t i;
 
     for (i = 0; x->argv && x->argv[i]; i++)
@@ -427,9 +466,19 @@ int pg__backend_command_case(pg_result *out, const pg_case *c, const pg_backend_
     pg__result_take(out, &m);
     out->flops = x.flops;
     out->bytes = x.bytes;
+    err = pg_stats_summarize(&out->summary, out->samples, out->nsamples);
+    if (!err && c->count_blas) {
+        /* Counted apart from the samples: the preload library never runs in a timed process. */
+        if ((err = pg_count_run(&x.counts, x.argv, x.timeout, 1)) != 0) {
+            pg__result_error(out, pg_error_last());
+            run_free(&x);
+            return err == PG_ENOMEM ? err : 0;
+        }
+        out->flops = (double)x.counts.total;
+        pg__backend_cpu_mfu(out, c->threads, opts, &x.ceiling, &x.ceiling_source);
+    }
     free(out->extra_json);
     out->extra_json = extra_json(&x);
-    err = pg_stats_summarize(&out->summary, out->samples, out->nsamples);
     run_free(&x);
     return err;
 }

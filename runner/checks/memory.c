@@ -163,7 +163,7 @@ cleanup:
 static void fmt_figure(char *out, size_t size, double v)
 {
     if (v == floor(v) && fabs(v) < 9e15)
-        pg__fmt_int(out, size, (int64_t)v);
+        pg_fmt_int(out, size, (int64_t)v);
     else
         snprintf(out, size, "%.2f", v);
 }

@@ -273,11 +273,14 @@ static int run_process(int *status, const spawn *s)
 {
     int64_t deadline = pg__mono_ns() + (int64_t)(s->timeout * 1e9);
     pid_t parent = getpid(), pid, w;
+    sigset_t old;
 
     /* A process group of its own, killed with perfgate however perfgate ends (proc.h). */
-    pg__proc_start();
-    if ((pid = fork()) < 0)
+    pg__proc_begin(&old);
+    if ((pid = fork()) < 0) {
+        pg__proc_end(&old);
         return pg_error_set(PG_EIO, "fork: %s", strerror(errno));
+    }
     if (pid == 0) {
         int fd;
         pg__proc_child_init(parent);
@@ -292,6 +295,7 @@ static int run_process(int *status, const spawn *s)
         _exit(127);
     }
     pg__proc_track(pid);
+    pg__proc_end(&old);
     for (;;) {
         struct timespec ts = {0, 5 * 1000 * 1000};
         if ((w = waitpid(pid, status, WNOHANG)) == pid)

@@ -80,7 +80,7 @@ typedef struct section {
     size_t nrows, shown;
 } section;
 
-enum { S_REGRESSED, S_CHECKS_FAILED, S_TRACE, S_UNSURE, S_IMPROVED, S_OTHER, S_SAME, S_CHECKS_PASSED, S__COUNT };
+enum { S_REGRESSED, S_CHECKS_FAILED, S_TRACE, S_UNSURE, S_IMPROVED, S_OTHER, S_SAME, S_CHECKS_PASSED, S_ROOFLINE, S__COUNT };
 
 static int add_row(section *s, pg_buf *row)
 {
@@ -106,7 +106,11 @@ static void cell_duration(pg_buf *b, double s, const char *unit)
     pg__buf_printf(b, " %s |", t);
 }
 
-static int case_row(section *s, const pg_case_verdict *v, int kind)
+/*
+ * `prev` is the row above in the same section: a reason it already gave (a
+ * dozen GPU cases skipped for one missing device) is said once.
+ */
+static int case_row(section *s, const pg_case_verdict *v, int kind, const pg_case_verdict *prev)
 {
     pg_buf row = PG_BUF_INIT;
     char ch[80], p[32], res[16];
@@ -128,6 +132,14 @@ static int case_row(section *s, const pg_case_verdict *v, int kind)
         pg__buf_printf(&row, " %s |", res);
     if (kind == S_UNSURE || kind == S_OTHER) {
         pg__buf_puts(&row, " ");
+        if (prev && prev->verdict == v->verdict && prev->reason && v->reason && strcmp(prev->reason, v->reason) == 0)
+            pg__buf_puts(&row, "(same as above)");
+        else
+            md_text(&row, v->reason ? v->reason : "");
+        pg__buf_puts(&row, " |\n");
+    } else if (kind == S_REGRESSED) {
+        /* Why it fails: the test and, after a re-run, its confirmation. */
+        pg__buf_printf(&row, " %s | %s | ", p, res);
         md_text(&row, v->reason ? v->reason : "");
         pg__buf_puts(&row, " |\n");
     } else {
@@ -237,6 +249,19 @@ static int check_row(section *s, const pg_check_result *c, int failed)
 }
 
 /* A commit as a short code span; "unknown" without one. */
+static int roof_row(section *s, const pg_result *r, const char *machine_json)
+{
+    pg__roof_cells c;
+    pg_buf row = PG_BUF_INIT;
+
+    if (pg__report_roof_cells(&c, r, machine_json) != 0)
+        return 0;
+    pg__buf_puts(&row, "| ");
+    md_code(&row, r->key);
+    pg__buf_printf(&row, " | %s | %s | %s | %s | %s |\n", c.bound, c.intensity, c.attainable, c.achieved, c.fraction);
+    return add_row(s, &row);
+}
+
 static void short_sha(pg_buf *b, const char *sha)
 {
     char s[13];
@@ -263,7 +288,16 @@ static void head_lines(pg_buf *b, const pg_report_data *d, const pg_report_optio
     }
 
     pg__buf_puts(b, "Head ");
-    short_sha(b, run->commit);
+    if (d->origin && d->origin->pr > 0 && d->origin->head_sha && run->commit &&
+        strcmp(d->origin->head_sha, run->commit) != 0) {
+        /* A pull_request job tests a merge commit no one pushed; reviewers know the PR's head. */
+        short_sha(b, d->origin->head_sha);
+        pg__buf_printf(b, " (PR #%lld, measured as merge commit ", (long long)d->origin->pr);
+        short_sha(b, run->commit);
+        pg__buf_puts(b, ")");
+    } else {
+        short_sha(b, run->commit);
+    }
     if (run->branch) {
         pg__buf_puts(b, " on ");
         md_code(b, run->branch);
@@ -354,7 +388,9 @@ static const char case_hdr[] = "| case | base | head | change [interval] | p (ad
 int pg_render_markdown(pg_buf *out, const pg_report_data *d, const pg_report_options *o)
 {
     section secs[S__COUNT] = {
-        {"Regressions", 1, case_hdr, NULL, 0, 0},
+        {"Regressions", 1,
+         "| case | base | head | change [interval] | p (adj.) | resolves | why |\n"
+         "| --- | ---: | ---: | ---: | ---: | ---: | --- |\n", NULL, 0, 0},
         {"Failed exact checks", 1,
          "| check | kind | expected | actual | what differed |\n| --- | --- | --- | --- | --- |\n", NULL, 0, 0},
         {"Trace: ops that appeared, disappeared or changed count per step", 1,
@@ -366,6 +402,9 @@ int pg_render_markdown(pg_buf *out, const pg_report_data *d, const pg_report_opt
          "| case | verdict | base | head | reason |\n| --- | --- | ---: | ---: | --- |\n", NULL, 0, 0},
         {"Unchanged", 0, case_hdr, NULL, 0, 0},
         {"Exact checks passed or skipped", 0, "| check | kind | expected | result |\n| --- | --- | --- | --- |\n",
+         NULL, 0, 0},
+        {"Roofline: compute-, memory- or overhead-bound", 0,
+         "| case | bound | intensity | attainable | achieved | of roof |\n| --- | --- | ---: | ---: | ---: | ---: |\n",
          NULL, 0, 0},
     };
     static const struct {
@@ -388,7 +427,7 @@ int pg_render_markdown(pg_buf *out, const pg_report_data *d, const pg_report_opt
             break;
         }
         for (j = 0; j < n && !err; j++)
-            err = case_row(&secs[map[i].sec], &cmp->cases[idx[j]], map[i].sec);
+            err = case_row(&secs[map[i].sec], &cmp->cases[idx[j]], map[i].sec, j ? &cmp->cases[idx[j - 1]] : NULL);
         free(idx);
     }
     for (i = 0; i < cmp->ncases && !err; i++)
@@ -398,6 +437,8 @@ int pg_render_markdown(pg_buf *out, const pg_report_data *d, const pg_report_opt
         int failed = !c->passed && !c->skipped;
         err = check_row(&secs[failed ? S_CHECKS_FAILED : S_CHECKS_PASSED], c, failed);
     }
+    for (i = 0; i < d->run->nresults && !err; i++)
+        err = roof_row(&secs[S_ROOFLINE], &d->run->results[i], d->run->machine_json);
     if (err)
         goto cleanup;
 

@@ -9,6 +9,7 @@
 #include "report/report.h"
 
 #include "perfgate/errors.h"
+#include "roofline.h"
 #include "verdict_exact.h"
 
 #include <math.h>
@@ -163,6 +164,53 @@ static void warnings_text(char *out, size_t len, unsigned w)
         snprintf(out + strlen(out), len - strlen(out), "%sfew samples", *out ? "; " : "");
 }
 
+/* Where each case sits under the roofs stored with the run; nothing when the run has none. */
+static void render_roofline(pg_buf *b, const pg_run *run)
+{
+    static const int right[] = {0, 0, 1, 1, 1, 1, 0};
+    table t = {7, 0, NULL, NULL, 0, right};
+    const char *hdr[] = {"case", "bound", "intensity", "attainable", "achieved", "of roof", "why"};
+    int seen[1025] = {0};
+    size_t i;
+
+    for (i = 0; i < run->nresults; i++) {
+        const pg_result *r = &run->results[i];
+        pg__roof_cells cells;
+        const char *row[7];
+        if (pg__report_roof_cells(&cells, r, run->machine_json) != 0)
+            continue;
+        if (!t.nrows)
+            table_row(&t, hdr, NULL);
+        if (r->threads >= 1 && r->threads <= 1024)
+            seen[r->threads] = 1;
+        row[0] = r->key;
+        row[1] = cells.bound;
+        row[2] = cells.intensity;
+        row[3] = cells.attainable;
+        row[4] = cells.achieved;
+        row[5] = cells.fraction;
+        row[6] = cells.why;
+        table_row(&t, row, NULL);
+    }
+    if (!t.nrows)
+        return;
+    pg__buf_puts(b, "\nroofline (docs/measuring.md):");
+    for (i = 1; i <= 1024; i++) {
+        pg_roofs roofs;
+        char peak[32], bw[32];
+        if (!seen[i] || pg_roofline_roofs(&roofs, run->machine_json, "cpu", (int)i) != 0)
+            continue;
+        pg_fmt_rate(peak, sizeof(peak), roofs.peak_flops, "FLOP/s");
+        pg_fmt_rate(bw, sizeof(bw), roofs.bandwidth, "B/s");
+        pg__buf_printf(b, " %zu thread%s: peak %s%s, bandwidth %s, ridge %.3g FLOP/B;", i, i == 1 ? "" : "s", peak,
+                       roofs.peak_reliable ? "" : " (unreliable: a case beat the sgemm ceiling)", bw,
+                       roofs.peak_flops / roofs.bandwidth);
+    }
+    pg__buf_puts(b, "\n");
+    table_print(b, &t, 0);
+    table_free(&t);
+}
+
 static void render_run(pg_buf *b, const pg_run *run, int color)
 {
     static const int right[] = {0, 1, 1, 1, 1, 1, 1, 0};
@@ -174,11 +222,18 @@ static void render_run(pg_buf *b, const pg_run *run, int color)
         table_row(&t, hdr, NULL);
         for (i = 0; i < run->nresults; i++) {
             const pg_result *r = &run->results[i];
-            char med[32], iqr[32], n[32], thr[32], rate[32], mfu[16], note[160];
+            char med[32], iqr[32], n[32], thr[32], rate[32], mfu[16], note[256];
             const char *row[8];
             if (r->status != PG_STATUS_OK) {
-                snprintf(note, sizeof(note), "%s: %s", r->status == PG_STATUS_SKIPPED ? "skipped" : "ERROR",
-                         r->message ? r->message : "");
+                const pg_result *above = i ? &run->results[i - 1] : NULL;
+                /* A dozen GPU cases skipped for one missing device: the reason once, then "as above". */
+                if (above && above->status == r->status && above->message && r->message &&
+                    strcmp(above->message, r->message) == 0)
+                    snprintf(note, sizeof(note), "%s (same as above)",
+                             r->status == PG_STATUS_SKIPPED ? "skipped" : "ERROR");
+                else
+                    snprintf(note, sizeof(note), "%s: %s", r->status == PG_STATUS_SKIPPED ? "skipped" : "ERROR",
+                             r->message ? r->message : "");
                 row[0] = r->key;
                 row[1] = row[2] = row[3] = row[4] = row[5] = row[6] = "-";
                 row[7] = note;
@@ -195,11 +250,18 @@ static void render_run(pg_buf *b, const pg_run *run, int color)
                 pg_fmt_rate(rate, sizeof(rate), r->bytes / r->summary.median, "B/s");
             else
                 snprintf(rate, sizeof(rate), "-");
-            if (r->mfu >= 0)
+            /* Above 100% the ceiling it was measured against is wrong, not the case fast: never a plain number. */
+            if (r->mfu > 1.0)
+                snprintf(mfu, sizeof(mfu), "?");
+            else if (r->mfu >= 0)
                 snprintf(mfu, sizeof(mfu), "%.1f%%", 100 * r->mfu);
             else
                 snprintf(mfu, sizeof(mfu), "-");
             warnings_text(note, sizeof(note), r->warnings);
+            if (r->mfu > 1.0)
+                snprintf(note + strlen(note), sizeof(note) - strlen(note),
+                         "%sMFU unreliable (%.0f%% of a peak measured too low; set --peak-%s)", *note ? "; " : "",
+                         100 * r->mfu, r->device && strcmp(r->device, "cuda") == 0 ? "tflops" : "gflops");
             row[0] = r->key;
             row[1] = med;
             row[2] = iqr;
@@ -212,6 +274,7 @@ static void render_run(pg_buf *b, const pg_run *run, int color)
         }
         table_print(b, &t, color);
         table_free(&t);
+        render_roofline(b, run);
     }
     for (i = 0; i < run->nchecks; i++) {
         const pg_check_result *c = &run->checks[i];
@@ -251,6 +314,9 @@ static void render_compare(pg_buf *b, const pg_comparison *cmp, int color)
         row[5] = res;
         row[6] = pg_verdict_name(v->verdict);
         row[7] = v->reason ? v->reason : "";
+        if (i && v->reason && cmp->cases[i - 1].verdict == v->verdict && cmp->cases[i - 1].reason &&
+            strcmp(cmp->cases[i - 1].reason, v->reason) == 0 && v->verdict != PG_VERDICT_SAME)
+            row[7] = "(same as above)";
         table_row(&t, row, verdict_color(v->verdict));
     }
     table_print(b, &t, color);
