@@ -16,6 +16,7 @@
 #include "verdict.h"
 #include "canary.h"
 #include "confirm.h"
+#include "verdict_exact.h"
 
 #include "perfgate/errors.h"
 #include "stats.h"
@@ -475,7 +476,7 @@ static int stage_canary(pg_comparison *c, pg_canary_reading *reading)
         char *reason;
         double s;
 
-        if (v->verdict != PG_VERDICT_REGRESSED && v->verdict != PG_VERDICT_IMPROVED)
+        if ((v->verdict != PG_VERDICT_REGRESSED && v->verdict != PG_VERDICT_IMPROVED) || pg_verdict_is_exact(v))
             continue;
         if (pg_canary_is(v->suite))
             reason = pg__asprintf("machine drift: this %s canary moved %+.1f%% between base and head",
@@ -497,6 +498,9 @@ static int stage_canary(pg_comparison *c, pg_canary_reading *reading)
 /* The verdicts a confirmation re-run settles: a false IMPROVED is as wrong as a false REGRESSED. */
 static int to_confirm(const pg_case_verdict *v, int improved_too)
 {
+    /* A counted metric is counted again identically: nothing for a re-run to settle. */
+    if (pg_verdict_is_exact(v))
+        return 0;
     return v->verdict == PG_VERDICT_REGRESSED || (improved_too && v->verdict == PG_VERDICT_IMPROVED);
 }
 
@@ -608,6 +612,11 @@ static int describe_method(pg_comparison *c, size_t ntested, const pg_compare_op
             ntested, opts->interval == PG_INTERVAL_BOOTSTRAP ? "bootstrap" : "Hodges-Lehmann/Moses",
             c->nbases >= 2 ? "measured on the baseline runs, shrunk to a" : "assumed:",
             100 * (opts->drift >= 0 ? opts->drift : PG_DRIFT_PRIOR), c->nbases, c->nbases == 1 ? "" : "s");
+    if (c->method && pg_comparison_has_exact(c)) {
+        char *both = pg__asprintf("%s; %s", c->method, PG_VERDICT_EXACT_METHOD);
+        free(c->method);
+        c->method = both;
+    }
     return c->method ? 0 : pg_error_set(PG_ENOMEM, "out of memory describing the method");
 }
 
@@ -745,6 +754,11 @@ int pg_compare(pg_comparison **out, const pg_run *head, const pg_run *const *bas
             v->verdict = PG_VERDICT_UNSURE;
             v->est.base_median = base->summary.median;
             v->reason = pg__strdup("this run has no raw samples for this case");
+        } else if (pg_verdict_is_exact(v)) {
+            /* Counted metrics: their own threshold, the newest base run, no test (verdict_exact.h). */
+            v->threshold = h->threshold > 0 ? h->threshold : PG_EXACT_THRESHOLD;
+            if ((err = pg_verdict_exact(v, h->samples, h->nsamples, sets[0].x, sets[0].n)) != 0)
+                goto fail;
         } else {
             pg_sample_set hs = {h->samples, h->nsamples};
             err = pg_verdict_estimate(v, &hs, 1, sets, nsets, opts);

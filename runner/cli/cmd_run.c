@@ -11,7 +11,7 @@
 
 /* The flags that are not gate options themselves. */
 typedef struct run_cli {
-    const char *db, *clock;
+    const char *db, *clock, *instrument;
     int quick, no_store, no_confirm, no_roofline;
     long rounds;
     pg_cli_report_flags rep; /* --md/--json/--junit/--style, gate: --post/--webhook */
@@ -66,6 +66,8 @@ static int check_flags(const run_cli *cl, const pg_gate_options *go, int interle
         fprintf(stderr, "%s\n", bad);
         return 2;
     }
+    if (cl->instrument && pg_cli_instruments(NULL, cl->instrument) != 0)
+        return 2;
     if (cl->clock && strcmp(cl->clock, "cpu") != 0 && strcmp(cl->clock, "wall") != 0) {
         fprintf(stderr, "perfgate: --clock must be 'wall' or 'cpu', not '%s'\n", cl->clock);
         return 2;
@@ -109,6 +111,8 @@ static int do_run(const run_cli *cl, pg_gate_options *go, char **paths, int npat
     go->exec.progress_out = stderr;
     go->exec.time_scale = cl->quick ? 0.2 : 1.0;
     go->exec.cpu_clock = cl->clock && strcmp(cl->clock, "cpu") == 0;
+    if (cl->instrument)
+        pg_cli_instruments(&go->exec.instruments, cl->instrument);
     go->exec.roofline = !cl->no_roofline && !(getenv("PERFGATE_ROOFLINE") && strcmp(getenv("PERFGATE_ROOFLINE"), "off") == 0);
     go->ab_progress = go->exec.progress ? stderr : NULL;
     go->notify = pg_cli_gate_step;
@@ -158,6 +162,8 @@ static int run_or_gate(int argc, char **argv, int gate)
          "CPU cases: wall time (default) or process CPU time, which leaves out preemption"},
         {"canary", 0, PG_OPT_FLAG, &go->exec.canary, NULL,
          "measure reference workloads between the cases (suite 'canary') to detect machine drift"},
+        {"instrument", 0, PG_OPT_STR, &cl.instrument, "LIST",
+         "measure with time, instructions (Valgrind) and/or memory, comma-separated; overrides the suites'"},
         {"no-roofline", 0, PG_OPT_FLAG, &cl.no_roofline, NULL,
          "skip measuring peak FLOP/s and memory bandwidth, which label cases compute-/memory-/overhead-bound "
          "(also PERFGATE_ROOFLINE=off)"},

@@ -12,6 +12,7 @@
 #include "gate/gate.h"
 
 #include "ab/ab.h"
+#include "meter/meter.h"
 #include "perfgate/errors.h"
 #include "util.h"
 
@@ -249,6 +250,12 @@ int pg_gate_run(pg_gate_result *out, const pg_suite_set *set, const pg_gate_opti
     memset(out, 0, sizeof(*out));
     if (interleaved && (!opts->base_build || !opts->head_build || opts->base))
         return pg_error_set(PG_EINVAL, "an interleaved gate needs both builds and no stored baseline selector");
+    /* A counting instrument that cannot run here is bad setup (exit 2), said before anything is measured. */
+    if ((err = pg_exec_ready(set, &opts->exec)) != 0)
+        return err;
+    if (interleaved && opts->exec.instruments & ~(unsigned)PG_INSTRUMENT_TIME)
+        return pg_error_set(PG_EUSAGE, "--instrument instructions/memory gate against stored runs: counts do not "
+                                       "move between runs, so no interleaving is needed; drop --base-build");
     if (!(st = calloc(1, sizeof(*st))))
         return pg_error_set(PG_ENOMEM, "out of memory");
     out->internal = st;
@@ -260,6 +267,9 @@ int pg_gate_run(pg_gate_result *out, const pg_suite_set *set, const pg_gate_opti
     if (opts->store && (err = pg_store_quick_check(opts->store)) != 0)
         return err;
     err = interleaved ? measure_interleaved(out, set, opts) : pg_exec_run(run, set, &opts->exec);
+    /* Counts alone compare across machines of one software setup: their fingerprint says which. */
+    if (!err)
+        err = pg_meter_fingerprint_run(run);
     if (err)
         return err;
     run->finished_at = pg__now_unix();
