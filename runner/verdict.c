@@ -288,30 +288,40 @@ static char *too_noisy(const pg_case_verdict *v, const char *th)
                         100 * v->est.run_noise, 100 * v->est.resolution, th);
 }
 
+pg_verdict pg_verdict_rule(double ci_lo, double ci_hi, double p_adj, double threshold, double alpha)
+{
+    double up = 1 + threshold, down = 1 / (1 + threshold);
+    int significant = isfinite(p_adj) && p_adj < alpha;
+
+    if (!isfinite(ci_lo) || !isfinite(ci_hi) || ci_lo <= 0)
+        return PG_VERDICT_UNSURE;
+    if (significant && ci_lo > up)
+        return PG_VERDICT_REGRESSED;
+    if (significant && ci_hi < down)
+        return PG_VERDICT_IMPROVED;
+    if (ci_lo >= down && ci_hi <= up)
+        return PG_VERDICT_SAME;
+    return PG_VERDICT_UNSURE;
+}
+
 int pg_verdict_decide(pg_case_verdict *v, size_t ntested)
 {
     double up = 1 + v->threshold, down = 1 / (1 + v->threshold);
-    int significant = isfinite(v->est.p_adj) && v->est.p_adj < v->alpha;
     char th[32];
     char *reason = NULL;
 
     snprintf(th, sizeof(th), "%.3g%%", 100 * v->threshold);
+    v->verdict = pg_verdict_rule(v->est.ci_lo, v->est.ci_hi, v->est.p_adj, v->threshold, v->alpha);
     if (!isfinite(v->est.ci_lo) || !isfinite(v->est.ci_hi) || v->est.ci_lo <= 0) {
-        v->verdict = PG_VERDICT_UNSURE;
         reason = v->paired ? pg__asprintf("too few rounds (%zu) for a %.0f%% interval; run more (--rounds)",
                                           v->est.head_n, 100 * (1 - v->alpha))
                            : pg__asprintf("too few samples (%zu vs %zu) for a %.0f%% interval; raise min_samples",
                                           v->est.head_n, v->est.base_n, 100 * (1 - v->alpha));
-    } else if (significant && v->est.ci_lo > up) {
-        v->verdict = PG_VERDICT_REGRESSED;
+    } else if (v->verdict == PG_VERDICT_REGRESSED) {
         reason = pg__asprintf("slower beyond %s (Holm p=%.2g over %zu cases)", th, v->est.p_adj, ntested);
-    } else if (significant && v->est.ci_hi < down) {
-        v->verdict = PG_VERDICT_IMPROVED;
+    } else if (v->verdict == PG_VERDICT_IMPROVED) {
         reason = pg__asprintf("faster beyond %s (Holm p=%.2g over %zu cases)", th, v->est.p_adj, ntested);
-    } else if (v->est.ci_lo >= down && v->est.ci_hi <= up) {
-        v->verdict = PG_VERDICT_SAME;
-    } else {
-        v->verdict = PG_VERDICT_UNSURE;
+    } else if (v->verdict == PG_VERDICT_UNSURE) {
         if (v->est.very_noisy && !v->paired)
             reason = too_noisy(v, th);
         else if (v->est.ci_lo > up || v->est.ci_hi < down)
@@ -546,10 +556,44 @@ static void take_checks(pg_comparison *c, const pg_run *head)
         c->checks_failed += !head->checks[i].passed;
 }
 
+static int cmp_size(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* The method line of a sequential interleaved gate, with how many rounds the cases took. */
+static int paired_method(pg_comparison *c, size_t ntested)
+{
+    size_t *r = malloc((c->ncases ? c->ncases : 1) * sizeof(*r)), i, n = 0, early = 0, most = 0;
+
+    if (!r)
+        return pg_error_set(PG_ENOMEM, "out of memory describing the method");
+    for (i = 0; i < c->ncases; i++)
+        if (c->cases[i].paired) {
+            r[n++] = c->cases[i].est.head_n;
+            early += c->cases[i].est.settled_at > 0;
+            most = c->cases[i].est.head_n > most ? c->cases[i].est.head_n : most;
+        }
+    qsort(r, n, sizeof(*r), cmp_size);
+    c->method = pg__asprintf(
+        "interleaved rounds paired per round, decided sequentially: after every round from round %d, an "
+        "anytime-valid sign-test confidence sequence for the median per-round log ratio (Howard & Ramdas 2022) "
+        "and anytime p-values, Holm over %zu cases; a case stops once REGRESSED, SAME or IMPROVED; REGRESSED when "
+        "Holm p < alpha and the lower bound exceeds 1 + threshold; rounds per case: median %zu, max %zu (%zu of %zu "
+        "settled before the maximum)",
+        PG_PAIRED_MIN_ROUNDS, ntested, n ? r[n / 2] : 0, most, early, n);
+    free(r);
+    return c->method ? 0 : pg_error_set(PG_ENOMEM, "out of memory describing the method");
+}
+
 /* The method line every report prints. */
 static int describe_method(pg_comparison *c, size_t ntested, const pg_compare_options *opts)
 {
     free(c->method);
+    if (opts->paired && opts->sequential)
+        return paired_method(c, ntested);
     if (opts->paired)
         c->method = pg__asprintf(
             "interleaved rounds paired per round: one-sided Wilcoxon signed-rank on the per-round log ratios, Holm "
@@ -842,10 +886,12 @@ int pg_verdict_paired(pg_comparison *c, const pg_run *head, const pg_paired_anal
         if (!v || p->n == 0 || isnan(v->est.p))
             continue;
         v->paired = 1;
+        v->est.settled_at = p->settled_at;
         v->est.ratio = v->est.center = p->ratio;
         v->est.ci_lo = v->est.shift_lo = isfinite(p->ci_lo) ? p->ci_lo : NAN;
         v->est.ci_hi = v->est.shift_hi = isfinite(p->ci_hi) ? p->ci_hi : NAN;
-        v->est.p = p->ratio >= 1 ? p->p_slower : p->p_faster;
+        /* Anytime p-values: the smaller one, as the sequential looks took it (ab/paired.c). */
+        v->est.p = p->sequential ? fmin(p->p_slower, p->p_faster) : p->ratio >= 1 ? p->p_slower : p->p_faster;
         /* The pairing cancels run-to-run drift: a phase slows both sides of a round alike. */
         v->drift.sd = v->drift.hw = 0;
         v->drift.measured = 0;
@@ -854,6 +900,8 @@ int pg_verdict_paired(pg_comparison *c, const pg_run *head, const pg_paired_anal
         v->est.resolution = isfinite(half) ? (1 + v->threshold) * exp(half) - 1 : NAN;
     }
     o.paired = 1;
+    for (i = 0; i < head->nresults; i++)
+        o.sequential |= paired[i].sequential;
     return pg_comparison_adjust(c, &o);
 }
 

@@ -123,6 +123,10 @@ static json_t *verdict_json(const pg_case_verdict *v)
     set(o, "threshold", num(v->threshold));
     set(o, "alpha", num(v->alpha));
     set(o, "resolution", num(v->est.resolution));
+    if (v->paired) { /* interleaved: the rounds this case took, and whether it stopped once settled */
+        set(o, "rounds", json_integer((json_int_t)v->est.head_n));
+        set(o, "settled_at", v->est.settled_at ? json_integer((json_int_t)v->est.settled_at) : json_null());
+    }
     if (v->confirm.state != PG_CONFIRM_NONE) { /* only when there was a re-run to make */
         static const char *const names[] = {"none", "confirmed", "refuted", "not_run"};
         set(o, "confirm", str(names[v->confirm.state]));
