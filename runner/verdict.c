@@ -630,15 +630,34 @@ int pg_comparison_adjust(pg_comparison *c, const pg_compare_options *opts)
     return describe_method(c, ntested, opts);
 }
 
-/* Collects the samples of `key` from every base run that measured it. */
-static size_t base_sets(pg_sample_set *out, const pg_result **first, const pg_run *const *bases, size_t nbases,
-                        const char *key)
+/* Indexes the results of `run` by key (the first of a key, as pg_run_find()). */
+static int index_run(pg_keymap *m, const pg_run *run)
+{
+    size_t i;
+    int err;
+
+    for (i = 0; i < run->nresults; i++)
+        if ((err = pg__keymap_put(m, run->results[i].key, i)) != 0)
+            return err;
+    return 0;
+}
+
+static const pg_result *indexed_find(const pg_run *run, const pg_keymap *m, const char *key)
+{
+    size_t i;
+
+    return pg__keymap_get(m, key, &i) ? &run->results[i] : NULL;
+}
+
+/* Collects the samples of `key` from every base run that measured it; `maps` index the base runs (or NULL). */
+static size_t base_sets(pg_sample_set *out, const pg_result **first, const pg_run *const *bases,
+                        const pg_keymap *maps, size_t nbases, const char *key)
 {
     size_t i, n = 0;
 
     *first = NULL;
     for (i = 0; i < nbases; i++) {
-        const pg_result *r = pg_run_find(bases[i], key);
+        const pg_result *r = maps ? indexed_find(bases[i], &maps[i], key) : pg_run_find(bases[i], key);
         if (!r)
             continue;
         if (!*first)
@@ -649,7 +668,8 @@ static size_t base_sets(pg_sample_set *out, const pg_result **first, const pg_ru
     return n;
 }
 
-static int add_missing(pg_comparison *c, const pg_run *head, const pg_run *const *bases, size_t nbases)
+/* Every case of a baseline run that the head lacks, once: MISSING. `cases` indexes the cases so far. */
+static int add_missing(pg_comparison *c, pg_keymap *cases, const pg_run *const *bases, size_t nbases)
 {
     size_t b, i, j;
     int err;
@@ -658,14 +678,9 @@ static int add_missing(pg_comparison *c, const pg_run *head, const pg_run *const
         for (i = 0; i < bases[b]->nresults; i++) {
             const pg_result *r = &bases[b]->results[i];
             pg_case_verdict *v = NULL;
-            int seen = 0;
-            if (pg_run_find(head, r->key))
+            if (pg__keymap_get(cases, r->key, &j))
                 continue;
-            for (j = 0; j < c->ncases && !seen; j++)
-                seen = strcmp(c->cases[j].key, r->key) == 0;
-            if (seen)
-                continue;
-            if ((err = push(c, &v)) != 0)
+            if ((err = push(c, &v)) != 0 || (err = pg__keymap_put(cases, r->key, c->ncases - 1)) != 0)
                 return err;
             v->key = pg__strdup(r->key);
             v->suite = pg__strdup(r->suite);
@@ -687,6 +702,7 @@ int pg_compare(pg_comparison **out, const pg_run *head, const pg_run *const *bas
 {
     pg_compare_options dflt = PG_COMPARE_OPTIONS_INIT;
     pg_sample_set *sets = NULL;
+    pg_keymap *maps = NULL, cases = PG_KEYMAP_INIT;
     pg_comparison *c;
     size_t i;
     int err;
@@ -696,11 +712,17 @@ int pg_compare(pg_comparison **out, const pg_run *head, const pg_run *const *bas
         opts = &dflt;
     c = calloc(1, sizeof(*c));
     sets = malloc((nbases ? nbases : 1) * sizeof(*sets));
-    if (!c || !sets) {
+    maps = calloc(nbases ? nbases : 1, sizeof(*maps));
+    if (!c || !sets || !maps) {
         free(sets);
+        free(maps);
         free(c);
         return pg_error_set(PG_ENOMEM, "out of memory comparing runs");
     }
+    /* Keyed lookups: a comparison of thousands of cases against K runs must not scan each run per case. */
+    for (i = 0; i < nbases; i++)
+        if ((err = index_run(&maps[i], bases[i])) != 0)
+            goto fail;
     c->head = head;
     c->base = nbases ? bases[0] : NULL;
     c->nbases = nbases;
@@ -709,10 +731,10 @@ int pg_compare(pg_comparison **out, const pg_run *head, const pg_run *const *bas
 
     for (i = 0; i < head->nresults; i++) {
         const pg_result *h = &head->results[i], *base;
-        size_t nsets = base_sets(sets, &base, bases, nbases, h->key);
+        size_t nsets = base_sets(sets, &base, bases, maps, nbases, h->key);
         pg_case_verdict *v = NULL;
 
-        if ((err = push(c, &v)) != 0)
+        if ((err = push(c, &v)) != 0 || (err = pg__keymap_put(&cases, h->key, c->ncases - 1)) != 0)
             goto fail;
         v->key = pg__strdup(h->key);
         v->suite = pg__strdup(h->suite);
@@ -757,16 +779,20 @@ int pg_compare(pg_comparison **out, const pg_run *head, const pg_run *const *bas
             }
         }
     }
-    if ((err = add_missing(c, head, bases, nbases)) != 0)
+    if ((err = add_missing(c, &cases, bases, nbases)) != 0)
         goto fail;
     take_checks(c, head);
     if ((err = pg_comparison_adjust(c, opts)) != 0)
         goto fail;
-    free(sets);
+    err = 0;
     *out = c;
-    return 0;
+    c = NULL;
 fail:
     free(sets);
+    for (i = 0; i < nbases; i++)
+        pg__keymap_free(&maps[i]);
+    free(maps);
+    pg__keymap_free(&cases);
     pg_comparison_free(c);
     return err;
 }
@@ -796,7 +822,7 @@ static int remeasure(pg_case_verdict *t, const pg_case_verdict *v, const pg_resu
 {
     pg_sample_set hs = {r->samples, r->nsamples};
     const pg_result *first;
-    size_t nsets = base_sets(sets, &first, bases, nbases, v->key);
+    size_t nsets = base_sets(sets, &first, bases, NULL, nbases, v->key);
     int err;
 
     t->key = v->key;
