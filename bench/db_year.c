@@ -6,6 +6,10 @@
  * nightly workflow does. Prints the size per run and the final size, with and
  * without pruning.
  * usage: bench_db_year DIR [CASES=20] [SAMPLES=200]
+ *
+ * With --fill it only stores the year, unpruned, into DB (a SQLite file or a
+ * postgresql:// URL), for timing compare and history on either engine
+ * (bench/db_fleet.sh): bench_db_year --fill DB [CASES=1000] [SAMPLES=50]
  */
 #include "model.h"
 #include "perfgate/errors.h"
@@ -15,6 +19,8 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 static pg_run *night(int day, int cases, int samples)
 {
@@ -90,7 +96,22 @@ static int64_t year(const char *path, int cases, int samples, int prune, int64_t
     }
 }
 
-int main(int argc, char **argv)
+/* Stores the year into `db` and prints how long that took. */
+static int fill(const char *db, int cases, int samples)
+{
+    struct timespec a, b;
+    double t;
+
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    year(db, cases, samples, 0, NULL);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    t = (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
+    printf("stored 365 runs x %d cases x %d samples into %s in %.1f s (%.1f ms per run)\n", cases, samples,
+           strncmp(db, "postgres", 8) == 0 ? "the server" : db, t, t * 1000 / 365);
+    return 0;
+}
+
+static int sizes(int argc, char **argv)
 {
     const char *dir = argc > 1 ? argv[1] : "/tmp";
     int cases = argc > 2 ? atoi(argv[2]) : 20, samples = argc > 3 ? atoi(argv[3]) : 200;
@@ -106,4 +127,11 @@ int main(int argc, char **argv)
     free(a);
     free(b);
     return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 2 && strcmp(argv[1], "--fill") == 0)
+        return fill(argv[2], argc > 3 ? atoi(argv[3]) : 1000, argc > 4 ? atoi(argv[4]) : 50);
+    return sizes(argc, argv);
 }

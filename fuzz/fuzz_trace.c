@@ -5,6 +5,7 @@
  * range (and which key_averages() and the exporter can walk) or fail with
  * PG_EFORMAT and a one-line message; never crash, leak or read out of bounds.
  */
+#include "trace/steps.h"
 #include "trace/trace.h"
 
 #include "perfgate/errors.h"
@@ -38,6 +39,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (pg_trace_aggregate(&rows, &n, t, 1, PG_TRACE_SORT_SELF) == 0)
         free(rows);
+    {
+        /* Every event a step: the split, the paths and the GPU analysis walk everything. */
+        pg_trace_steps_options so = PG_TRACE_STEPS_OPTIONS_INIT;
+        pg_trace_steps *st = NULL;
+        so.step = "*";
+        if (pg_trace_steps_new(&st) == 0)
+            (void)pg_trace_steps_add(st, t, "fuzz", &so);
+        pg_trace_steps_free(st);
+    }
     pg_trace_free(t);
     return 0;
 }

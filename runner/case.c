@@ -56,6 +56,14 @@ void pg_case_clear(pg_case *c)
     free(c->command);
     free(c->device);
     free(c->metrics);
+    free(c->trace);
+    free(c->trace_step);
+    for (i = 0; i < c->ntrace_ops; i++)
+        free(c->trace_ops[i]);
+    free(c->trace_ops);
+    for (i = 0; i < c->ntrace_metrics; i++)
+        free(c->trace_metrics[i]);
+    free(c->trace_metrics);
     for (i = 0; i < c->nparams; i++) {
         free(c->params[i].name);
         free(c->params[i].value);

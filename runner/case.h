@@ -38,6 +38,13 @@ typedef struct pg_case {
     double timeout;     /* command: seconds before the process is killed (default 60) */
     char *metrics;      /* command: "json" to read its printed metrics, or NULL */
     int keep_output;    /* command: keep stdout/stderr (output: keep) instead of discarding */
+    char *trace;        /* a torch.profiler trace file or directory whose steps are the samples, or NULL;
+                           may hold {trace_dir} (a fresh directory the command writes into) */
+    char *trace_step;   /* glob of the step range; NULL: ProfilerStep#* */
+    char **trace_ops;   /* globs of ops whose self time per step is a series of its own */
+    size_t ntrace_ops;
+    char **trace_metrics; /* GPU figures per step kept as series: gpu_busy, gpu_idle, host_wait, kernel_wait, other_wait */
+    size_t ntrace_metrics;
     int cold;           /* cuda: flush L2 before each sample */
     char *device;       /* "cpu" | "cuda" */
     int threads;

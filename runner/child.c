@@ -11,6 +11,7 @@
 #include "child.h"
 
 #include "perfgate/errors.h"
+#include "proc.h"
 #include "stats.h"
 #include "util.h"
 
@@ -120,10 +121,15 @@ static void send_result(int fd, const pg_result *r)
         _exit(3);
 }
 
-static void child_main(int fd, pg_child_fn fn, void *payload)
+static void child_main(int fd, pg_child_fn fn, void *payload, pid_t parent, int out_fd, int err_fd)
 {
     pg_result r;
 
+    pg__proc_child_init(parent);
+    dup2(out_fd, 1);
+    dup2(err_fd, 2);
+    close(out_fd);
+    close(err_fd);
     memset(&r, 0, sizeof(r));
     r.mfu = -1;
     install_crash_handlers(fd);
@@ -137,26 +143,37 @@ static void child_main(int fd, pg_child_fn fn, void *payload)
 int pg__child_start(pg_child *out, pg_child_fn fn, void *payload)
 {
     int fds[2];
-    pid_t pid;
+    pid_t pid, self = getpid();
 
     assert(out && fn);
+    pg__proc_start();
     out->pid = -1;
     out->fd = -1;
-    if (pipe2(fds, O_CLOEXEC) != 0)
-        return pg_error_set(PG_EIO, "cannot create a pipe for the benchmark process: %s", strerror(errno));
+    out->out_fd = pg__proc_capture_fd();
+    out->err_fd = pg__proc_capture_fd();
+    if (out->out_fd < 0 || out->err_fd < 0 || pipe2(fds, O_CLOEXEC) != 0) {
+        int e = errno;
+        pg__child_kill(out);
+        return pg_error_set(PG_EIO, "cannot create the files of the benchmark process: %s", strerror(e));
+    }
     /* Buffered output would otherwise be written twice if the child calls exit(). */
     fflush(stdout);
     fflush(stderr);
     pid = fork();
     if (pid < 0) {
+        int e = errno;
         close(fds[0]);
         close(fds[1]);
-        return pg_error_set(PG_EIO, "cannot start the benchmark process: %s", strerror(errno));
+        pg__child_kill(out);
+        return pg_error_set(PG_EIO, "cannot start the benchmark process: %s", strerror(e));
     }
     if (pid == 0) {
         close(fds[0]);
-        child_main(fds[1], fn, payload);
+        child_main(fds[1], fn, payload, self, out->out_fd, out->err_fd);
     }
+    /* Both sides set the group, so it exists whichever runs first. */
+    setpgid(pid, pid);
+    pg__proc_track(pid);
     close(fds[1]);
     out->pid = pid;
     out->fd = fds[0];
@@ -165,12 +182,30 @@ int pg__child_start(pg_child *out, pg_child_fn fn, void *payload)
 
 /* ---- the parent -------------------------------------------------------- */
 
-static int read_until_eof(pg_buf *buf, int fd, int64_t deadline, int *timed_out)
+/* A whole record is in `buf`: what the child sends ends there. */
+static int record_complete(const pg_buf *buf)
+{
+    wire_head h;
+
+    if (buf->len < sizeof(h))
+        return 0;
+    memcpy(&h, buf->ptr, sizeof(h));
+    if (h.magic != WIRE_MAGIC || h.kind == WIRE_CRASH)
+        return 1;
+    return h.nsamples <= ((uint64_t)1 << 32) && buf->len >= sizeof(h) + h.nsamples * sizeof(double) + h.msglen;
+}
+
+/*
+ * Reads until the child's record is complete or the pipe closes. Not only
+ * end-of-file: a process the user's code forked holds the pipe open too,
+ * and must not hold the result back until its group is killed.
+ */
+static int read_record(pg_buf *buf, int fd, int64_t deadline, int *timed_out)
 {
     char chunk[8192];
 
     *timed_out = 0;
-    for (;;) {
+    while (!record_complete(buf)) {
         struct pollfd pfd = {fd, POLLIN, 0};
         int64_t left_ms = (deadline - pg__mono_ns()) / 1000000;
         int rc;
@@ -195,6 +230,7 @@ static int read_until_eof(pg_buf *buf, int fd, int64_t deadline, int *timed_out)
         if (pg__buf_put(buf, chunk, (size_t)n) != 0)
             return pg_error_set(PG_ENOMEM, "out of memory reading a benchmark's result");
     }
+    return 0;
 }
 
 static int take_result(pg_result *out, const pg_buf *buf, const wire_head *h)
@@ -248,11 +284,20 @@ static int report_death(pg_result *out, const char *what, int status, int crash_
     return 0;
 }
 
+/* Reaps the child, then whatever it left in its group (a plugin's own children). */
 static void reap(pg_child *child, int *status)
 {
     while (waitpid(child->pid, status, 0) < 0 && errno == EINTR)
         ;
+    pg__proc_kill_group(child->pid);
     child->pid = -1;
+}
+
+static void close_fd(int *fd)
+{
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
 }
 
 void pg__child_kill(pg_child *child)
@@ -261,13 +306,31 @@ void pg__child_kill(pg_child *child)
 
     if (!child)
         return;
-    if (child->fd >= 0)
-        close(child->fd);
-    child->fd = -1;
+    close_fd(&child->fd);
     if (child->pid > 0) {
+        kill(-child->pid, SIGKILL);
         kill(child->pid, SIGKILL);
         reap(child, &status);
     }
+    close_fd(&child->out_fd);
+    close_fd(&child->err_fd);
+}
+
+/* An ERROR result gets the last line the child wrote to stderr: usually the reason. */
+static void add_stderr(pg_result *out, int err_fd)
+{
+    char *tail, *line, *msg;
+
+    if (out->status != PG_STATUS_ERROR || err_fd < 0)
+        return;
+    tail = pg__proc_output_tail(err_fd, 4096);
+    line = tail ? pg__proc_last_line(tail) : NULL;
+    if (line && *line && (msg = pg__asprintf("%s (stderr: %s)", out->message ? out->message : "failed", line))) {
+        free(out->message);
+        out->message = msg;
+    }
+    free(line);
+    free(tail);
 }
 
 int pg__child_collect(pg_result *out, pg_child *child, const char *what, int64_t deadline_ns, double timeout_s)
@@ -279,11 +342,13 @@ int pg__child_collect(pg_result *out, pg_child *child, const char *what, int64_t
     assert(out && child && child->pid > 0);
     if (!what)
         what = "the benchmark process";
-    err = read_until_eof(&buf, child->fd, deadline_ns, &timed_out);
+    err = read_record(&buf, child->fd, deadline_ns, &timed_out);
     close(child->fd);
     child->fd = -1;
-    if (timed_out || err)
+    if (timed_out || err) {
+        kill(-child->pid, SIGKILL);
         kill(child->pid, SIGKILL);
+    }
     reap(child, &status);
     if (err) {
         /* Nothing to interpret: the run stops with the reading error. */
@@ -303,6 +368,10 @@ int pg__child_collect(pg_result *out, pg_child *child, const char *what, int64_t
         else
             err = report_death(out, what, status, 0);
     }
+    if (!err)
+        add_stderr(out, child->err_fd);
+    close_fd(&child->out_fd);
+    close_fd(&child->err_fd);
     pg__buf_free(&buf);
     return err;
 }

@@ -25,13 +25,18 @@
  */
 typedef int (*pg_child_fn)(pg_result *out, void *payload);
 
-/** A started child: its pid and the runner's end of its result pipe. */
+/**
+ * A started child: its pid (also its process group), the runner's end of
+ * its result pipe, and the files its stdout and stderr go to, so whatever
+ * user code prints never reaches perfgate's own output.
+ */
 typedef struct pg_child {
     pid_t pid;
     int fd;
+    int out_fd, err_fd;
 } pg_child;
 
-#define PG_CHILD_INIT {-1, -1}
+#define PG_CHILD_INIT {-1, -1, -1, -1}
 
 /**
  * Forks a child that runs `fn(&result, payload)` with crash reporting
@@ -46,14 +51,15 @@ int pg__child_start(pg_child *out, pg_child_fn fn, void *payload);
 /**
  * Reads what the child sends until it closes its pipe or `deadline_ns`
  * (pg__mono_ns() time; a past deadline reads nothing) passes, reaps it
- * (killing it on a timeout) and fills `out`: the child's result, or an
- * ERROR naming `what` ("benchmark 'x' of plugin P") and the crash, the exit
- * status or the timeout `timeout_s` the message reports.
+ * (killing it on a timeout), kills what is left of its process group and
+ * fills `out`: the child's result, or an ERROR naming `what` ("benchmark
+ * 'x' of plugin P") and the crash, the exit status or the timeout
+ * `timeout_s`, with the last line the child wrote to stderr.
  * @return 0 (the case's failure is in `out`), or PG_EIO/PG_ENOMEM that must stop the run.
  */
 int pg__child_collect(pg_result *out, pg_child *child, const char *what, int64_t deadline_ns, double timeout_s);
 
-/** Kills and reaps a started child and closes its pipe (a run that is stopping). NULL-safe. */
+/** Kills and reaps a started child and its process group and closes its files (a run that is stopping). NULL-safe. */
 void pg__child_kill(pg_child *child);
 
 /**

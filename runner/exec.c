@@ -51,6 +51,8 @@ int pg_exec_case(pg_result *out, const pg_case *c, const pg_exec_options *opts)
     backend_options(&bo, opts);
     pg_measure_stable_layout();
     fill_identity(out, c);
+    if (c->trace)
+        return pg__backend_trace_case(out, NULL, c, &bo);
     if (c->plugin)
         return pg__backend_plugin_case(out, c, &bo);
     if (c->command)
@@ -151,6 +153,33 @@ static int canary_round(pg_run *run, size_t *first, const pg_suite *canary, cons
     return 0;
 }
 
+/*
+ * A trace case: its step times fill the result just added (the last one),
+ * then the per-op series follow it in the run.
+ */
+static int trace_case(pg_run *run, const pg_case *c, const pg_exec_options *opts)
+{
+    pg_backend_options bo;
+    pg_run *extra = NULL;
+    size_t i;
+    int err;
+
+    backend_options(&bo, opts);
+    fill_identity(&run->results[run->nresults - 1], c);
+    if ((err = pg_run_new(&extra)) != 0)
+        return err;
+    err = pg__backend_trace_case(&run->results[run->nresults - 1], extra, c, &bo);
+    for (i = 0; !err && i < extra->nresults; i++) {
+        pg_result *r;
+        if ((err = pg_run_add_result(&r, run)) == 0) {
+            *r = extra->results[i];
+            memset(&extra->results[i], 0, sizeof(extra->results[i]));
+        }
+    }
+    pg_run_free(extra);
+    return err;
+}
+
 /* What a check's progress line says: how it ended, and why when it did not pass. */
 static void check_line(pg_progress *p, size_t k, size_t n, const pg_check_result *cr)
 {
@@ -175,7 +204,7 @@ int pg_exec_run(pg_run *run, const pg_suite_set *set, const pg_exec_options *opt
     pg_exec_options dflt = PG_EXEC_OPTIONS_INIT;
     pg_suite *canary = NULL;
     pg_progress prog;
-    size_t i, j, total = 0, done = 0, nchecks = 0, kcheck = 0, every, first = (size_t)-1;
+    size_t i, j, total = 0, done = 0, nchecks = 0, kcheck = 0, every, first = (size_t)-1, at;
     char *title;
     int err;
 
@@ -227,9 +256,10 @@ int pg_exec_run(pg_run *run, const pg_suite_set *set, const pg_exec_options *opt
             pg_progress_running(&prog, c->key);
             if ((err = pg_run_add_result(&r, run)) != 0)
                 goto cleanup;
-            if ((err = pg_exec_case(r, c, opts)) != 0)
+            at = run->nresults - 1; /* a trace case appends its per-op results after it */
+            if ((err = c->trace ? trace_case(run, c, opts) : pg_exec_case(r, c, opts)) != 0)
                 goto cleanup;
-            pg_progress_case(&prog, r);
+            pg_progress_case(&prog, &run->results[at]);
             done++;
             /* Between cases every `every`, and once after the last: a phase anywhere hits the canaries too. */
             if (canary && (done % every == 0 || done == total) && (err = canary_round(run, &first, canary, opts)))

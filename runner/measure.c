@@ -137,7 +137,7 @@ int pg_measure(pg_measurement *out, pg_body_fn body, void *payload, const pg_mea
     pg_measure_options dflt = PG_MEASURE_OPTIONS_INIT;
     const pg_clock *clk;
     int64_t number = 1, start, elapsed, t = 0, sizing = 0, warm_iters = 1;
-    int64_t warm_ns, min_block_ns, min_run_ns, max_run_ns;
+    int64_t warm_ns, min_block_ns, min_run_ns, max_run_ns, wall_end = 0;
     size_t cap = 0, next_ci = 0;
     double overhead_ns, precision;
     int err, met = 0;
@@ -147,6 +147,8 @@ int pg_measure(pg_measurement *out, pg_body_fn body, void *payload, const pg_mea
     if (!opts)
         opts = &dflt;
     precision = opts->version >= 2 ? opts->precision : 0;
+    if (opts->version >= 3 && opts->max_wall_time > 0)
+        wall_end = pg__mono_ns() + to_ns(opts->max_wall_time);
     clk = opts->clock ? opts->clock : &pg_clock_monotonic;
     warm_ns = to_ns(opts->warmup);
     min_block_ns = to_ns(opts->min_block);
@@ -172,7 +174,7 @@ int pg_measure(pg_measurement *out, pg_body_fn body, void *payload, const pg_mea
         left = warm_ns - elapsed;
         fit = t > 0 ? (int64_t)((double)left / ((double)t / (double)warm_iters)) : 2 * warm_iters;
         warm_iters = fit < 1 ? 1 : fit < 2 * warm_iters ? fit : 2 * warm_iters;
-    } while (elapsed < warm_ns);
+    } while (elapsed < warm_ns && !(wall_end && pg__mono_ns() >= wall_end));
     out->warmup_s = (double)elapsed * 1e-9;
 
     /* Block size: double until a block dwarfs the clock - at least min_block long, with the
@@ -183,7 +185,7 @@ int pg_measure(pg_measurement *out, pg_body_fn body, void *payload, const pg_mea
         out->sizing_blocks++;
         sizing += t;
         if ((t >= min_block_ns && overhead_ns <= 1e-4 * (double)t) || sizing >= max_run_ns ||
-            number >= ((int64_t)1 << 40))
+            number >= ((int64_t)1 << 40) || (wall_end && pg__mono_ns() >= wall_end))
             break;
         number *= 2;
     }
@@ -211,7 +213,7 @@ int pg_measure(pg_measurement *out, pg_body_fn body, void *payload, const pg_mea
                 break;
             }
         }
-        if (elapsed + t > max_run_ns) {
+        if (elapsed + t > max_run_ns || (wall_end && pg__mono_ns() >= wall_end)) {
             out->stop = PG_STOP_MAX_TIME;
             break;
         }

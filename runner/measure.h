@@ -48,10 +48,14 @@ typedef struct pg_measure_options {
     const pg_clock *clock; /* NULL: monotonic */
     double precision;      /* adaptive stop: also wait until the median's 95% CI is within
                               ±precision (fraction) of it; 0: off */
+    double max_wall_time;  /* seconds of real (monotonic) time the whole measurement may take,
+                              warm-up included, whatever `clock` says; 0: off. For a clock that
+                              can run slower than the time spent (a command's self-reported
+                              time): the loop stops after the block that passes it. */
 } pg_measure_options;
 
-#define PG_MEASURE_OPTIONS_VERSION 2
-#define PG_MEASURE_OPTIONS_INIT {PG_MEASURE_OPTIONS_VERSION, 0.5, 30.0, 0.1, 10, 1e-3, NULL, 0.0}
+#define PG_MEASURE_OPTIONS_VERSION 3
+#define PG_MEASURE_OPTIONS_INIT {PG_MEASURE_OPTIONS_VERSION, 0.5, 30.0, 0.1, 10, 1e-3, NULL, 0.0, 0.0}
 
 /** Why sampling stopped. */
 typedef enum pg_measure_stop {

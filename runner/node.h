@@ -36,6 +36,9 @@ struct pg_node {
 
 typedef struct pg_doc pg_doc;
 
+/* The largest suite file read: real suites are kilobytes; this bounds memory. */
+#define PG_DOC_MAX_BYTES ((uint64_t)4 << 20)
+
 /**
  * Parses a YAML file (or an in-memory buffer when `data` is non-NULL; `file`
  * then only names it in messages). The first document is used.

@@ -4,11 +4,14 @@
 #include "perfgate/errors.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 char *pg__strdup(const char *s)
 {
@@ -177,6 +180,114 @@ int pg__read_file(char **out, size_t *out_len, const char *path)
 cleanup:
     if (f)
         fclose(f);
+    pg__buf_free(&b);
+    return err;
+}
+
+/* A size for messages: "52.4 MB", "4 MiB"-style powers of 1024 kept exact. */
+static void size_text(char out[32], uint64_t bytes)
+{
+    if (bytes >= (1u << 20) && bytes % (1u << 20) == 0)
+        snprintf(out, 32, "%llu MiB", (unsigned long long)(bytes >> 20));
+    else if (bytes >= 1000000)
+        snprintf(out, 32, "%.1f MB", (double)bytes / 1e6);
+    else
+        snprintf(out, 32, "%llu bytes", (unsigned long long)bytes);
+}
+
+static const char *file_kind(mode_t mode)
+{
+    if (S_ISDIR(mode))
+        return "a directory";
+    if (S_ISFIFO(mode))
+        return "a FIFO (named pipe)";
+    if (S_ISSOCK(mode))
+        return "a socket";
+    if (S_ISCHR(mode) || S_ISBLK(mode))
+        return "a device";
+    return "a special file";
+}
+
+int pg__open_input(FILE **out, uint64_t *size, const char *path, const char *what, uint64_t max_bytes)
+{
+    struct stat st;
+    int fd, flags;
+    FILE *f;
+
+    *out = NULL;
+    /*
+     * O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
+     * writer; with it the open returns and fstat says what the file is.
+     */
+    fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+        if (errno == ENOENT || errno == ENOTDIR)
+            return pg_error_set(PG_ENOTFOUND, "%s: no such %s file", path, what);
+        return pg_error_set(PG_EIO, "%s: cannot open %s file: %s", path, what, strerror(errno));
+    }
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return pg_error_set(PG_EIO, "%s: cannot stat %s file: %s", path, what, strerror(e));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return pg_error_set(PG_EINVAL, "%s: is %s, not a regular %s file", path, file_kind(st.st_mode), what);
+    }
+    if (max_bytes && (uint64_t)st.st_size > max_bytes) {
+        char have[32], cap[32];
+        close(fd);
+        size_text(have, (uint64_t)st.st_size);
+        size_text(cap, max_bytes);
+        return pg_error_set(PG_EINVAL, "%s: %s is over the %s limit for a %s file", path, have, cap, what);
+    }
+    if ((flags = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0 ||
+        !(f = fdopen(fd, "rb"))) {
+        int e = errno;
+        close(fd);
+        return pg_error_set(PG_EIO, "%s: cannot open %s file: %s", path, what, strerror(e));
+    }
+    if (size)
+        *size = (uint64_t)st.st_size;
+    *out = f;
+    return 0;
+}
+
+int pg__read_input(char **out, size_t *out_len, const char *path, const char *what, uint64_t max_bytes)
+{
+    FILE *f = NULL;
+    pg_buf b = PG_BUF_INIT;
+    char chunk[65536];
+    uint64_t size = 0;
+    size_t n;
+    int err;
+
+    *out = NULL;
+    if ((err = pg__open_input(&f, &size, path, what, max_bytes)) != 0)
+        return err;
+    if ((err = pg__buf_grow(&b, (size_t)size + 1)) != 0)
+        goto cleanup;
+    while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+        if (max_bytes && b.len + n > max_bytes) {
+            char cap[32];
+            size_text(cap, max_bytes);
+            err = pg_error_set(PG_EINVAL, "%s: grew past the %s limit for a %s file while read", path, cap, what);
+            goto cleanup;
+        }
+        if ((err = pg__buf_put(&b, chunk, n)) != 0)
+            goto cleanup;
+    }
+    if (ferror(f)) {
+        err = pg_error_set(PG_EIO, "%s: read error: %s", path, strerror(errno));
+        goto cleanup;
+    }
+    if (out_len)
+        *out_len = b.len;
+    *out = pg__buf_detach(&b);
+    err = *out ? 0 : PG_ENOMEM;
+
+cleanup:
+    fclose(f);
     pg__buf_free(&b);
     return err;
 }

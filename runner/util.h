@@ -63,6 +63,28 @@ void pg__buf_free(pg_buf *b);
 /** Reads a whole file. On failure sets the error message naming `path`. */
 int pg__read_file(char **out, size_t *out_len, const char *path);
 
+/**
+ * Opens an input file (a suite, a trace, a result file to import) for
+ * reading. What is not a regular file (a directory, a FIFO, a socket, a
+ * device such as /dev/zero) is refused at once, without blocking on it or
+ * reading from it, and so is a file over `max_bytes` (0: no cap), so bad
+ * input fails in bounded time and memory. `what` names the input in
+ * messages ("suite", "trace", "result").
+ * @param[out] out a stream the caller closes with fclose().
+ * @param[out] size the file's size when opened; may be NULL.
+ * @return 0; PG_ENOTFOUND when there is no such file; PG_EINVAL (an input
+ *   error, exit 2) when it is not a regular file or is over the cap; PG_EIO
+ *   when it cannot be opened. The message names `path`.
+ */
+int pg__open_input(FILE **out, uint64_t *size, const char *path, const char *what, uint64_t max_bytes);
+
+/**
+ * Reads a whole input file opened as pg__open_input() does, with the same
+ * refusals; never more than `max_bytes` even when the file grows meanwhile.
+ * @param[out] out the bytes, NUL-terminated; the caller frees.
+ */
+int pg__read_input(char **out, size_t *out_len, const char *path, const char *what, uint64_t max_bytes);
+
 /** Wall-clock time as an ISO-8601 UTC string ("2026-11-29T07:18:27Z"). */
 void pg__iso_time(char out[32], int64_t unix_seconds);
 

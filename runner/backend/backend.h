@@ -39,6 +39,18 @@ int pg__backend_plugin_case(pg_result *out, const pg_case *c, const pg_backend_o
 int pg__backend_plugin_pair(pg_result out[2], const pg_case *const c[2], const pg_backend_options *opts,
                             uint64_t seed);
 int pg__backend_command_case(pg_result *out, const pg_case *c, const pg_backend_options *opts);
+/** Runs the command of `c` once (no timing), for sources that read what it writes. PG_EKERNEL when it fails. */
+int pg__backend_command_once(const pg_case *c);
+
+/**
+ * A case whose samples are the steps of a trace (`trace:`): runs its command
+ * once when it has one (with {trace_dir} a fresh directory, removed after),
+ * splits the trace into steps and fills `out` with the step times. With
+ * `extra` not NULL, each op matching one of the case's `trace_ops` globs is
+ * appended to it as a result of its own ("NAME/self:OP"), its self time per
+ * step as samples. A trace that cannot be read is an ERROR of the case.
+ */
+int pg__backend_trace_case(pg_result *out, pg_run *extra, const pg_case *c, const pg_backend_options *opts);
 
 /**
  * The timing engine's options for case `c` under `opts` (time_scale applied

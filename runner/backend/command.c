@@ -13,11 +13,14 @@
  * outlives `timeout` is an ERROR of its case (never a sample); the other
  * cases still run. stdout/stderr are captured: discarded, or with
  * `output: keep` the last run's tails are kept in the result's extra JSON.
+ * Each process runs in a group of its own (proc.h), killed whole when its
+ * sample ends, so nothing it started outlives the sample.
  */
 #include "backend/backend.h"
 
 #include "perfgate/errors.h"
 #include "plugin/plugin.h"
+#include "proc.h"
 #include "stats.h"
 #include "util.h"
 
@@ -66,35 +69,6 @@ static int64_t run_clock(void *payload)
 
 /* ---- one process ------------------------------------------------------- */
 
-static char *read_fd_tail(int fd, size_t max)
-{
-    off_t size = lseek(fd, 0, SEEK_END);
-    off_t from = size > (off_t)max ? size - (off_t)max : 0;
-    pg_buf b = PG_BUF_INIT;
-    char chunk[4096];
-    ssize_t n;
-
-    lseek(fd, from, SEEK_SET);
-    while ((n = read(fd, chunk, sizeof(chunk))) > 0)
-        pg__buf_put(&b, chunk, (size_t)n);
-    if (!b.ptr)
-        pg__buf_puts(&b, "");
-    return pg__buf_detach(&b);
-}
-
-/* The last non-empty line of `text`, for one-line error messages. */
-static char *last_line(const char *text)
-{
-    const char *end = text + strlen(text), *start;
-
-    while (end > text && (end[-1] == '\n' || end[-1] == '\r' || end[-1] == ' '))
-        end--;
-    start = end;
-    while (start > text && start[-1] != '\n')
-        start--;
-    return pg__asprintf("%.*s", (int)(end - start > 300 ? 300 : end - start), start);
-}
-
 /* Waits for `pid` up to `timeout_s`; *timed_out on expiry. Returns the wait status. */
 static int wait_child(pid_t pid, double timeout_s, int *timed_out, int64_t *end_ns)
 {
@@ -117,7 +91,6 @@ static int wait_child(pid_t pid, double timeout_s, int *timed_out, int64_t *end_
         if (left <= 0) {
             *timed_out = 1;
             kill(-pid, SIGKILL);
-            kill(pid, SIGKILL);
             while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
                 ;
             *end_ns = pg__mono_ns();
@@ -140,7 +113,7 @@ static int wait_child(pid_t pid, double timeout_s, int *timed_out, int64_t *end_
 
 static int fail(command_run *x, const char *what, const char *err_text)
 {
-    char *line = err_text ? last_line(err_text) : NULL;
+    char *line = err_text ? pg__proc_last_line(err_text) : NULL;
     int err = pg_error_set(PG_EKERNEL, "command '%s' %s%s%s%s", x->shown, what, line && *line ? " (stderr: " : "",
                            line && *line ? line : "", line && *line ? ")" : "");
 
@@ -178,6 +151,7 @@ static int run_process(command_run *x, int64_t *wall_ns)
     posix_spawnattr_setpgroup(&attr, 0);
     fflush(stdout);
     fflush(stderr);
+    pg__proc_start();
     t0 = pg__mono_ns();
     rc = posix_spawnp(&pid, x->argv[0], &fa, &attr, x->argv, environ);
     if (rc != 0) {
@@ -187,12 +161,15 @@ static int run_process(command_run *x, int64_t *wall_ns)
             err = pg_error_set(PG_EKERNEL, "cannot execute command '%s': %s", x->shown, strerror(rc));
         goto cleanup;
     }
+    pg__proc_track(pid);
     status = wait_child(pid, x->timeout, &timed_out, &t1);
     *wall_ns = t1 - t0;
+    /* What the command left running (a daemon, a `&` in a script) ends with its sample. */
+    pg__proc_kill_group(pid);
     free(x->last_out);
     free(x->last_err);
-    x->last_out = read_fd_tail(fileno(out), x->metrics_json ? 1 << 20 : TAIL_BYTES);
-    x->last_err = read_fd_tail(fileno(errf), TAIL_BYTES);
+    x->last_out = pg__proc_output_tail(fileno(out), x->metrics_json ? 1 << 20 : TAIL_BYTES);
+    x->last_err = pg__proc_output_tail(fileno(errf), TAIL_BYTES);
     if (timed_out) {
         char what[96];
         snprintf(what, sizeof(what), "timed out after %.3g s (timeout: %.3g s) and was killed", x->timeout,
@@ -258,7 +235,7 @@ static int add_metric(command_run *x, const char *name, double v)
  */
 static int read_metrics(command_run *x, int64_t *reported_ns)
 {
-    char *line = last_line(x->last_out);
+    char *line = pg__proc_last_line(x->last_out);
     json_error_t jerr;
     json_t *obj = line ? json_loads(line, 0, &jerr) : NULL;
     json_t *v;
@@ -391,6 +368,21 @@ static int expand_argv(command_run *x, const pg_case *c)
     return x->shown ? 0 : pg_error_set(PG_ENOMEM, "out of memory expanding a command");
 }
 
+int pg__backend_command_once(const pg_case *c)
+{
+    command_run x;
+    int64_t wall = 0;
+    int err;
+
+    memset(&x, 0, sizeof(x));
+    x.c = c;
+    x.timeout = c->timeout > 0 ? c->timeout : 60.0;
+    if ((err = expand_argv(&x, c)) == 0)
+        err = run_process(&x, &wall);
+    run_free(&x);
+    return err;
+}
+
 int pg__backend_command_case(pg_result *out, const pg_case *c, const pg_backend_options *opts)
 {
     pg_measure_options mo;
@@ -410,6 +402,14 @@ int pg__backend_command_case(pg_result *out, const pg_case *c, const pg_backend_
     pg__backend_measure_options(&mo, c, opts);
     /* One process per iteration: blocks never need to grow past one run. */
     mo.min_block = 0;
+    /*
+     * With metrics: json the clock is the time the command reports, which
+     * can be far less than its processes take: max_run_time (and the
+     * warm-up) also bound the wall time, or a command reporting 1 ns would
+     * be run for ever.
+     */
+    if (x.metrics_json)
+        mo.max_wall_time = mo.warmup + mo.max_run_time;
     clock.payload = &x;
     mo.clock = &clock;
     err = pg_measure(&m, run_iterations, &x, &mo);

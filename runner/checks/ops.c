@@ -7,6 +7,12 @@
  * patterns over event names; a pattern "A > B" asks for a B nested (at any
  * depth) inside an A. With `within: GLOB` every occurrence of a matching
  * range is checked on its own, so a failure names the step that broke.
+ *
+ * Three names stand for classes of GPU events rather than names: `@kernel`
+ * (any kernel), `@dtoh` (a device-to-host memcpy) and `@sync` (a
+ * cudaStreamSynchronize or cudaDeviceSynchronize call): the host syncs of
+ * the profiling lesson. `no_host_sync: true` is `not_contains: [@dtoh,
+ * @sync]` and `max_kernels: K` is `count: {"@kernel": {max: K}}`.
  */
 #include "checks/checks.h"
 #include "checks/kinds.h"
@@ -109,6 +115,16 @@ static int add_pattern(spec *s, const pg_node *n, pkind kind, int64_t min, int64
     return 0;
 }
 
+/* A pattern on an event class (@dtoh...) written by a shorthand key at `at`: the node is copied so messages show the class. */
+static int add_class(spec *s, const pg_node *at, const char *cls, pkind kind, int64_t min, int64_t max)
+{
+    pg_node n = *at;
+
+    n.type = PG_NODE_SCALAR;
+    n.scalar = (char *)cls; /* static text: a pattern's `text` points at it */
+    return add_pattern(s, &n, kind, min, max);
+}
+
 static int add_list(spec *s, const pg_node *v, pkind kind)
 {
     size_t i;
@@ -132,7 +148,8 @@ static int parse_spec(spec *s, const pg_node *ex, const pg_case *c)
 
     s->within = -1;
     if (ex->type != PG_NODE_MAP)
-        return pg_error_set(PG_ESUITE, "%s:%d:%d: expect must be a mapping (within, contains, not_contains, count)",
+        return pg_error_set(PG_ESUITE, "%s:%d:%d: expect must be a mapping (within, contains, not_contains, count, "
+                                       "no_host_sync, max_kernels)",
                             ex->file, ex->line, ex->col);
     for (i = 0; i < ex->count; i++) {
         const pg_node *k = ex->keys[i], *v = ex->items[i];
@@ -148,6 +165,20 @@ static int parse_spec(spec *s, const pg_node *ex, const pg_case *c)
                 return err;
         } else if (pg_node_is(k, "not_contains")) {
             if ((err = add_list(s, v, P_NOT_CONTAINS)) != 0)
+                return err;
+        } else if (pg_node_is(k, "no_host_sync")) {
+            if (v->type != PG_NODE_SCALAR || !v->scalar || strcmp(v->scalar, "true") != 0)
+                return pg_error_set(PG_ESUITE, "%s:%d:%d: no_host_sync takes only 'true'", v->file, v->line, v->col);
+            if ((err = add_class(s, v, "@dtoh", P_NOT_CONTAINS, 0, 0)) != 0 ||
+                (err = add_class(s, v, "@sync", P_NOT_CONTAINS, 0, 0)) != 0)
+                return err;
+        } else if (pg_node_is(k, "max_kernels")) {
+            int64_t mx = 0;
+            if ((err = pg__check_eval(&mx, v, c, "expect.max_kernels")) != 0)
+                return err;
+            if (mx < 0)
+                return pg_error_set(PG_ESUITE, "%s:%d:%d: max_kernels must be 0 or more", v->file, v->line, v->col);
+            if ((err = add_class(s, v, "@kernel", P_COUNT, 0, mx)) != 0)
                 return err;
         } else if (pg_node_is(k, "count")) {
             size_t j;
@@ -181,7 +212,7 @@ static int parse_spec(spec *s, const pg_node *ex, const pg_case *c)
                     return err;
             }
         } else {
-            return pg__check_unknown_key(k, "ops", "within, contains, not_contains, count");
+            return pg__check_unknown_key(k, "ops", "within, contains, not_contains, count, no_host_sync, max_kernels");
         }
     }
     if (s->npats == 0)
@@ -197,9 +228,23 @@ static int keep_event(const char *name, const char *cat, void *payload)
     size_t i;
 
     for (i = 0; i < s->nglobs; i++)
-        if (pg__glob(s->globs[i], name))
+        if (s->globs[i][0] == '@' || pg__glob(s->globs[i], name))
             return 1;
     return 0;
+}
+
+/* An event class: 1 or 0, or -1 when `g` is an ordinary glob. */
+static int match_class(const char *g, const pg_trace *t, const pg_trace_event *e)
+{
+    const char *name = pg_trace_str(t, e->name), *cat = pg_trace_str(t, e->cat);
+
+    if (strcmp(g, "@kernel") == 0)
+        return e->device && strcmp(cat, "kernel") == 0;
+    if (strcmp(g, "@dtoh") == 0)
+        return e->device && strcmp(cat, "gpu_memcpy") == 0 && strstr(name, "DtoH") != NULL;
+    if (strcmp(g, "@sync") == 0)
+        return strcmp(name, "cudaStreamSynchronize") == 0 || strcmp(name, "cudaDeviceSynchronize") == 0;
+    return -1;
 }
 
 /* Glob results per (glob, interned name), computed once. */
@@ -213,6 +258,10 @@ static int match(matcher *m, int g, size_t ev)
 {
     uint32_t name = m->t->events[ev].name;
     signed char *c = &m->cache[(size_t)g * m->t->nstrs + name];
+    int cls = m->s->globs[g][0] == '@' ? match_class(m->s->globs[g], m->t, &m->t->events[ev]) : -1;
+
+    if (cls >= 0)
+        return cls;
 
     if (*c < 0)
         *c = (signed char)pg__glob(m->s->globs[g], pg_trace_str(m->t, name));

@@ -18,7 +18,8 @@ int pg_cmd_baseline(int argc, char **argv)
     size_t i, removed = 0;
     int nargs, rc, err, ok;
     const pg_opt opts[] = {
-        {"db", 0, PG_OPT_STR, &db, "PATH", "database file (default $PERFGATE_DB, else baselines/perfgate.db)"},
+        {"db", 0, PG_OPT_STR, &db, "PATH",
+         "database file or postgresql:// URL (default $PERFGATE_DB, else baselines/perfgate.db)"},
         {0},
     };
     const pg_cmd_spec spec = {

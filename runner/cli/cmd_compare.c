@@ -72,7 +72,8 @@ int pg_cmd_compare(int argc, char **argv)
     pg_select_options so = PG_SELECT_OPTIONS_INIT;
     int nargs, rc, err;
     const pg_opt opts[] = {
-        {"db", 0, PG_OPT_STR, &db, "PATH", "database file (default $PERFGATE_DB, else baselines/perfgate.db)"},
+        {"db", 0, PG_OPT_STR, &db, "PATH",
+         "database file or postgresql:// URL (default $PERFGATE_DB, else baselines/perfgate.db)"},
         {"head", 0, PG_OPT_STR, &head_sel, "SEL", "the run to judge: id, latest, commit:SHA, branch:NAME (default latest)"},
         {"base", 'b', PG_OPT_STR, &base_sel, "SEL",
          "baseline: id, commit:SHA, branch:NAME, last:K[:BRANCH], pin:NAME (default: see below)"},

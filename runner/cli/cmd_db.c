@@ -13,18 +13,23 @@
 static int db_merge(int argc, char **argv)
 {
     const char *out_path = NULL;
+    char *out_name;
     pg_merge_stats ms;
-    pg_store *out = NULL;
     int nargs, rc, err;
     const pg_opt opts[] = {
-        {"output", 'o', PG_OPT_STR, &out_path, "OUT.db", "database to merge into (created if absent; required)"},
+        {"output", 'o', PG_OPT_STR, &out_path, "OUT.db",
+         "database to merge into: a file (created if absent) or a postgresql:// URL (required)"},
         {0},
     };
     const pg_cmd_spec spec = {
         "db merge", "-o OUT.db IN.db...", "Merge the runs of several databases into one.",
         "Every run is copied once: runs are identified by uuid, so merging the same\n"
         "input again adds nothing. Matrix jobs on several runners can each write their\n"
-        "own file and a final job merges them.",
+        "own file and a final job merges them. Inputs and output may be SQLite files or\n"
+        "postgresql:// URLs, in any mix: a file into a server, a server into a file.\n"
+        "A file output is written to a temporary file beside OUT.db and renamed over\n"
+        "it when complete, so it is never left half-merged; a server takes each run\n"
+        "in one transaction.",
         opts, 1, -1};
 
     if ((rc = pg_cli_parse(&spec, argc, argv, &nargs)) != 0)
@@ -33,14 +38,13 @@ static int db_merge(int argc, char **argv)
         fprintf(stderr, "perfgate db merge: -o OUT.db is required; see 'perfgate db merge --help'\n");
         return 2;
     }
-    if ((err = pg_store_open(&out, out_path)) != 0)
+    if ((err = pg_store_merge_file(&ms, out_path, (const char *const *)argv + 1, (size_t)nargs)) != 0)
         return pg_cli_fail(err);
-    err = pg_store_merge(&ms, out, (const char *const *)argv + 1, (size_t)nargs);
-    pg_store_close(out);
-    if (err)
-        return pg_cli_fail(err);
+    out_name = pg_store_redacted(out_path);
     printf("merged %zu database%s into %s: %zu runs seen, %zu added, %zu already present\n", ms.inputs,
-           ms.inputs == 1 ? "" : "s", out_path, ms.runs_seen, ms.runs_added, ms.runs_seen - ms.runs_added);
+           ms.inputs == 1 ? "" : "s", out_name ? out_name : "the output", ms.runs_seen, ms.runs_added,
+           ms.runs_seen - ms.runs_added);
+    free(out_name);
     return 0;
 }
 
@@ -72,7 +76,8 @@ static int db_prune(int argc, char **argv)
     pg_prune_stats ps;
     pg_store *store = NULL;
     const pg_opt opts[] = {
-        {"db", 0, PG_OPT_STR, &db, "PATH", "database file (default $PERFGATE_DB, else baselines/perfgate.db)"},
+        {"db", 0, PG_OPT_STR, &db, "PATH",
+         "database file or postgresql:// URL (default $PERFGATE_DB, else baselines/perfgate.db)"},
         {"keep-runs", 0, PG_OPT_INT, &keep, "N", "leave the newest N runs untouched"},
         {"older-than", 0, PG_OPT_STR, &older, "AGE", "prune only runs older than AGE (90d, 12w, 36h)"},
         {"keep-summaries", 0, PG_OPT_FLAG, &keep_summaries, NULL,
@@ -99,7 +104,7 @@ static int db_prune(int argc, char **argv)
     }
     po.keep_runs = (size_t)keep;
     po.keep_summaries = keep_summaries;
-    if (access(pg_store_path(db), F_OK) != 0) {
+    if (!pg_store_is_server(pg_store_path(db)) && access(pg_store_path(db), F_OK) != 0) {
         fprintf(stderr, "perfgate: %s: no such database\n", pg_store_path(db));
         return 2;
     }
@@ -108,9 +113,12 @@ static int db_prune(int argc, char **argv)
         return pg_cli_fail(err);
     }
     pg_store_close(store);
-    printf("%s %zu run%s; %zu kept whole; %lld -> %lld bytes\n",
-           keep_summaries ? "dropped the samples of" : "deleted", ps.runs_pruned, ps.runs_pruned == 1 ? "" : "s",
-           ps.runs_kept, (long long)ps.bytes_before, (long long)ps.bytes_after);
+    printf("%s %zu run%s; %zu kept whole", keep_summaries ? "dropped the samples of" : "deleted", ps.runs_pruned,
+           ps.runs_pruned == 1 ? "" : "s", ps.runs_kept);
+    /* A server has no file to measure: it reclaims the space itself. */
+    if (ps.bytes_before >= 0)
+        printf("; %lld -> %lld bytes", (long long)ps.bytes_before, (long long)ps.bytes_after);
+    printf("\n");
     return 0;
 }
 
@@ -121,7 +129,8 @@ static int db_check(int argc, char **argv)
     pg_store *store = NULL;
     int nargs, rc, err;
     const pg_opt opts[] = {
-        {"db", 0, PG_OPT_STR, &db, "PATH", "database file (default $PERFGATE_DB, else baselines/perfgate.db)"},
+        {"db", 0, PG_OPT_STR, &db, "PATH",
+         "database file or postgresql:// URL (default $PERFGATE_DB, else baselines/perfgate.db)"},
         {0},
     };
     const pg_cmd_spec spec = {"db check", "[options]",
@@ -130,7 +139,7 @@ static int db_check(int argc, char **argv)
 
     if ((rc = pg_cli_parse(&spec, argc, argv, &nargs)) != 0)
         return rc < 0 ? 0 : rc;
-    if (access(pg_store_path(db), F_OK) != 0) {
+    if (!pg_store_is_server(pg_store_path(db)) && access(pg_store_path(db), F_OK) != 0) {
         fprintf(stderr, "perfgate: %s: no such database\n", pg_store_path(db));
         return 2;
     }
@@ -138,11 +147,11 @@ static int db_check(int argc, char **argv)
         pg_store_close(store);
         return pg_cli_fail(err);
     }
-    pg_store_close(store);
     printf("%s: %s\n  schema version %d (this perfgate writes %d)\n  %lld runs, %lld results (%lld with raw "
            "samples), %lld check results, %lld bytes\n",
-           pg_store_path(db), r.message, r.schema_version, r.schema_latest, (long long)r.runs, (long long)r.results,
+           pg_store_name(store), r.message, r.schema_version, r.schema_latest, (long long)r.runs, (long long)r.results,
            (long long)r.results_with_samples, (long long)r.checks, (long long)r.bytes);
+    pg_store_close(store);
     return r.ok ? 0 : 3;
 }
 

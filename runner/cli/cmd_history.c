@@ -108,7 +108,8 @@ int pg_cmd_history(int argc, char **argv)
     size_t nh = 0;
     int nargs, rc, err;
     const pg_opt opts[] = {
-        {"db", 0, PG_OPT_STR, &db, "PATH", "database file (default $PERFGATE_DB, else baselines/perfgate.db)"},
+        {"db", 0, PG_OPT_STR, &db, "PATH",
+         "database file or postgresql:// URL (default $PERFGATE_DB, else baselines/perfgate.db)"},
         {"branch", 0, PG_OPT_STR, &branch, "NAME", "only runs of this branch (default: all)"},
         {"last", 'n', PG_OPT_INT, &last, "N", "the newest N commits per case (default 100; 0 = all)"},
         {"format", 0, PG_OPT_STR, &format, "FMT", "text (default) or json"},

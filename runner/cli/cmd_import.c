@@ -23,7 +23,8 @@ int pg_cmd_import(int argc, char **argv)
     size_t i;
     const pg_opt opts[] = {
         {"suite", 's', PG_OPT_STR, &suite, "NAME", "suite name in the case keys (default: the format's name)"},
-        {"db", 0, PG_OPT_STR, &db, "PATH", "database file (default $PERFGATE_DB, else baselines/perfgate.db)"},
+        {"db", 0, PG_OPT_STR, &db, "PATH",
+         "database file or postgresql:// URL (default $PERFGATE_DB, else baselines/perfgate.db)"},
         {"commit", 0, PG_OPT_STR, &commit, "SHA", "commit to record (default GITHUB_SHA, else git)"},
         {"branch", 0, PG_OPT_STR, &branch, "NAME", "branch to record (default GITHUB_REF_NAME, else git)"},
         {"no-store", 0, PG_OPT_FLAG, &dry, NULL, "read and print without storing"},
@@ -70,7 +71,7 @@ int pg_cmd_import(int argc, char **argv)
             goto cleanup;
         }
         printf("\nimported %zu cases from %s (%s) as run %lld in %s\n", run->nresults, argv[2], argv[1],
-               (long long)run->id, pg_store_path(db));
+               (long long)run->id, pg_store_name(store));
     }
     rc = 0;
 cleanup:

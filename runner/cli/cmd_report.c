@@ -69,7 +69,8 @@ int pg_cmd_report(int argc, char **argv)
     const pg_opt opts[] = {
         {"format", 'F', PG_OPT_STR, &format, "FMT", "md, json, junit, annotations, terminal or html (default md)"},
         {"output", 'o', PG_OPT_STR, &out_path, "FILE", "write to FILE instead of stdout"},
-        {"db", 0, PG_OPT_STR, &db, "PATH", "database file (default $PERFGATE_DB, else baselines/perfgate.db)"},
+        {"db", 0, PG_OPT_STR, &db, "PATH",
+         "database file or postgresql:// URL (default $PERFGATE_DB, else baselines/perfgate.db)"},
         {"base", 'b', PG_OPT_STR, &base_sel, "SEL",
          "baseline: id, commit:SHA, branch:NAME, last:K[:BRANCH] (default: previous run on the run's branch)"},
         {"max-bytes", 0, PG_OPT_INT, &max_bytes, "N", "markdown: leave rows out to stay under N bytes"},

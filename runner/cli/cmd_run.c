@@ -101,7 +101,8 @@ static int do_run(const run_cli *cl, pg_gate_options *go, char **paths, int npat
         rc = pg_cli_fail(err);
         goto cleanup;
     }
-    view = (pg_cli_gate_view){&outs, outs.quiet ? NULL : outs.human, pg_store_path(cl->db), &cl->rep};
+    view = (pg_cli_gate_view){&outs, outs.quiet ? NULL : outs.human, store ? pg_store_name(store) : pg_store_path(cl->db),
+                              &cl->rep};
     if (interleaved && go->exec.canary && view.human)
         fprintf(view.human, "note: --canary is for comparisons with stored runs; interleaved rounds cancel machine "
                             "drift themselves\n");
@@ -142,7 +143,8 @@ static int run_or_gate(int argc, char **argv, int gate)
     int nargs, rc, nopts = 0;
     pg_opt opts[48];
     const pg_opt run_group[] = {
-        {"db", 0, PG_OPT_STR, &cl.db, "PATH", "database file (default $PERFGATE_DB, else baselines/perfgate.db)"},
+        {"db", 0, PG_OPT_STR, &cl.db, "PATH",
+         "database file or postgresql:// URL (default $PERFGATE_DB, else baselines/perfgate.db)"},
         {"commit", 0, PG_OPT_STR, &go->meta.commit, "SHA", "commit to record (default GITHUB_SHA, else git)"},
         {"branch", 0, PG_OPT_STR, &go->meta.branch, "NAME", "branch to record (default GITHUB_REF_NAME, else git)"},
         {"filter", 'f', PG_OPT_STR, &go->exec.filter, "GLOB", "only cases and checks whose key matches GLOB"},

@@ -4,6 +4,7 @@
 #include "perfgate/config.h"
 
 #include <stdio.h>
+#include <errno.h>
 #include <string.h>
 
 typedef struct pg_command {
@@ -52,6 +53,18 @@ static void usage(FILE *f)
             "            (no baseline on this machine, or no case decided)\n");
 }
 
+/*
+ * A report that could not be written is no pass: stdout is flushed and
+ * checked at the end (a full disk, /dev/full, a closed pipe), exit 3.
+ */
+static int finish_stdout(int rc)
+{
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return rc;
+    fprintf(stderr, "perfgate: cannot write to standard output: %s\n", strerror(errno));
+    return rc == 0 ? 3 : rc;
+}
+
 int main(int argc, char **argv)
 {
     size_t i;
@@ -70,7 +83,7 @@ int main(int argc, char **argv)
     }
     for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
         if (strcmp(argv[1], commands[i].name) == 0)
-            return commands[i].fn(argc - 1, argv + 1);
+            return finish_stdout(commands[i].fn(argc - 1, argv + 1));
     fprintf(stderr, "perfgate: unknown command '%s'; see 'perfgate --help'\n", argv[1]);
     return 2;
 }

@@ -271,6 +271,9 @@ int pg_gate_run(pg_gate_result *out, const pg_suite_set *set, const pg_gate_opti
         (err = suite_names(out->run, set)) != 0)
         return err;
     run = out->run;
+    /* A damaged database can neither give a baseline nor take a run: say so before measuring. */
+    if (opts->store && (err = pg_store_quick_check(opts->store)) != 0)
+        return err;
     err = interleaved ? measure_interleaved(out, set, opts) : pg_exec_run(run, set, &opts->exec);
     if (err)
         return err;

@@ -11,6 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Result files are read whole and parsed as one JSON tree, whose memory is
+ * several times the text: the cap keeps a wrong file from exhausting it. */
+#define PG_IMPORT_MAX_BYTES ((uint64_t)64 << 20)
+
 const char *const pg_import_formats[] = {"google-benchmark", "hyperfine", "pytest-benchmark", NULL};
 
 void pg_import_notes_free(pg_import_notes *notes)
@@ -221,7 +225,7 @@ int pg_import_file(pg_run *run, const char *format, const char *path, const pg_i
         return pg_error_set(PG_EINVAL, "unknown import format '%s'; known: google-benchmark, hyperfine, "
                                        "pytest-benchmark", format);
     suite = opts->suite && *opts->suite ? opts->suite : format;
-    if ((err = pg__read_file(&text, &len, path)) != 0)
+    if ((err = pg__read_input(&text, &len, path, "result", PG_IMPORT_MAX_BYTES)) != 0)
         return err;
     fixed = quote_bare_nonfinite(text, len);
     if (!fixed) {

@@ -13,6 +13,7 @@
 
 #include "perfgate/errors.h"
 
+#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,7 +79,7 @@ typedef struct section {
     size_t nrows, shown;
 } section;
 
-enum { S_REGRESSED, S_CHECKS_FAILED, S_UNSURE, S_IMPROVED, S_OTHER, S_SAME, S_CHECKS_PASSED, S__COUNT };
+enum { S_REGRESSED, S_CHECKS_FAILED, S_TRACE, S_UNSURE, S_IMPROVED, S_OTHER, S_SAME, S_CHECKS_PASSED, S__COUNT };
 
 static int add_row(section *s, pg_buf *row)
 {
@@ -132,6 +133,82 @@ static int case_row(section *s, const pg_case_verdict *v, int kind)
         pg__buf_printf(&row, " %s | %s |\n", p, res);
     }
     return add_row(s, &row);
+}
+
+/* The per-op summary of a trace case's result (backend/trace.c), or NULL. */
+static json_t *trace_ops(const pg_result *r)
+{
+    json_t *doc = r && r->extra_json ? json_loads(r->extra_json, 0, NULL) : NULL;
+    json_t *ops = json_object_get(json_object_get(doc, "trace"), "ops");
+
+    if (ops)
+        json_incref(ops);
+    json_decref(doc);
+    return json_is_array(ops) ? ops : (json_decref(ops), NULL);
+}
+
+static json_t *find_op(json_t *ops, const char *name)
+{
+    size_t i;
+    json_t *e;
+
+    json_array_foreach(ops, i, e)
+        if (json_is_string(json_array_get(e, 0)) && strcmp(json_string_value(json_array_get(e, 0)), name) == 0)
+            return e;
+    return NULL;
+}
+
+static void per_step(pg_buf *b, json_t *e)
+{
+    if (!e)
+        pg__buf_puts(b, " 0 |");
+    else
+        pg__buf_printf(b, " %s%g |", json_is_true(json_array_get(e, 3)) ? "" : "~",
+                       json_number_value(json_array_get(e, 2)));
+}
+
+static int trace_row(section *s, const char *key, json_t *e, json_t *other, int head_side)
+{
+    pg_buf row = PG_BUF_INIT;
+    const char *path = json_string_value(json_array_get(e, 1));
+
+    pg__buf_puts(&row, "| ");
+    md_code(&row, key);
+    pg__buf_puts(&row, " | ");
+    md_code(&row, path ? path : json_string_value(json_array_get(e, 0)));
+    pg__buf_puts(&row, " |");
+    per_step(&row, head_side ? other : e);
+    per_step(&row, head_side ? e : other);
+    pg__buf_printf(&row, " %s |\n", !other ? (head_side ? "APPEARED" : "DISAPPEARED") : "count");
+    return add_row(s, &row);
+}
+
+/*
+ * Under a trace case: the ops that appeared or disappeared between the base
+ * run's steps and the head's, with their paths, and the exact count changes.
+ * The per-op times are cases of their own (NAME/self:OP) in the sections above.
+ */
+static int trace_rows(section *s, const pg_case_verdict *v)
+{
+    json_t *h = trace_ops(v->head), *b = trace_ops(v->base), *e, *o;
+    size_t i;
+    int err = 0;
+
+    if (h && b) {
+        json_array_foreach(h, i, e) {
+            if (err || !json_is_string(json_array_get(e, 0)))
+                continue;
+            o = find_op(b, json_string_value(json_array_get(e, 0)));
+            if (!o || json_number_value(json_array_get(o, 2)) != json_number_value(json_array_get(e, 2)))
+                err = trace_row(s, v->key, e, o, 1);
+        }
+        json_array_foreach(b, i, e)
+            if (!err && json_is_string(json_array_get(e, 0)) && !find_op(h, json_string_value(json_array_get(e, 0))))
+                err = trace_row(s, v->key, e, NULL, 0);
+    }
+    json_decref(h);
+    json_decref(b);
+    return err;
 }
 
 static int check_row(section *s, const pg_check_result *c, int failed)
@@ -279,6 +356,8 @@ int pg_render_markdown(pg_buf *out, const pg_report_data *d, const pg_report_opt
         {"Regressions", 1, case_hdr, NULL, 0, 0},
         {"Failed exact checks", 1,
          "| check | kind | expected | actual | what differed |\n| --- | --- | --- | --- | --- |\n", NULL, 0, 0},
+        {"Trace: ops that appeared, disappeared or changed count per step", 1,
+         "| case | op (path below the step) | base | head | change |\n| --- | --- | ---: | ---: | --- |\n", NULL, 0, 0},
         {"Unsure", 0,
          "| case | base | head | change [interval] | resolves | why |\n| --- | ---: | ---: | ---: | ---: | --- |\n", NULL, 0, 0},
         {"Improvements", 0, case_hdr, NULL, 0, 0},
@@ -311,6 +390,8 @@ int pg_render_markdown(pg_buf *out, const pg_report_data *d, const pg_report_opt
             err = case_row(&secs[map[i].sec], &cmp->cases[idx[j]], map[i].sec);
         free(idx);
     }
+    for (i = 0; i < cmp->ncases && !err; i++)
+        err = trace_rows(&secs[S_TRACE], &cmp->cases[i]);
     for (i = 0; i < d->run->nchecks && !err; i++) {
         const pg_check_result *c = &d->run->checks[i];
         int failed = !c->passed && !c->skipped;

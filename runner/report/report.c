@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 static const pg_format formats[] = {
@@ -150,22 +151,45 @@ size_t *pg__report_order(const pg_comparison *cmp, pg_verdict only, size_t *out_
 
 /* Reporters. */
 
+static int write_stream(FILE *f, const char *text, size_t len)
+{
+    int ok = fwrite(text, 1, len, f) == len && fflush(f) == 0;
+
+    return (fclose(f) == 0) && ok;
+}
+
+/*
+ * A report file is written beside its final name and renamed over it when
+ * complete: a failed write (a full disk) leaves no empty or cut file under
+ * the name a later step reads. A device or FIFO is written in place.
+ */
 static int deliver_file(pg_reporter *self, const char *text, size_t len)
 {
+    struct stat st;
+    char *tmp;
     FILE *f;
-    int ok;
+    int ok, e;
 
     if (strcmp(self->path, "-") == 0) {
         ok = fwrite(text, 1, len, stdout) == len && fflush(stdout) == 0;
         return ok ? 0 : pg_error_set(PG_EIO, "cannot write the %s report to stdout", self->format->name);
     }
-    f = fopen(self->path, "w");
-    if (!f)
-        return pg_error_set(PG_EIO, "%s: cannot write the %s report: %s", self->path, self->format->name,
-                            strerror(errno));
-    ok = fwrite(text, 1, len, f) == len;
-    ok = (fclose(f) == 0) && ok;
-    return ok ? 0 : pg_error_set(PG_EIO, "%s: cannot write the %s report", self->path, self->format->name);
+    if (stat(self->path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        if (!(f = fopen(self->path, "w")) || !write_stream(f, text, len))
+            return pg_error_set(PG_EIO, "%s: cannot write the %s report: %s", self->path, self->format->name,
+                                strerror(errno));
+        return 0;
+    }
+    if (!(tmp = pg__asprintf("%s.tmp-%ld", self->path, (long)getpid())))
+        return pg_error_set(PG_ENOMEM, "out of memory writing a report");
+    f = fopen(tmp, "w");
+    ok = f && write_stream(f, text, len) && rename(tmp, self->path) == 0;
+    e = errno;
+    if (!ok)
+        unlink(tmp);
+    free(tmp);
+    return ok ? 0 : pg_error_set(PG_EIO, "%s: cannot write the %s report: %s", self->path, self->format->name,
+                                 strerror(e));
 }
 
 static int new_reporter(pg_reporter **out, const pg_format *fmt, const char *path)
@@ -196,17 +220,46 @@ int pg_reporter_file(pg_reporter **out, const char *format, const char *path)
     return new_reporter(out, fmt, path);
 }
 
-/* The job summary is appended to (other steps write there too) and must stay under 1 MiB. */
-static int prepare_summary(pg_reporter *self)
+/* The room left in the job summary, which other steps append to as well. */
+static size_t summary_room(const char *path)
 {
     struct stat st;
-    size_t used = stat(self->path, &st) == 0 ? (size_t)st.st_size : 0;
-    size_t margin = 1024;
+    size_t used = stat(path, &st) == 0 ? (size_t)st.st_size : 0;
 
-    if (used + margin >= PG_STEP_SUMMARY_LIMIT)
-        return pg_error_set(PG_EIO, "%s: the job summary already holds %zu bytes; no room for the report",
-                            self->path, used);
-    self->opts.max_bytes = PG_STEP_SUMMARY_LIMIT - used - margin;
+    return used < PG_STEP_SUMMARY_LIMIT ? PG_STEP_SUMMARY_LIMIT - used : 0;
+}
+
+/* The job summary must stay under 1 MiB: the markdown leaves rows out to fit. */
+static int prepare_summary(pg_reporter *self)
+{
+    size_t room = summary_room(self->path), margin = 1024;
+
+    /* Too little room for rows: rendering fails and the fallback writes title and counts. */
+    self->opts.max_bytes = room > margin ? room - margin : 1;
+    return 0;
+}
+
+static void plain_text(pg_buf *out, const char *s)
+{
+    pg__buf_puts(out, s);
+}
+
+/* Nearly full: at least the verdict, its counts and where the rest is. */
+static int summary_fallback(pg_reporter *self, pg_buf *out, const pg_report_data *data)
+{
+    size_t room = summary_room(self->path);
+
+    pg__buf_puts(out, "### ");
+    pg_render_title(out, data->cmp, plain_text);
+    pg__buf_puts(out, "\n\n**");
+    pg_render_summary_line(out, data->cmp);
+    pg__buf_puts(out, "**\n\nThe job summary is nearly full: the table is in the JSON report "
+                      "(`perfgate report --format md`).\n");
+    if (!out->ptr)
+        return pg_error_set(PG_ENOMEM, "out of memory rendering the job summary");
+    if (out->len + 1 > room)
+        return pg_error_set(PG_EIO, "%s: the job summary has %zu bytes left, too few even for the verdict",
+                            self->path, room);
     return 0;
 }
 
@@ -229,7 +282,9 @@ int pg_reporter_step_summary(pg_reporter **out, const char *path)
     if (err)
         return err;
     (*out)->prepare = prepare_summary;
+    (*out)->fallback = summary_fallback;
     (*out)->deliver = deliver_append;
+    (*out)->advisory = 1;
     return 0;
 }
 
@@ -276,9 +331,17 @@ int pg_report_mux_emit(pg_report_mux *mux, const pg_report_data *data)
 
         if (!err)
             err = r->format->render(&text, data, &r->opts);
+        if (err && err != PG_ENOMEM && r->fallback) {
+            pg__buf_free(&text);
+            err = r->fallback(r, &text, data);
+        }
         if (!err)
             err = r->deliver(r, text.ptr ? text.ptr : "", text.len);
         pg__buf_free(&text);
+        if (err && r->advisory) {
+            fprintf(stderr, "perfgate: warning: %s (the verdict and exit code are unaffected)\n", pg_error_last());
+            continue;
+        }
         if (err) {
             /* Say which one failed now: the others still run and may overwrite the message. */
             fprintf(stderr, "perfgate: %s\n", pg_error_last());

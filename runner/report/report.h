@@ -135,7 +135,10 @@ struct pg_reporter {
     int (*deliver)(pg_reporter *self, const char *text, size_t len);
     /* Prepares options before rendering (e.g. the room left in the job summary); may be NULL. */
     int (*prepare)(pg_reporter *self);
+    /* A shorter text when the format's own does not fit (the job summary: title and counts); may be NULL. */
+    int (*fallback)(pg_reporter *self, pg_buf *out, const pg_report_data *data);
     char *path;            /* "-" is stdout */
+    int advisory;          /* a failure is a warning: the job summary never turns a verdict into an error */
 };
 
 /**

@@ -6,7 +6,7 @@
  * engine (argument checks, selection policy, merging through the public
  * calls) and reach the database only through a pg_store_ops table, so an
  * engine is one file that fills the table and owns its SQL. SQLite is the
- * one engine today; a server database would be a second table.
+ * embedded default; PostgreSQL (optional at build time) is the second table.
  */
 #ifndef PG_STORE_ENGINE_H
 #define PG_STORE_ENGINE_H
@@ -26,7 +26,7 @@ typedef struct pg_store_ops pg_store_ops;
  */
 struct pg_store {
     const pg_store_ops *ops;
-    char *path; /* as given to pg_store_open(), for messages */
+    char *path; /* as given to pg_store_open() with any password masked: safe for messages */
 };
 
 struct pg_store_ops {
@@ -49,11 +49,25 @@ struct pg_store_ops {
     /* Selects, drops and compacts; the caller checked the options and measures the file. */
     int (*prune)(pg_prune_stats *stats, pg_store *store, const pg_prune_options *opts);
     int (*check)(pg_check_report *out, pg_store *store);
+    /* A fast structural check (may be NULL: none); PG_ESTORE with the damage named. */
+    int (*quick_check)(pg_store *store);
     /* The file behind the store, absolute where the engine knows it; NULL if none. */
     const char *(*filename)(pg_store *store);
 };
 
 /** The SQLite engine (sqlite.c, sqlite_runs.c). */
 extern const pg_store_ops pg__store_sqlite;
+
+#include "perfgate/config.h"
+#if PG_HAS_POSTGRES
+/** The PostgreSQL engine (postgres.c, postgres_runs.c), built when libpq is found. */
+extern const pg_store_ops pg__store_postgres;
+#endif
+
+/** Whether `path` names a server (postgresql:// or postgres://) rather than a file. */
+int pg__store_is_url(const char *path);
+
+/** A copy of `path` with the password of a URL masked (caller frees; NULL when out of memory). */
+char *pg__store_redact(const char *path);
 
 #endif

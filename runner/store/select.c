@@ -301,8 +301,13 @@ static int select_default(pg_selection *out, pg_store *store, const pg_run_info 
              : event_branch              ? event_branch
                                          : "main";
     if (base_sha) {
-        /* A pull request: its base commit is what the change is measured against. */
+        /*
+         * A pull request: its base commit, as measured on the base branch, is
+         * what the change is measured against. Another branch that happens to
+         * hold the same commit is another gate's history, not this one's.
+         */
         f.commit = base_sha;
+        f.branch = branch;
         prefix = pg__asprintf("the pull request's base commit %.12s: ", base_sha);
         text = pg__asprintf("the pull request's base commit %.12s", base_sha);
         label = pg__asprintf("the base commit %.12s", base_sha);

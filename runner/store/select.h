@@ -53,7 +53,8 @@ int pg_select_head(int64_t *out_id, pg_store *store, const char *selector);
  * Resolves a baseline selector relative to the head run `head_id`.
  * NULL means the default baseline, always on the head's machine:
  * - a pull request (the event names its base commit): the newest run of
- *   that commit, else the newest run on the default branch;
+ *   that commit on the base branch (another branch holding the same commit
+ *   is another gate's history), else the newest run on the default branch;
  * - a `schedule` or `workflow_dispatch` event, a branch named explicitly
  *   (opts->own_branch), or outside CI (no event file): the previous
  *   PG_SELECT_DEFAULT_POOL runs of the head's own branch, pooled; outside

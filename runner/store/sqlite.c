@@ -466,6 +466,35 @@ static int sqlite_check(pg_check_report *out, pg_store *store)
     return 0;
 }
 
+/*
+ * quick_check: the structure of every page (linear in the file, no index
+ * cross-checks), so one overwritten page is found before a gate reads a
+ * baseline from the file or writes a run into it.
+ */
+static int sqlite_quick_check(pg_store *store)
+{
+    pg_sqlite_store *s = pg__sqlite(store);
+    sqlite3_stmt *st = NULL;
+    char first[256] = "";
+    int rc;
+
+    if (sqlite3_prepare_v2(s->db, "PRAGMA quick_check", -1, &st, NULL) != SQLITE_OK)
+        snprintf(first, sizeof(first), "%s", sqlite3_errmsg(s->db));
+    while (st && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *line = (const char *)sqlite3_column_text(st, 0);
+        if (line && strcmp(line, "ok") != 0 && !first[0])
+            snprintf(first, sizeof(first), "%s", line);
+    }
+    if (st && rc != SQLITE_DONE && !first[0])
+        snprintf(first, sizeof(first), "%s", sqlite3_errmsg(s->db));
+    sqlite3_finalize(st);
+    if (!first[0])
+        return 0;
+    return pg_error_set(PG_ESTORE, "%s: the database is damaged (%s); nothing was measured or stored. Restore it "
+                                   "(perfgate db fetch, or a backup) and see perfgate db check",
+                        s->base.path, first);
+}
+
 static const char *sqlite_filename(pg_store *store)
 {
     return sqlite3_db_filename(pg__sqlite(store)->db, "main");
@@ -486,5 +515,6 @@ const pg_store_ops pg__store_sqlite = {
     .history_rows = sqlite_history_rows,
     .prune = sqlite_prune,
     .check = sqlite_check,
+    .quick_check = sqlite_quick_check,
     .filename = sqlite_filename,
 };

@@ -5,16 +5,87 @@
 #include "store.h"
 
 #include "engine.h"
+#include "perfgate/errors.h"
+#include "util.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 void (*pg__store_after_result_hook)(size_t index) = NULL;
 
-/* The engine that holds `path`; a server URL would pick another one here. */
+int pg__store_is_url(const char *path)
+{
+    return path && (strncmp(path, "postgresql://", 13) == 0 || strncmp(path, "postgres://", 11) == 0);
+}
+
+/* A copy of `s` with [from, to) replaced by "***". */
+static char *mask(const char *s, size_t from, size_t to)
+{
+    return pg__asprintf("%.*s***%s", (int)from, s, s + to);
+}
+
+char *pg__store_redact(const char *path)
+{
+    char *out = pg__strdup(path), *next;
+    const char *auth, *end, *at, *colon, *q;
+
+    if (!out || !pg__store_is_url(path))
+        return out;
+    /* user:PASSWORD@host in the authority part. */
+    auth = strstr(out, "://") + 3;
+    end = auth + strcspn(auth, "/?#");
+    at = NULL;
+    for (q = auth; q < end; q++)
+        if (*q == '@')
+            at = q;
+    colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
+    if (colon) {
+        next = mask(out, (size_t)(colon + 1 - out), (size_t)(at - out));
+        free(out);
+        if (!(out = next))
+            return NULL;
+    }
+    /* password=..., sslpassword=... among the query parameters. */
+    for (q = strchr(out, '?'); q && *q; q += strcspn(q + 1, "&") + 1) {
+        const char *eq = q + 1 + strcspn(q + 1, "=&");
+        size_t from = (size_t)(eq + 1 - out), to;
+        if (*eq != '=' || eq - (q + 1) < 8 || strncmp(eq - 8, "password", 8) != 0)
+            continue;
+        to = from + strcspn(eq + 1, "&#");
+        next = mask(out, from, to);
+        free(out);
+        if (!(out = next))
+            return NULL;
+        q = out + from + 3 - 1;
+    }
+    return out;
+}
+
+/* The engine that holds `path`: a server for postgresql:// URLs, else a SQLite file. */
 static const pg_store_ops *engine_for(const char *path)
 {
+#if PG_HAS_POSTGRES
+    if (pg__store_is_url(path))
+        return &pg__store_postgres;
+#else
     (void)path;
+#endif
     return &pg__store_sqlite;
+}
+
+int pg_store_is_server(const char *path)
+{
+    return pg__store_is_url(path);
+}
+
+char *pg_store_redacted(const char *path)
+{
+    return pg__store_redact(path);
+}
+
+const char *pg_store_name(pg_store *store)
+{
+    return store->path;
 }
 
 int pg_store_schema_latest(void)
@@ -36,6 +107,14 @@ const char *pg_store_path(const char *flag)
 
 int pg_store_open(pg_store **out, const char *path)
 {
+#if !PG_HAS_POSTGRES
+    if (pg__store_is_url(path)) {
+        *out = NULL;
+        return pg_error_set(PG_ESTORE,
+                            "this perfgate was built without PostgreSQL support: rebuild it with libpq (Debian: "
+                            "libpq-dev) installed to use a postgresql:// database");
+    }
+#endif
     return engine_for(path)->open(out, path);
 }
 

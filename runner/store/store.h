@@ -3,7 +3,9 @@
  * pruned and checked.
  *
  * Only the store speaks SQL: callers see runs and listings, never the
- * schema or the connection. The engine today is one SQLite file (WAL mode,
+ * schema or the connection. A path is a SQLite file (the default) or, when
+ * built with libpq, a postgresql:// URL naming a shared server (engine.h).
+ * The SQLite engine is one file (WAL mode,
  * a busy timeout, foreign keys on; the schema version lives in PRAGMA
  * user_version and is migrated forward on open). A run is written in one
  * transaction, so a process killed half-way leaves no partial run. Samples
@@ -41,6 +43,15 @@ int pg_store_open(pg_store **out, const char *path);
 /** Resolves the database path: `flag` if set, else $PERFGATE_DB, else the default. */
 const char *pg_store_path(const char *flag);
 
+/** Whether `path` is a server URL (postgresql://... or postgres://...) rather than a file. */
+int pg_store_is_server(const char *path);
+
+/** The path or URL of an open store as messages may show it: a URL's password masked. */
+const char *pg_store_name(pg_store *store);
+
+/** `path` as messages may show it, without opening it: a URL's password masked (caller frees; NULL when out of memory). */
+char *pg_store_redacted(const char *path);
+
 void pg_store_close(pg_store *store);
 
 /** Current user_version of the open database. */
@@ -73,6 +84,23 @@ extern void (*pg__store_after_result_hook)(size_t index);
 
 /** Merges the runs of each input file into `out`. Inputs are opened read-only in effect. */
 int pg_store_merge(pg_merge_stats *stats, pg_store *out, const char *const *inputs, size_t ninputs);
+
+/**
+ * A fast check that the database is not damaged, for a workflow about to
+ * trust it (SQLite: PRAGMA quick_check). @return 0, or PG_ESTORE (exit 3)
+ * naming the damage and what to do.
+ */
+int pg_store_quick_check(pg_store *store);
+
+/**
+ * Merges the inputs into the database file `out_path` atomically: into a
+ * temporary file in the same directory (a copy of `out_path` when it
+ * exists), renamed over `out_path` only when every input is merged. A merge
+ * that fails or is killed leaves `out_path` as it was, or absent. A server
+ * URL as `out_path` is merged into directly: it takes each run in one
+ * transaction, so it never holds a partial run either.
+ */
+int pg_store_merge_file(pg_merge_stats *stats, const char *out_path, const char *const *inputs, size_t ninputs);
 
 /** Prunes and then compacts the file (VACUUM). */
 int pg_store_prune(pg_prune_stats *stats, pg_store *store, const pg_prune_options *opts);

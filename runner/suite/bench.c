@@ -37,6 +37,61 @@ static int load_command(pg_diags *d, pg_case *proto, const pg_node *n)
     return 0;
 }
 
+/*
+ * `trace:` is a path (a trace file or a directory of *.json traces) or
+ * {path, step, ops}: each step of the trace is one sample of the step time,
+ * and each op matching an `ops` glob gets a series of its self time per step.
+ */
+static int load_trace(pg_diags *d, pg_case *proto, const pg_node *n)
+{
+    static const char *const keys[] = {"path", "step", "ops", "metrics", NULL};
+    static const char *const metrics[] = {"gpu_busy", "gpu_idle", "host_wait", "kernel_wait", "other_wait", NULL};
+    const pg_node *p = n, *v;
+    size_t i;
+
+    if (n->type == PG_NODE_MAP) {
+        if (pg__keys_known(d, n, keys, "trace", NULL, 0) != 0)
+            return -1;
+        if (!(p = pg_node_get(n, "path")))
+            return pg__diag_add(d, n, "trace needs 'path': the trace file or directory (may hold {trace_dir})");
+        if ((v = pg_node_get(n, "step")) != NULL) {
+            if (pg__scalar_of(d, v, "trace step") != 0)
+                return -1;
+            proto->trace_step = v->scalar;
+        }
+        if ((v = pg_node_get(n, "ops")) != NULL) {
+            if (v->type != PG_NODE_SEQ)
+                return pg__diag_add(d, v, "trace ops must be a list of op name globs such as [\"aten::mm\"], not %s",
+                                    pg_node_kind(v));
+            if (!(proto->trace_ops = calloc(v->count + 1, sizeof(char *))))
+                return pg__diag_add(d, v, "out of memory");
+            for (i = 0; i < v->count; i++) {
+                if (pg__scalar_of(d, v->items[i], "a trace op glob") != 0)
+                    return -1;
+                proto->trace_ops[proto->ntrace_ops++] = v->items[i]->scalar;
+            }
+        }
+        if ((v = pg_node_get(n, "metrics")) != NULL) {
+            if (v->type != PG_NODE_SEQ)
+                return pg__diag_add(d, v, "trace metrics must be a list (gpu_busy, gpu_idle, host_wait, kernel_wait, "
+                                          "other_wait), not %s", pg_node_kind(v));
+            if (!(proto->trace_metrics = calloc(v->count + 1, sizeof(char *))))
+                return pg__diag_add(d, v, "out of memory");
+            for (i = 0; i < v->count; i++) {
+                const char *m = NULL;
+                if (pg__get_enum(d, &m, v->items[i], "trace metric", metrics,
+                                 "gpu_busy, gpu_idle, host_wait, kernel_wait or other_wait") != 0)
+                    return -1;
+                proto->trace_metrics[proto->ntrace_metrics++] = (char *)m;
+            }
+        }
+    }
+    if (pg__scalar_of(d, p, "trace path") != 0)
+        return -1;
+    proto->trace = p->scalar;
+    return 0;
+}
+
 void pg__load_benchmark(pg__loader *L, const pg_node *b)
 {
     pg_diags *d = L->d;
@@ -66,8 +121,10 @@ void pg__load_benchmark(pg__loader *L, const pg_node *b)
         sources[nsources++] = "plugin";
     if (pg_node_get(b, "command"))
         sources[nsources++] = "command";
+    else if (pg_node_get(b, "trace"))
+        sources[nsources++] = "trace";
     if (nsources == 0) {
-        pg__diag_add(d, b, "benchmark '%s' needs one of 'kernel', 'plugin' (with 'symbol') or 'command'",
+        pg__diag_add(d, b, "benchmark '%s' needs one of 'kernel', 'plugin' (with 'symbol'), 'command' or 'trace'",
                      proto.name);
         bad = 1;
     } else if (nsources > 1) {
@@ -104,6 +161,8 @@ void pg__load_benchmark(pg__loader *L, const pg_node *b)
             proto.symbol = n->scalar;
     }
     if ((n = pg_node_get(b, "command")) != NULL && load_command(d, &proto, n) != 0)
+        bad = 1;
+    if ((n = pg_node_get(b, "trace")) != NULL && load_trace(d, &proto, n) != 0)
         bad = 1;
 
     /* Settings that only mean something for one kind of benchmark. */
@@ -214,5 +273,7 @@ cleanup:
     free(own);
     free(dims);
     free(proto.command);
+    free(proto.trace_ops);
+    free(proto.trace_metrics);
     free(proto.tags);
 }

@@ -188,8 +188,9 @@ static int load_doc(pg_suite **out, pg_doc *doc, const pg_suite_options *opts, p
     if ((list = entry_list(&L, root, "checks")) != NULL)
         for (i = 0; i < list->count; i++)
             pg__load_check(&L, list->items[i]);
+    /* Past the case cap the suite is refused anyway: stop there, so a huge list costs no more than the cap. */
     if ((list = entry_list(&L, root, "benchmarks")) != NULL)
-        for (i = 0; i < list->count; i++)
+        for (i = 0; i < list->count && !L.over_cap; i++)
             pg__load_benchmark(&L, list->items[i]);
     check_unique(&L);
 

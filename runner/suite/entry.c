@@ -21,7 +21,7 @@ static const char *const bench_keys[] = {"name", "kernel", "plugin", "symbol", "
                                          "timeout", "metrics", "output", "cold",
                                          "device", "params", "zip", "threads", "min_run_time",
                                          "max_run_time", "min_samples", "warmup",
-                                         "regression", "tags", NULL};
+                                         "regression", "tags", "trace", NULL};
 static const char *const check_keys[] = {"name", "kind", "workload", "trace", "schedule",
                                          "steps", "expect", NULL};
 static const char *const regression_keys[] = {"threshold", "alpha", NULL};

@@ -29,6 +29,23 @@ static int fill_common(pg_case *c, const pg_case *proto)
     c->timeout = proto->timeout;
     c->metrics = pg__strdup(proto->metrics);
     c->keep_output = proto->keep_output;
+    if ((proto->trace && !(c->trace = pg__strdup(proto->trace))) ||
+        (proto->trace_step && !(c->trace_step = pg__strdup(proto->trace_step))))
+        return PG_ENOMEM;
+    if (proto->ntrace_ops) {
+        if (!(c->trace_ops = calloc(proto->ntrace_ops, sizeof(char *))))
+            return PG_ENOMEM;
+        for (i = 0; i < proto->ntrace_ops; i++)
+            if (!(c->trace_ops[c->ntrace_ops++] = pg__strdup(proto->trace_ops[i])))
+                return PG_ENOMEM;
+    }
+    if (proto->ntrace_metrics) {
+        if (!(c->trace_metrics = calloc(proto->ntrace_metrics, sizeof(char *))))
+            return PG_ENOMEM;
+        for (i = 0; i < proto->ntrace_metrics; i++)
+            if (!(c->trace_metrics[c->ntrace_metrics++] = pg__strdup(proto->trace_metrics[i])))
+                return PG_ENOMEM;
+    }
     c->cold = proto->cold;
     c->min_run_time = proto->min_run_time;
     c->max_run_time = proto->max_run_time;

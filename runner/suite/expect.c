@@ -13,7 +13,8 @@
 #include <string.h>
 
 static const char *const expect_flops[] = {"total", "per_op", "per_module", NULL};
-static const char *const expect_ops[] = {"within", "contains", "not_contains", "count", NULL};
+static const char *const expect_ops[] = {"within", "contains", "not_contains", "count", "no_host_sync", "max_kernels",
+                                         NULL};
 static const char *const expect_schedule[] = {"windows", "per_window", NULL};
 static const char *const count_keys[] = {"min", "max", NULL};
 
@@ -256,8 +257,15 @@ int pg__check_expect(pg_diags *d, const pg_check *ck, const pg_node *e, const pg
             bad = 1;
         if ((n = pg_node_get(e, "count")) != NULL && check_named_map(d, n, "count", wc, each_range) != 0)
             bad = 1;
+        if ((n = pg_node_get(e, "no_host_sync")) != NULL &&
+            (n->type != PG_NODE_SCALAR || !n->scalar || strcmp(n->scalar, "true") != 0)) {
+            pg__diag_add(d, n, "no_host_sync takes only 'true' (no DtoH copy, no stream or device synchronize)");
+            bad = 1;
+        }
+        if ((n = pg_node_get(e, "max_kernels")) != NULL && each_expr(d, wc, n) != 0)
+            bad = 1;
         if (pg_node_get(e, "within") && !pg_node_get(e, "contains") && !pg_node_get(e, "not_contains") &&
-            !pg_node_get(e, "count") && !bad) {
+            !pg_node_get(e, "count") && !pg_node_get(e, "no_host_sync") && !pg_node_get(e, "max_kernels") && !bad) {
             pg__diag_add(d, e, "an ops check needs contains, not_contains or count besides within");
             bad = 1;
         }

@@ -12,6 +12,7 @@
 
 #include "fmt.h"
 #include "perfgate/errors.h"
+#include "trace/steps.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -128,9 +129,14 @@ void pg_trace_print_table(FILE *f, const pg_trace_stat *rows, size_t n, size_t l
         pg_fmt_duration(self, sizeof(self), (double)r->self_ns * 1e-9);
         pg_fmt_duration(total, sizeof(total), (double)r->total_ns * 1e-9);
         pg_fmt_duration(avg, sizeof(avg), r->count ? (double)r->total_ns * 1e-9 / (double)r->count : 0);
-        fprintf(f, "%-*.*s  ", (int)w, (int)w, r->name);
-        if (shapes)
-            fprintf(f, "%-*.*s  ", (int)ws, (int)ws, r->shape);
+        char name[64], shape[48];
+        /* A cut name ends in "..." so it never reads as another op's full name. */
+        pg_trace_ellipsize(name, sizeof(name), r->name, w);
+        fprintf(f, "%-*s  ", (int)w, name);
+        if (shapes) {
+            pg_trace_ellipsize(shape, sizeof(shape), r->shape, ws);
+            fprintf(f, "%-*s  ", (int)ws, shape);
+        }
         fprintf(f, "%8lld  %10s  %6.2f%%  %10s  %10s\n", (long long)r->count, self,
                 self_sum > 0 ? 100.0 * (double)r->self_ns / (double)self_sum : 0.0, total, avg);
     }

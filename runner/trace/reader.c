@@ -175,8 +175,9 @@ int pg_trace_read_file(pg_trace **out, const char *path, const pg_trace_read_opt
     memset(&r, 0, sizeof(r));
     r.js.name = path;
     r.opts = opts;
-    if (!(r.js.f = fopen(path, "rb")))
-        return pg_error_set(PG_EIO, "%s: cannot open trace: %s", path, strerror(errno));
+    /* No size cap: the reader streams, its memory is bounded by the tokenizer's window. */
+    if ((err = pg__open_input(&r.js.f, NULL, path, "trace", 0)) != 0)
+        return err;
     if (!(r.js.chunk = malloc(PG_JSON_CHUNK))) {
         fclose(r.js.f);
         return pg_error_set(PG_ENOMEM, "out of memory reading %s", path);

@@ -183,3 +183,30 @@ Test(command, the_binary_reports_each_error_and_exits_0)
     pg_proc_free(&p);
     free(path);
 }
+
+/*
+ * A command that reports 1 ns per run while each process takes milliseconds:
+ * its clock would need a billion runs to reach min_run_time. max_run_time
+ * bounds the wall time too, so the case ends (the suite's timeout fails the
+ * test otherwise) with the samples it has and the max-time warning.
+ */
+Test(command, metrics_json_max_run_time_bounds_the_wall_time)
+{
+    pg_suite_set set = {0};
+    pg_run *run = run_suite("w.yaml",
+                            "suite: w\n"
+                            "defaults: {min_run_time: 300ms, max_run_time: 300ms, warmup: 50ms, min_samples: 3}\n"
+                            "benchmarks:\n"
+                            "  - name: tiny\n"
+                            "    command: [sh, -c, 'echo \"{\\\"time\\\": 1e-9}\"']\n"
+                            "    metrics: json\n",
+                            &set);
+    const pg_result *r = find(run, "tiny");
+
+    cr_assert_eq(r->status, PG_STATUS_OK, "%s", r->message);
+    cr_assert_geq(r->nsamples, 1);
+    cr_expect(r->warnings & PG_WARN_MAX_TIME, "warnings %#x lack the max-time stop", r->warnings);
+    cr_expect_float_eq(r->summary.median, 1e-9, 1e-15);
+    pg_run_free(run);
+    pg_suite_set_free(&set);
+}

@@ -6,10 +6,13 @@
 #include "store/store.h"
 #include "util.h"
 
+#include <fcntl.h>
+#include <signal.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static char *tmp;
@@ -268,5 +271,117 @@ Test(db, check_reports_health_and_damage)
     pg_test_run(&p, NULL, NULL, argv);
     cr_assert_eq(p.status, 3, "damaged database passed: %s%s", p.out, p.err);
     pg_proc_free(&p);
+    free(db);
+}
+
+/* Starts `perfgate db merge -o out a b` without waiting. */
+static pid_t start_merge(const char *out, const char *a, const char *b)
+{
+    pid_t pid = fork();
+
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        int devnull = open("/dev/null", O_WRONLY);
+        dup2(devnull, 1);
+        dup2(devnull, 2);
+        execl(PG_TEST_BINARY, PG_TEST_BINARY, "db", "merge", "-o", out, a, b, (char *)NULL);
+        _exit(127);
+    }
+    return pid;
+}
+
+/*
+ * A merge killed at any moment leaves no partial output: the file is either
+ * absent or holds every run. The kills are spread over the time one whole
+ * merge takes, so they land in every phase (opening, copying runs, renaming).
+ */
+Test(db, killed_merge_leaves_no_partial_output, .timeout = 300)
+{
+    char *in[2], *out = pg__asprintf("%s/merged.db", tmp);
+    int64_t t0, whole_ns;
+    int i, k, status, complete = 0, absent = 0;
+    pg_store *s;
+
+    for (i = 0; i < 2; i++) {
+        in[i] = pg__asprintf("%s/in%d.db", tmp, i);
+        pg_assert_ok(pg_store_open(&s, in[i]));
+        for (k = 0; k < 30; k++) {
+            pg_run *r = make_run(i ? "b" : "a", k, 1700000000 + k);
+            pg_assert_ok(pg_store_save_run(s, r));
+            pg_run_free(r);
+        }
+        pg_store_close(s);
+    }
+    t0 = pg__mono_ns();
+    cr_assert_eq(waitpid(start_merge(out, in[0], in[1]), &status, 0) > 0 && WIFEXITED(status) &&
+                     WEXITSTATUS(status) == 0, 1, "a whole merge failed");
+    whole_ns = pg__mono_ns() - t0;
+    cr_assert_eq(q(out, "SELECT COUNT(*) FROM runs"), 60);
+    for (i = 0; i < 20; i++) {
+        pid_t pid;
+        struct timespec ts;
+        int64_t at = whole_ns * i / 20;
+        unlink(out);
+        pid = start_merge(out, in[0], in[1]);
+        ts.tv_sec = (time_t)(at / 1000000000);
+        ts.tv_nsec = (long)(at % 1000000000);
+        nanosleep(&ts, NULL);
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+        if (access(out, F_OK) != 0) {
+            absent++;
+            continue;
+        }
+        cr_assert_eq(q(out, "SELECT COUNT(*) FROM runs"), 60, "kill %d at %.0f ms left a partial output", i,
+                     (double)at / 1e6);
+        cr_assert_eq(q(out, "SELECT COUNT(*) FROM results"), 180);
+        complete++;
+    }
+    cr_log_info("20 kills: %d outputs absent, %d complete", absent, complete);
+    cr_expect_gt(absent, 0, "no kill landed before the rename");
+    for (i = 0; i < 2; i++)
+        free(in[i]);
+    free(out);
+}
+
+/* One page overwritten: the gate refuses the database (exit 3) before measuring, and writes nothing to it. */
+Test(db, gate_refuses_a_damaged_database_and_stores_nothing)
+{
+    char *db = pg__asprintf("%s/g.db", tmp), *before = NULL, *after = NULL;
+    char *suite = pg_test_write(tmp, "g.yaml",
+                                "suite: g\n"
+                                "defaults: {threads: 1, min_run_time: 10ms, warmup: 2ms, min_samples: 5}\n"
+                                "benchmarks:\n  - {name: add, kernel: add, params: {n: 4096}}\n");
+    const char *argv[] = {"gate", "--db", db, "--style", "none", suite, NULL};
+    size_t lb = 0, la = 0;
+    pg_store *s;
+    pg_proc p;
+    FILE *f;
+
+    pg_assert_ok(pg_store_open(&s, db));
+    for (int i = 0; i < 5; i++) {
+        pg_run *r = make_run("main", i, 1700000000 + i);
+        pg_assert_ok(pg_store_save_run(s, r));
+        pg_run_free(r);
+    }
+    q(db, "PRAGMA wal_checkpoint(TRUNCATE)");
+    pg_store_close(s);
+    f = fopen(db, "r+b");
+    cr_assert(f);
+    fseek(f, 4096L * 2, SEEK_SET);
+    for (int i = 0; i < 4096; i++)
+        fputc(0xA5, f);
+    fclose(f);
+    pg_assert_ok(pg__read_file(&before, &lb, db));
+    pg_test_run(&p, tmp, NULL, argv);
+    cr_assert_eq(p.status, 3, "a gate on a damaged database exited %d: %s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.err, "the database is damaged"), "%s", p.err);
+    cr_expect(!strstr(p.out, "g/add"), "measured although the database is damaged: %s", p.out);
+    pg_assert_ok(pg__read_file(&after, &la, db));
+    cr_expect(lb == la && memcmp(before, after, lb) == 0, "the damaged database was written to");
+    pg_proc_free(&p);
+    free(before);
+    free(after);
+    free(suite);
     free(db);
 }

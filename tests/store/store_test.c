@@ -1,7 +1,13 @@
-/* store_test.c - the SQLite store on real temporary files. */
+/*
+ * store_test.c - the store's suite, run on both engines: a real SQLite file
+ * (suite `store`) and a real PostgreSQL server started for this binary
+ * (suite `store_pg`, a fresh database per test).
+ */
 #include "support.h"
 
 #include "model.h"
+#include "pgserver.h"
+#include "store/select.h"
 #include "store/store.h"
 #include "util.h"
 
@@ -15,10 +21,20 @@
 static char *tmp;
 static char *dbpath;
 
+static int on_server;
+
 static void setup(void)
 {
     tmp = pg_test_tmpdir();
     dbpath = pg__asprintf("%s/test.db", tmp);
+    on_server = 0;
+}
+
+static void setup_server(void)
+{
+    tmp = pg_test_tmpdir();
+    dbpath = pg_test_pg_database();
+    on_server = 1;
 }
 
 static void teardown(void)
@@ -29,6 +45,34 @@ static void teardown(void)
 }
 
 TestSuite(store, .init = setup, .fini = teardown);
+TestSuite(store_pg, .init = setup_server, .fini = teardown);
+
+/* A test of the store's contract: the same body on each engine. */
+#define ENGINE_TEST(name)                   \
+    static void name(void);                 \
+    Test(store, name)                       \
+    {                                       \
+        name();                             \
+    }                                       \
+    Test(store_pg, name)                    \
+    {                                       \
+        name();                             \
+    }                                       \
+    static void name(void)
+
+/* Runs and results stored, as the engine's own check counts them. */
+static void counts(int64_t *runs, int64_t *results)
+{
+    pg_store *s;
+    pg_check_report r;
+
+    pg_assert_ok(pg_store_open(&s, dbpath));
+    pg_assert_ok(pg_store_check(&r, s));
+    cr_assert(r.ok, "%s", r.message);
+    *runs = r.runs;
+    *results = r.results;
+    pg_store_close(s);
+}
 
 static pg_run *make_run(const char *branch, const char *commit, size_t ncases, size_t nsamples)
 {
@@ -68,7 +112,7 @@ static pg_run *make_run(const char *branch, const char *commit, size_t ncases, s
     return run;
 }
 
-Test(store, migrates_empty_file_to_latest_schema)
+ENGINE_TEST(migrates_empty_file_to_latest_schema)
 {
     pg_store *s;
 
@@ -81,19 +125,27 @@ Test(store, migrates_empty_file_to_latest_schema)
     pg_store_close(s);
 }
 
-Test(store, refuses_newer_schema)
+ENGINE_TEST(refuses_newer_schema)
 {
-    sqlite3 *db;
     pg_store *s = NULL;
     int err;
 
-    cr_assert_eq(sqlite3_open(dbpath, &db), SQLITE_OK);
-    cr_assert_eq(sqlite3_exec(db, "PRAGMA user_version = 999", NULL, NULL, NULL), SQLITE_OK);
-    sqlite3_close(db);
+    if (on_server) {
+        pg_assert_ok(pg_store_open(&s, dbpath));
+        pg_store_close(s);
+        free(pg_test_pg_sql(dbpath, "UPDATE perfgate_schema SET version = 999"));
+    } else {
+        sqlite3 *db;
+        cr_assert_eq(sqlite3_open(dbpath, &db), SQLITE_OK);
+        cr_assert_eq(sqlite3_exec(db, "PRAGMA user_version = 999", NULL, NULL, NULL), SQLITE_OK);
+        sqlite3_close(db);
+    }
     err = pg_store_open(&s, dbpath);
     cr_assert_eq(err, PG_ESCHEMA);
+    cr_assert_eq(pg_error_exit_code(err), 3);
     cr_assert(strstr(pg_error_last(), "newer") != NULL, "%s", pg_error_last());
     cr_assert(strstr(pg_error_last(), dbpath) != NULL);
+    cr_assert(strchr(pg_error_last(), '\n') == NULL, "one line: %s", pg_error_last());
 }
 
 Test(store, rejects_a_file_that_is_not_a_database)
@@ -116,7 +168,40 @@ Test(store, unopenable_path_is_an_infrastructure_error)
     cr_assert_eq(pg_error_exit_code(err), 3);
 }
 
-Test(store, run_round_trips_with_samples_and_checks)
+Test(store_pg, an_unreachable_server_is_one_line_exit_3_without_the_password)
+{
+    pg_store *s = NULL;
+    int err = pg_store_open(&s, "postgresql://gate:hunter2@/perfgate?host=/nonexistent-dir&connect_timeout=2");
+
+    cr_assert_eq(err, PG_ESTORE);
+    cr_assert_null(s);
+    cr_assert_eq(pg_error_exit_code(err), 3);
+    cr_assert(strstr(pg_error_last(), "hunter2") == NULL, "%s", pg_error_last());
+    cr_assert(strstr(pg_error_last(), "postgresql://gate:***@/perfgate") != NULL, "%s", pg_error_last());
+    cr_assert(strstr(pg_error_last(), "cannot connect") != NULL, "%s", pg_error_last());
+    cr_assert(strchr(pg_error_last(), '\n') == NULL, "one line: %s", pg_error_last());
+    /* A password among the parameters is masked too, whichever place it has. */
+    err = pg_store_open(&s, "postgres:///perfgate?password=hunter2&host=/nonexistent-dir&sslpassword=key-secret");
+    cr_assert_eq(err, PG_ESTORE);
+    cr_assert(strstr(pg_error_last(), "hunter2") == NULL, "%s", pg_error_last());
+    cr_assert(strstr(pg_error_last(), "key-secret") == NULL, "%s", pg_error_last());
+    cr_assert(strstr(pg_error_last(), "?password=***&host=/nonexistent-dir&sslpassword=***") != NULL, "%s",
+              pg_error_last());
+}
+
+Test(store_pg, a_password_in_the_url_never_shows)
+{
+    char *url = pg_test_pg_url_with_password(dbpath, "s3cr%40t");
+    pg_store *s = NULL;
+
+    pg_assert_ok(pg_store_open(&s, url));
+    cr_assert(strstr(pg_store_name(s), "s3cr") == NULL, "%s", pg_store_name(s));
+    cr_assert(strstr(pg_store_name(s), "perfgate:***@") != NULL, "%s", pg_store_name(s));
+    pg_store_close(s);
+    free(url);
+}
+
+ENGINE_TEST(run_round_trips_with_samples_and_checks)
 {
     pg_store *s;
     pg_run *run = make_run("main", "0123456789abcdef", 3, 50), *back = NULL;
@@ -155,7 +240,7 @@ Test(store, run_round_trips_with_samples_and_checks)
     pg_store_close(s);
 }
 
-Test(store, saving_the_same_uuid_twice_is_idempotent)
+ENGINE_TEST(saving_the_same_uuid_twice_is_idempotent)
 {
     pg_store *s;
     pg_run *run = make_run("main", "aaaa", 1, 5);
@@ -174,7 +259,7 @@ Test(store, saving_the_same_uuid_twice_is_idempotent)
     pg_store_close(s);
 }
 
-Test(store, lists_runs_newest_first_with_filters)
+ENGINE_TEST(lists_runs_newest_first_with_filters)
 {
     pg_store *s;
     pg_run_list list;
@@ -209,38 +294,13 @@ static void die_after_second_result(size_t index)
         raise(SIGKILL);
 }
 
-static int count_rows(const char *path, const char *sql)
-{
-    sqlite3 *db;
-    sqlite3_stmt *st;
-    int n = -1;
-
-    cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
-    cr_assert_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
-    if (sqlite3_step(st) == SQLITE_ROW)
-        n = sqlite3_column_int(st, 0);
-    sqlite3_finalize(st);
-    sqlite3_close(db);
-    return n;
-}
-
-static void assert_integrity_ok(const char *path)
-{
-    sqlite3 *db;
-    sqlite3_stmt *st;
-
-    cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
-    cr_assert_eq(sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &st, NULL), SQLITE_OK);
-    cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
-    cr_assert_str_eq((const char *)sqlite3_column_text(st, 0), "ok");
-    sqlite3_finalize(st);
-    sqlite3_close(db);
-}
-
-Test(store, run_killed_mid_write_leaves_no_partial_run)
+ENGINE_TEST(run_killed_mid_write_leaves_no_partial_run)
 {
     pg_store *s;
     pg_run *good = make_run("main", "1111", 2, 10);
+    pg_run_list list;
+    pg_run_filter f = {0};
+    int64_t nruns, nresults;
     pid_t pid;
     int status;
 
@@ -263,15 +323,188 @@ Test(store, run_killed_mid_write_leaves_no_partial_run)
     waitpid(pid, &status, 0);
     cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "child was not killed mid-write");
 
-    assert_integrity_ok(dbpath);
-    cr_assert_eq(count_rows(dbpath, "SELECT COUNT(*) FROM runs"), 1);
-    cr_assert_eq(count_rows(dbpath, "SELECT COUNT(*) FROM results"), 2);
-    cr_assert_eq(count_rows(dbpath, "SELECT COUNT(*) FROM runs WHERE commit_sha = '2222'"), 0);
+    counts(&nruns, &nresults);
+    cr_assert_eq(nruns, 1);
+    cr_assert_eq(nresults, 2);
     /* The store still opens and takes new runs. */
     pg_assert_ok(pg_store_open(&s, dbpath));
+    f.commit = "2222";
+    pg_assert_ok(pg_store_list_runs(&list, s, &f));
+    cr_assert_eq(list.count, 0, "the killed run is not there, not even in part");
+    pg_run_list_free(&list);
     pg_run_free(good);
     good = make_run("main", "3333", 1, 3);
     pg_assert_ok(pg_store_save_run(s, good));
     pg_store_close(s);
     pg_run_free(good);
+}
+
+ENGINE_TEST(pins_list_and_unpin)
+{
+    pg_store *s;
+    pg_run *a = make_run("main", "aaaa", 1, 3), *b = make_run("main", "bbbb", 1, 3);
+    pg_baseline_list pins;
+    size_t removed = 0;
+
+    pg_assert_ok(pg_store_open(&s, dbpath));
+    pg_assert_ok(pg_store_save_run(s, a));
+    pg_assert_ok(pg_store_save_run(s, b));
+    pg_assert_ok(pg_baseline_pin(s, "release", a->id));
+    pg_assert_ok(pg_baseline_pin(s, "release", b->id));
+    pg_assert_ok(pg_baseline_pin(s, "release", b->id)); /* idempotent */
+    pg_assert_ok(pg_baseline_list_get(&pins, s, "release"));
+    cr_assert_eq(pins.count, 2);
+    cr_assert_eq(pins.items[0].run_id, b->id, "newest run first");
+    cr_assert_str_eq(pins.items[1].commit, "aaaa");
+    pg_baseline_list_free(&pins);
+    pg_assert_ok(pg_baseline_unpin(&removed, s, "release", 0));
+    cr_assert_eq(removed, 2);
+    pg_assert_ok(pg_baseline_list_get(&pins, s, NULL));
+    cr_assert_eq(pins.count, 0);
+    pg_baseline_list_free(&pins);
+    pg_run_free(a);
+    pg_run_free(b);
+    pg_store_close(s);
+}
+
+typedef struct rows {
+    int n;
+    char keys[16][64];
+    double medians[16];
+} rows;
+
+static int collect(const pg_store_history_row *row, void *payload)
+{
+    rows *r = payload;
+
+    cr_assert_lt(r->n, 16);
+    snprintf(r->keys[r->n], sizeof(r->keys[0]), "%s@%s", row->key, row->branch);
+    r->medians[r->n++] = row->median;
+    return 0;
+}
+
+static int stop_at_first(const pg_store_history_row *row, void *payload)
+{
+    (void)row;
+    (void)payload;
+    return 7;
+}
+
+ENGINE_TEST(history_rows_match_the_glob_and_branch_in_key_order)
+{
+    pg_store *s;
+    pg_run *a = make_run("main", "aaaa", 3, 5), *b = make_run("feature", "bbbb", 3, 5);
+    rows r;
+
+    pg_assert_ok(pg_store_open(&s, dbpath));
+    pg_assert_ok(pg_store_save_run(s, a));
+    pg_assert_ok(pg_store_save_run(s, b));
+    memset(&r, 0, sizeof(r));
+    pg_assert_ok(pg_store_history_rows(s, "cpu/k[[]n=[12]]*", "main", collect, &r));
+    cr_assert_eq(r.n, 2);
+    cr_assert_str_eq(r.keys[0], "cpu/k[n=1]@1:cpu@main");
+    cr_assert_str_eq(r.keys[1], "cpu/k[n=2]@1:cpu@main");
+    cr_assert_eq(r.medians[0], a->results[1].summary.median, "the median reads back exactly");
+    memset(&r, 0, sizeof(r));
+    pg_assert_ok(pg_store_history_rows(s, "*n=0?*", NULL, collect, &r));
+    cr_assert_eq(r.n, 2, "one row per branch");
+    /* A callback that stops the query gets its code back, and the store goes on working. */
+    cr_assert_eq(pg_store_history_rows(s, NULL, NULL, stop_at_first, &r), 7);
+    pg_assert_ok(pg_store_history_rows(s, "*n=0?*", "feature", collect, &r));
+    cr_assert_eq(r.n, 3);
+    pg_run_free(a);
+    pg_run_free(b);
+    pg_store_close(s);
+}
+
+ENGINE_TEST(prune_drops_samples_of_old_unpinned_runs)
+{
+    pg_store *s;
+    pg_prune_options po = PG_PRUNE_OPTIONS_INIT;
+    pg_prune_stats ps;
+    pg_check_report cr;
+    pg_run *runs[4], *back = NULL;
+    int i;
+
+    pg_assert_ok(pg_store_open(&s, dbpath));
+    for (i = 0; i < 4; i++) {
+        runs[i] = make_run("main", "cccc", 2, 4);
+        pg_assert_ok(pg_store_save_run(s, runs[i]));
+    }
+    pg_assert_ok(pg_baseline_pin(s, "keep", runs[0]->id));
+    po.keep_runs = 1;
+    po.keep_summaries = 1;
+    pg_assert_ok(pg_store_prune(&ps, s, &po));
+    cr_assert_eq(ps.runs_pruned, 2, "the newest and the pinned run stay whole");
+    pg_assert_ok(pg_store_check(&cr, s));
+    cr_assert(cr.ok, "%s", cr.message);
+    cr_assert_eq(cr.runs, 4);
+    cr_assert_eq(cr.results_with_samples, 4);
+    pg_assert_ok(pg_store_load_run(&back, s, runs[1]->id));
+    cr_assert_eq(back->results[0].nsamples, 0);
+    cr_assert_float_eq(back->results[0].summary.median, runs[1]->results[0].summary.median, 0);
+    pg_run_free(back);
+    po.keep_summaries = 0;
+    pg_assert_ok(pg_store_prune(&ps, s, &po));
+    pg_assert_ok(pg_store_check(&cr, s));
+    cr_assert_eq(cr.runs, 2);
+    for (i = 0; i < 4; i++)
+        pg_run_free(runs[i]);
+    pg_store_close(s);
+}
+
+/* Saves a run of `branch` at `commit` and returns its id. */
+static int64_t save_on(pg_store *s, const char *branch, const char *commit)
+{
+    pg_run *r = make_run(branch, commit, 1, 5);
+    int64_t id;
+
+    pg_assert_ok(pg_store_save_run(s, r));
+    id = r->id;
+    pg_run_free(r);
+    return id;
+}
+
+ENGINE_TEST(gates_on_different_branches_never_take_each_others_runs)
+{
+    pg_store *s;
+    pg_select_options o = PG_SELECT_OPTIONS_INIT;
+    pg_selection sel;
+    char *ev = pg_test_write(tmp, "event.json",
+                             "{\"pull_request\": {\"base\": {\"sha\": \"1111aaaa\"}},"
+                             " \"repository\": {\"default_branch\": \"main\"}}");
+    int64_t main_base, other_same_commit, a1, b1, a2, head;
+
+    pg_assert_ok(pg_store_open(&s, dbpath));
+    main_base = save_on(s, "main", "1111aaaa");
+    a1 = save_on(s, "team-a", "a1");
+    b1 = save_on(s, "team-b", "b1");
+    a2 = save_on(s, "team-a", "a2");
+    /* Another branch holding the base commit, measured after main: the newer run of that commit. */
+    other_same_commit = save_on(s, "team-b", "1111aaaa");
+    head = save_on(s, "team-a", "a3");
+
+    /* A nightly of team-a pools team-a's runs only, though team-b wrote in between. */
+    o.event_name = "schedule";
+    o.event_path = "";
+    pg_assert_ok(pg_select_base(&sel, s, NULL, head, &o));
+    cr_assert_eq(sel.count, 2);
+    cr_assert_eq(sel.ids[0], a2);
+    cr_assert_eq(sel.ids[1], a1);
+    pg_selection_free(&sel);
+    (void)b1;
+    /* A pull request into main compares with the base commit as main measured it. */
+    o = (pg_select_options)PG_SELECT_OPTIONS_INIT;
+    o.event_path = ev;
+    o.event_name = "pull_request";
+    pg_assert_ok(pg_select_base(&sel, s, NULL, head, &o));
+    cr_assert_eq(sel.count, 1);
+    cr_assert_eq(sel.ids[0], main_base, "not run %lld of branch team-b", (long long)other_same_commit);
+    pg_selection_free(&sel);
+    /* Selected on purpose, another branch's run is taken. */
+    pg_assert_ok(pg_select_base(&sel, s, "branch:team-b", head, NULL));
+    cr_assert_eq(sel.ids[0], other_same_commit);
+    pg_selection_free(&sel);
+    free(ev);
+    pg_store_close(s);
 }

@@ -1,0 +1,66 @@
+/*
+ * proc.h - process groups of the processes perfgate starts to measure.
+ *
+ * Every measuring child and every command runs in a process group of its
+ * own. perfgate kills a group as a whole when a sample ends, on a timeout
+ * and when perfgate itself goes: on exit, on SIGINT/SIGTERM/SIGHUP (the
+ * handler kills the groups, then the signal takes its usual course), and
+ * when perfgate is killed outright, by a small guard process that sees it
+ * die and kills what is left. perfgate is a child subreaper, so background
+ * processes a command leaves behind are its children and reaped here;
+ * forked children also carry PR_SET_PDEATHSIG.
+ */
+#ifndef PG_PROC_H
+#define PG_PROC_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/**
+ * In a child just forked by `parent` (getpid() before the fork): a process
+ * group of its own, SIGKILL when perfgate dies, and no hold on the guard.
+ * Exits at once when perfgate is already gone.
+ */
+void pg__proc_child_init(pid_t parent);
+
+/**
+ * Makes perfgate a subreaper, installs the signal handlers and starts the
+ * guard, once. Call it before starting a process, so that the process is
+ * covered from the moment it is tracked.
+ */
+void pg__proc_start(void);
+
+/**
+ * Tracks group `pgid` (its leader's pid) until pg__proc_kill_group(): the
+ * group dies with perfgate however perfgate ends. Starts (pg__proc_start())
+ * if nothing did yet.
+ */
+void pg__proc_track(pid_t pgid);
+
+/**
+ * Kills every process of group `pgid` with SIGKILL, reaps those that are
+ * perfgate's children and stops tracking it. Call it once the leader (the
+ * process started) has been reaped by whoever waits for it: after a sample,
+ * the leader's background children; after a timeout, kill(-pgid, SIGKILL),
+ * reap the leader, then this. Waits at most about a second for the group
+ * to empty.
+ */
+void pg__proc_kill_group(pid_t pgid);
+
+/**
+ * A file for capturing a child's stdout or stderr: unnamed, in $TMPDIR (or
+ * /tmp), close-on-exec. @return the descriptor, or -1 with errno set.
+ */
+int pg__proc_capture_fd(void);
+
+/**
+ * The last `max` bytes of a capture file (a child's stdout or stderr
+ * redirected to a temporary file), NUL-terminated: output is kept on disk,
+ * so however much a process writes, memory holds only this tail. Caller frees.
+ */
+char *pg__proc_output_tail(int fd, size_t max);
+
+/** The last non-empty line of `text`, at most 300 bytes, for one-line error messages. Caller frees. */
+char *pg__proc_last_line(const char *text);
+
+#endif

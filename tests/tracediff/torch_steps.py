@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""Real torch.profiler CPU traces of a small training step and its variants,
+for the trace diff tests. Run with Debian's python3-torch:
+
+    /usr/bin/python3 torch_steps.py OUTDIR [VARIANT...]
+
+Each variant gets OUTDIR/VARIANT/ holding one trace file per round. The
+variants are profiled in interleaved rounds (base, mask, wide, same, base,
+mask, ...) so a phase of the machine falls on all of them alike:
+
+  base  Linear(256 -> 256) -> ReLU -> Linear(256 -> 256), loss, backward,
+        all inside a range 'train_step' within each ProfilerStep#N
+  mask  base plus a boolean-mask index of the input inside the step: an
+        aten::index holding an aten::nonzero appears in 'train_step'
+  wide  the first Linear takes 512 input features instead of 256: its
+        forward aten::addmm and its weight-gradient aten::mm do twice the
+        work; the input is made outside the step and needs no gradient, so
+        no other op inside the step does more work
+  same  the base step again (an A/A control)
+
+A single variant name runs only that one (used as a gate's timed command).
+"""
+import os, sys
+import torch
+import torch.nn as nn
+from torch.profiler import ProfilerActivity, profile, record_function, schedule
+
+ROUNDS = int(os.environ.get("PG_TORCH_ROUNDS", "6"))
+STEPS = int(os.environ.get("PG_TORCH_STEPS", "5"))
+torch.set_num_threads(1)
+torch.manual_seed(0)
+out = sys.argv[1]
+names = sys.argv[2:] or ["base", "mask", "wide", "same"]
+
+
+def variant(name):
+    din = 512 if name == "wide" else 256
+    model = nn.Sequential(nn.Linear(din, 256), nn.ReLU(), nn.Linear(256, 256))
+    x = torch.randn(64, din)
+    tgt = torch.randn(64, 256)
+
+    def step():
+        with record_function("train_step"):
+            model.zero_grad(set_to_none=True)
+            y = model(x)
+            loss = nn.functional.mse_loss(y, tgt)
+            if name == "mask":
+                picked = x[x[:, 0] > 0]  # noqa: F841 (only its ops matter)
+            loss.backward()
+    return step
+
+
+steps = {n: variant(n) for n in names}
+for n in names:
+    os.makedirs(os.path.join(out, n), exist_ok=True)
+    steps[n]()  # warm up outside the profile
+for r in range(ROUNDS):
+    for n in names:
+        path = os.path.join(out, n, "round%02d.json" % r)
+        # ProfilerStep#N ranges are only recorded under a schedule.
+        with profile(activities=[ProfilerActivity.CPU], schedule=schedule(wait=0, warmup=1, active=STEPS, repeat=1),
+                     on_trace_ready=lambda p, path=path: p.export_chrome_trace(path)) as prof:
+            for _ in range(STEPS + 1):
+                steps[n]()
+                prof.step()
