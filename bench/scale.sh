@@ -21,11 +21,11 @@ mkdir -p "$dir"
 [[ -f "$dir/history.db" ]] || "$build/bench/bench_scale_db" history "$dir/history.db"
 echo "# scale: load $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
 for i in $(seq 1 "$reps"); do
-  /usr/bin/time -f "compare 10000 cases vs last:5: %e s wall, %M KiB peak" \
+  /usr/bin/time -f "compare 10000 cases vs last:5: %e s wall, %U s user + %S s sys CPU, %M KiB peak" \
     "$build/perfgate" compare --db "$dir/compare.db" --head latest --base last:5 --format json >/dev/null 2>"$dir/err" \
     || true
   tail -1 "$dir/err"
-  /usr/bin/time -f "history 1000 cases x 365 runs: %e s wall, %M KiB peak" \
+  /usr/bin/time -f "history 1000 cases x 365 runs: %e s wall, %U s user + %S s sys CPU, %M KiB peak" \
     "$build/perfgate" history --db "$dir/history.db" --last 0 --format json >/dev/null 2>"$dir/err" || true
   tail -1 "$dir/err"
 done
