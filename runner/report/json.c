@@ -387,6 +387,11 @@ static int load_verdict(pg_comparison *cmp, const pg_run *run, json_t *o)
     v->threshold = get_num(o, "threshold", NAN);
     v->alpha = get_num(o, "alpha", NAN);
     v->est.resolution = get_num(o, "resolution", NAN);
+    /* Interleaved cases carry their rounds: read back, they are written again alike. */
+    if (json_object_get(o, "rounds")) {
+        v->paired = 1;
+        v->est.settled_at = (size_t)get_int(o, "settled_at");
+    }
     cmp->counts[v->verdict]++;
     return 0;
 }
