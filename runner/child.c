@@ -144,9 +144,9 @@ int pg__child_start(pg_child *out, pg_child_fn fn, void *payload)
 {
     int fds[2];
     pid_t pid, self = getpid();
+    sigset_t old;
 
     assert(out && fn);
-    pg__proc_start();
     out->pid = -1;
     out->fd = -1;
     out->out_fd = pg__proc_capture_fd();
@@ -159,9 +159,11 @@ int pg__child_start(pg_child *out, pg_child_fn fn, void *payload)
     /* Buffered output would otherwise be written twice if the child calls exit(). */
     fflush(stdout);
     fflush(stderr);
+    pg__proc_begin(&old);
     pid = fork();
     if (pid < 0) {
         int e = errno;
+        pg__proc_end(&old);
         close(fds[0]);
         close(fds[1]);
         pg__child_kill(out);
@@ -174,6 +176,7 @@ int pg__child_start(pg_child *out, pg_child_fn fn, void *payload)
     /* Both sides set the group, so it exists whichever runs first. */
     setpgid(pid, pid);
     pg__proc_track(pid);
+    pg__proc_end(&old);
     close(fds[1]);
     out->pid = pid;
     out->fd = fds[0];

@@ -32,6 +32,7 @@
 static volatile sig_atomic_t groups[MAX_GROUPS];
 static int started;
 static int guard_fd = -1;
+static sigset_t held_old;   /* the mask before pg__proc_begin(), for a forked child */
 static struct sigaction old_int, old_term, old_hup;
 
 static void kill_all(void)
@@ -59,6 +60,14 @@ static void on_signal(int sig)
     sigaction(SIGHUP, &old_hup, NULL);
     errno = saved;
     raise(sig);
+}
+
+/* A signal the caller ignores (nohup, a background job's SIGINT) stays ignored. */
+static void catch_unless_ignored(int sig, const struct sigaction *sa, struct sigaction *old)
+{
+    sigaction(sig, NULL, old);
+    if (old->sa_handler != SIG_IGN)
+        sigaction(sig, sa, NULL);
 }
 
 static void close_other_fds(int keep)
@@ -142,7 +151,7 @@ static void guard_send(pid_t g)
             ;
 }
 
-void pg__proc_start(void)
+static void start(void)
 {
     struct sigaction sa;
     int fds[2];
@@ -156,9 +165,9 @@ void pg__proc_start(void)
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-    sigaction(SIGHUP, &sa, &old_hup);
+    catch_unless_ignored(SIGINT, &sa, &old_int);
+    catch_unless_ignored(SIGTERM, &sa, &old_term);
+    catch_unless_ignored(SIGHUP, &sa, &old_hup);
     atexit(on_exit_kill);
     if (pipe2(fds, O_CLOEXEC) != 0)
         return;
@@ -175,8 +184,27 @@ void pg__proc_start(void)
     guard_fd = fds[1];
 }
 
+void pg__proc_begin(sigset_t *old)
+{
+    sigset_t hold;
+
+    start();
+    sigemptyset(&hold);
+    sigaddset(&hold, SIGINT);
+    sigaddset(&hold, SIGTERM);
+    sigaddset(&hold, SIGHUP);
+    sigprocmask(SIG_BLOCK, &hold, old);
+    held_old = *old;
+}
+
+void pg__proc_end(const sigset_t *old)
+{
+    sigprocmask(SIG_SETMASK, old, NULL);
+}
+
 void pg__proc_child_init(pid_t parent)
 {
+    sigprocmask(SIG_SETMASK, &held_old, NULL);
     setpgid(0, 0);
     /* The guard must see end-of-file when perfgate goes, whoever else lives on. */
     if (guard_fd >= 0)
@@ -194,7 +222,7 @@ void pg__proc_track(pid_t pgid)
 
     if (pgid <= 0)
         return;
-    pg__proc_start();
+    start();
     for (i = 0; i < MAX_GROUPS; i++)
         if (groups[i] == 0) {
             groups[i] = pgid;

@@ -13,6 +13,7 @@
 #ifndef PG_PROC_H
 #define PG_PROC_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -24,16 +25,23 @@
 void pg__proc_child_init(pid_t parent);
 
 /**
- * Makes perfgate a subreaper, installs the signal handlers and starts the
- * guard, once. Call it before starting a process, so that the process is
- * covered from the moment it is tracked.
+ * Before starting a process: makes perfgate a subreaper, installs the
+ * signal handlers and starts the guard (once), and holds SIGINT, SIGTERM
+ * and SIGHUP until pg__proc_end(), so that no handler runs between the
+ * start of a process and its tracking. A forked child gets the mask back in
+ * pg__proc_child_init(); give `*old` to a spawned one
+ * (posix_spawnattr_setsigmask).
+ * @param[out] old the signal mask to restore.
  */
-void pg__proc_start(void);
+void pg__proc_begin(sigset_t *old);
+
+/** Ends the hold of pg__proc_begin(): a signal that came meanwhile is handled now. */
+void pg__proc_end(const sigset_t *old);
 
 /**
  * Tracks group `pgid` (its leader's pid) until pg__proc_kill_group(): the
- * group dies with perfgate however perfgate ends. Starts (pg__proc_start())
- * if nothing did yet.
+ * group dies with perfgate however perfgate ends. Call it between
+ * pg__proc_begin() and pg__proc_end().
  */
 void pg__proc_track(pid_t pgid);
 

@@ -266,15 +266,37 @@ cleanup:
     return err;
 }
 
-/* The advice for an UNSURE case: which component of the interval dominates. */
-static const char *advice(const pg_case_verdict *v)
+/* How to get more samples where they came from: an imported run's harness has its own knob. */
+static const char *more_samples(const pg_case_verdict *v)
+{
+    const char *s = v->source ? v->source : "";
+
+    if (strcmp(s, "google-benchmark") == 0)
+        return "run more repetitions (--benchmark_repetitions) before importing";
+    if (strcmp(s, "hyperfine") == 0)
+        return "let hyperfine run more times (--runs or --min-runs) before importing";
+    if (strcmp(s, "pytest-benchmark") == 0)
+        return "take more rounds (--benchmark-min-rounds) before importing";
+    return "take more samples (raise min_samples or min_run_time)";
+}
+
+/* 1 when the interval is mostly the drift allowed between runs, not the spread of this case's samples. */
+static int drift_dominates(const pg_case_verdict *v)
 {
     double total = log(v->est.ci_hi) - log(v->est.ci_lo), samples = log(v->est.shift_hi) - log(v->est.shift_lo);
 
+    return !v->paired && isfinite(samples) && samples < 0.7 * total;
+}
+
+/* The advice for an UNSURE case: which component of the interval dominates. */
+static const char *advice(const pg_case_verdict *v, char *buf, size_t len)
+{
     if (v->paired)
         return "run more rounds (--rounds) or use a quieter machine";
-    if (!isfinite(samples) || samples >= 0.7 * total)
-        return "take more samples or a longer min_run_time, or use a quieter machine";
+    if (!drift_dominates(v)) {
+        snprintf(buf, len, "%s, or use a quieter machine", more_samples(v));
+        return buf;
+    }
     if (v->drift.measured)
         return "the machine drifts between runs: pool more baseline runs or use a quieter machine";
     return "one baseline run cannot measure run-to-run drift: pool runs with --base last:5";
@@ -283,9 +305,28 @@ static const char *advice(const pg_case_verdict *v)
 /* The UNSURE reason of a very noisy case: what the run flagged, what it can resolve, what would help. */
 static char *too_noisy(const pg_case_verdict *v, const char *th)
 {
+    const char *fix = v->source && strcmp(v->source, "perfgate") != 0 ? more_samples(v)
+                                                                          : "lengthen min_run_time, gate interleaved "
+                                                                            "with --base-build";
+
     return pg__asprintf("very noisy (IQR %.0f%% of the median within a run): resolves ~%.0f%% here, too noisy for "
-                        "%s; lengthen min_run_time, gate interleaved with --base-build, or use a quieter runner",
-                        100 * v->est.run_noise, 100 * v->est.resolution, th);
+                        "%s; %s, or use a quieter runner",
+                        100 * v->est.run_noise, 100 * v->est.resolution, th, fix);
+}
+
+/* An interval wider than the threshold because of the drift allowed between runs, not this case's noise. */
+static char *drift_wide(const pg_case_verdict *v, const char *th)
+{
+    double pct = 100 * (exp(v->drift.hw) - 1);
+
+    if (!v->drift.measured)
+        return pg__asprintf("undecided at %s: the interval is mostly the run-to-run drift assumed for %zu baseline "
+                            "run%s (+-%.0f%%), not noise in this case; store more baseline runs and compare with "
+                            "--base last:5, or gate interleaved with --base-build",
+                            th, v->est.base_runs, v->est.base_runs == 1 ? "" : "s", pct);
+    return pg__asprintf("undecided at %s: this machine's run medians drift +-%.0f%% between runs, more than the "
+                        "samples' spread; pool more baseline runs (--base last:K), gate interleaved with "
+                        "--base-build, or use a quieter machine", th, pct);
 }
 
 pg_verdict pg_verdict_rule(double ci_lo, double ci_hi, double p_adj, double threshold, double alpha)
@@ -307,7 +348,7 @@ pg_verdict pg_verdict_rule(double ci_lo, double ci_hi, double p_adj, double thre
 int pg_verdict_decide(pg_case_verdict *v, size_t ntested)
 {
     double up = 1 + v->threshold, down = 1 / (1 + v->threshold);
-    char th[32];
+    char th[32], adv[160];
     char *reason = NULL;
 
     snprintf(th, sizeof(th), "%.3g%%", 100 * v->threshold);
@@ -315,8 +356,8 @@ int pg_verdict_decide(pg_case_verdict *v, size_t ntested)
     if (!isfinite(v->est.ci_lo) || !isfinite(v->est.ci_hi) || v->est.ci_lo <= 0) {
         reason = v->paired ? pg__asprintf("too few rounds (%zu) for a %.0f%% interval; run more (--rounds)",
                                           v->est.head_n, 100 * (1 - v->alpha))
-                           : pg__asprintf("too few samples (%zu vs %zu) for a %.0f%% interval; raise min_samples",
-                                          v->est.head_n, v->est.base_n, 100 * (1 - v->alpha));
+                           : pg__asprintf("too few samples (%zu vs %zu) for a %.0f%% interval; %s",
+                                          v->est.head_n, v->est.base_n, 100 * (1 - v->alpha), more_samples(v));
     } else if (v->verdict == PG_VERDICT_REGRESSED) {
         reason = pg__asprintf("slower beyond %s (Holm p=%.2g over %zu cases)", th, v->est.p_adj, ntested);
     } else if (v->verdict == PG_VERDICT_IMPROVED) {
@@ -326,12 +367,14 @@ int pg_verdict_decide(pg_case_verdict *v, size_t ntested)
             reason = too_noisy(v, th);
         else if (v->est.ci_lo > up || v->est.ci_hi < down)
             reason = pg__asprintf("beyond %s but not significant after Holm over %zu cases (p=%.2g); %s", th,
-                                  ntested, v->est.p_adj, advice(v));
+                                  ntested, v->est.p_adj, advice(v, adv, sizeof(adv)));
+        else if (log(v->est.ci_hi) - log(v->est.ci_lo) > 2 * log(up) && drift_dominates(v))
+            reason = drift_wide(v, th);
         else if (log(v->est.ci_hi) - log(v->est.ci_lo) > 2 * log(up))
             reason = pg__asprintf("too noisy for %s: resolves ~%.0f%% here; %s", th, 100 * v->est.resolution,
-                                  advice(v));
+                                  advice(v, adv, sizeof(adv)));
         else
-            reason = pg__asprintf("interval straddles the %s threshold; %s", th, advice(v));
+            reason = pg__asprintf("interval straddles the %s threshold; %s", th, advice(v, adv, sizeof(adv)));
     }
     set_reason(v, reason);
     return 0;
@@ -385,6 +428,7 @@ static int stage_decide(pg_comparison *c, size_t *ntested, const pg_compare_opti
         if (isnan(v->est.p))
             continue;
         v->est.p_adj = isnan(p[i]) ? v->est.p : adj[i];
+        v->source = c->head ? c->head->source : NULL;
         /* Paired rounds cancel what the suite-wide view guards against: a phase hits both sides. */
         if (isfinite(c->suite.spread) && !opts->paired)
             widen(v, fmax(v->drift.hw, pg_stats_norm_ppf(1 - v->alpha / 2) * c->suite.spread));

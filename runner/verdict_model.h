@@ -95,6 +95,8 @@ typedef struct pg_case_verdict {
     pg_drift drift;
     pg_confirmation confirm;
     int paired;                      /* decided on paired interleaved rounds: est.base_n = est.head_n = rounds */
+    const char *source;              /* the head run's harness ("perfgate", "google-benchmark"...), for advice
+                                        naming its own knob; not owned, NULL when unknown */
 } pg_case_verdict;
 
 /* Interleaved gates look at a case after every round from this many on (ab.h). */

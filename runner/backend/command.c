@@ -129,6 +129,7 @@ static int run_process(command_run *x, int64_t *wall_ns)
     posix_spawnattr_t attr;
     int status, timed_out = 0, rc, err = PG_EKERNEL, have_fa = 0, have_attr = 0;
     int64_t t0, t1 = 0;
+    sigset_t old;
     pid_t pid;
 
     if (!out || !errf || posix_spawn_file_actions_init(&fa) != 0) {
@@ -147,13 +148,17 @@ static int run_process(command_run *x, int64_t *wall_ns)
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_adddup2(&fa, fileno(out), 1);
     posix_spawn_file_actions_adddup2(&fa, fileno(errf), 2);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK);
     posix_spawnattr_setpgroup(&attr, 0);
     fflush(stdout);
     fflush(stderr);
-    pg__proc_start();
+    pg__proc_begin(&old);
+    posix_spawnattr_setsigmask(&attr, &old);
     t0 = pg__mono_ns();
     rc = posix_spawnp(&pid, x->argv[0], &fa, &attr, x->argv, environ);
+    if (rc == 0)
+        pg__proc_track(pid);
+    pg__proc_end(&old);
     if (rc != 0) {
         if (rc == ENOENT && !strchr(x->argv[0], '/'))
             err = pg_error_set(PG_EKERNEL, "command '%s' not found: '%s' is not in PATH", x->shown, x->argv[0]);
@@ -161,7 +166,6 @@ static int run_process(command_run *x, int64_t *wall_ns)
             err = pg_error_set(PG_EKERNEL, "cannot execute command '%s': %s", x->shown, strerror(rc));
         goto cleanup;
     }
-    pg__proc_track(pid);
     status = wait_child(pid, x->timeout, &timed_out, &t1);
     *wall_ns = t1 - t0;
     /* What the command left running (a daemon, a `&` in a script) ends with its sample. */
@@ -241,7 +245,7 @@ static int read_metrics(command_run *x, int64_t *reported_ns)
     json_t *v;
     const char *key;
     double t = -1, iters = 1;
-    int err = 0;
+    int err = 0, have_t = 0;
 
     if (!obj || !json_is_object(obj)) {
         err = pg_error_set(PG_EKERNEL, "command '%s' has metrics: json but its last line of output is not a JSON "
@@ -250,11 +254,20 @@ static int read_metrics(command_run *x, int64_t *reported_ns)
     }
     json_object_foreach(obj, key, v) {
         double d;
-        if (!json_is_number(v))
+        if (!json_is_number(v)) {
+            /* A "time" that is not a number is a broken report, never a reason to fall back to wall time. */
+            if (strcmp(key, "time") == 0 || strcmp(key, "iterations") == 0) {
+                err = pg_error_set(PG_EKERNEL, "command '%s' has metrics: json but its \"%s\" is not a number",
+                                   x->shown, key);
+                goto cleanup;
+            }
             continue;
+        }
         d = json_number_value(v);
-        if (strcmp(key, "time") == 0)
+        if (strcmp(key, "time") == 0) {
             t = d;
+            have_t = 1;
+        }
         else if (strcmp(key, "iterations") == 0)
             iters = d;
         else if (strcmp(key, "flops") == 0)
@@ -266,9 +279,10 @@ static int read_metrics(command_run *x, int64_t *reported_ns)
             goto cleanup;
         }
     }
-    if (t >= 0) {
-        if (!(t < 1e6) || !(iters >= 1)) {
-            err = pg_error_set(PG_EKERNEL, "command '%s' reported time %g s over %g iterations: not usable",
+    if (have_t) {
+        if (!(t > 0 && t < 1e6) || !(iters >= 1 && iters < 1e18)) {
+            err = pg_error_set(PG_EKERNEL, "command '%s' reported time %g s over %g iterations: not usable (time "
+                                           "must be positive seconds, iterations at least 1)",
                                x->shown, t, iters);
             goto cleanup;
         }

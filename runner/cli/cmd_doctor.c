@@ -97,9 +97,11 @@ int pg_cmd_doctor(int argc, char **argv)
                 char *t;
                 if (json_is_object(v) || (json_is_null(v) && strcmp(k, "gpu") == 0))
                     continue; /* the GPU has its own section below */
+                size_t kl = strlen(k);
+                /* An environment variable that is null was not set; any other null could not be read. */
+                const char *none = kl > 4 && strcmp(k + kl - 4, "_env") == 0 ? "(unset)" : "(not readable)";
                 t = json_is_string(v) ? NULL : json_dumps(v, JSON_ENCODE_ANY);
-                printf("  %-24s %s\n", k,
-                       json_is_string(v) ? json_string_value(v) : json_is_null(v) ? "(not readable)" : (t ? t : "?"));
+                printf("  %-24s %s\n", k, json_is_string(v) ? json_string_value(v) : json_is_null(v) ? none : (t ? t : "?"));
                 free(t);
             }
         }

@@ -8,12 +8,50 @@
 #include "store/store.h"
 #include "util.h"
 
+#include <jansson.h>
 #include <stdlib.h>
+#include <string.h>
+
+/*
+ * {"schema_version": 1, "format", "file", "run": id or null, "db", "cases": [{key, status, message, samples,
+ * median_s}], "notes": [...]}
+ */
+static int print_json(const pg_run *run, const char *format, const char *file, const pg_import_notes *notes,
+                      const char *db)
+{
+    json_t *root = json_object(), *cases = json_array(), *ns = json_array();
+    size_t i;
+    int rc;
+
+    for (i = 0; i < run->nresults; i++) {
+        const pg_result *r = &run->results[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "key", json_string(r->key));
+        json_object_set_new(o, "status", json_string(pg_status_name(r->status)));
+        json_object_set_new(o, "message", r->message ? json_string(r->message) : json_null());
+        json_object_set_new(o, "samples", json_integer((json_int_t)r->nsamples));
+        json_object_set_new(o, "median_s", r->summary.median > 0 ? json_real(r->summary.median) : json_null());
+        json_array_append_new(cases, o);
+    }
+    for (i = 0; i < notes->count; i++)
+        json_array_append_new(ns, json_string(notes->lines[i]));
+    json_object_set_new(root, "schema_version", json_integer(1));
+    json_object_set_new(root, "format", json_string(format));
+    json_object_set_new(root, "file", json_string(file));
+    json_object_set_new(root, "run", run->id ? json_integer(run->id) : json_null());
+    json_object_set_new(root, "db", db ? json_string(db) : json_null());
+    json_object_set_new(root, "cases", cases);
+    json_object_set_new(root, "notes", ns);
+    rc = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+    fputc('\n', stdout);
+    json_decref(root);
+    return rc == 0 && fflush(stdout) == 0 ? 0 : 3;
+}
 
 int pg_cmd_import(int argc, char **argv)
 {
-    const char *db = NULL, *suite = NULL, *commit = NULL, *branch = NULL;
-    int dry = 0, nargs, rc, err;
+    const char *db = NULL, *suite = NULL, *commit = NULL, *branch = NULL, *format = NULL;
+    int dry = 0, nargs, rc, err, as_json = 0;
     pg_import_options io = PG_IMPORT_OPTIONS_INIT;
     pg_meta_options mo = {NULL, NULL};
     pg_import_notes notes = {0};
@@ -28,6 +66,7 @@ int pg_cmd_import(int argc, char **argv)
         {"commit", 0, PG_OPT_STR, &commit, "SHA", "commit to record (default GITHUB_SHA, else git)"},
         {"branch", 0, PG_OPT_STR, &branch, "NAME", "branch to record (default GITHUB_REF_NAME, else git)"},
         {"no-store", 0, PG_OPT_FLAG, &dry, NULL, "read and print without storing"},
+        {"format", 0, PG_OPT_STR, &format, "FMT", "text (default) or json: the cases, notes and run id as one object"},
         {0},
     };
     const pg_cmd_spec spec = {
@@ -48,6 +87,11 @@ int pg_cmd_import(int argc, char **argv)
 
     if ((rc = pg_cli_parse(&spec, argc, argv, &nargs)) != 0)
         return rc < 0 ? 0 : rc;
+    if (format && strcmp(format, "text") != 0 && strcmp(format, "json") != 0) {
+        fprintf(stderr, "perfgate import: unknown format '%s' (text or json)\n", format);
+        return 2;
+    }
+    as_json = format && strcmp(format, "json") == 0;
     io.suite = suite;
     mo.commit = commit;
     mo.branch = branch;
@@ -62,18 +106,21 @@ int pg_cmd_import(int argc, char **argv)
         goto cleanup;
     }
     run->finished_at = pg__now_unix();
-    pg_report_run_terminal(stdout, run, &style);
-    for (i = 0; i < notes.count; i++)
-        printf("note: %s\n", notes.lines[i]);
+    if (!as_json) {
+        pg_report_run_terminal(stdout, run, &style);
+        for (i = 0; i < notes.count; i++)
+            printf("note: %s\n", notes.lines[i]);
+    }
     if (store) {
         if ((err = pg_store_save_run(store, run)) != 0) {
             rc = pg_cli_fail(err);
             goto cleanup;
         }
-        printf("\nimported %zu cases from %s (%s) as run %lld in %s\n", run->nresults, argv[2], argv[1],
-               (long long)run->id, pg_store_name(store));
+        if (!as_json)
+            printf("\nimported %zu cases from %s (%s) as run %lld in %s\n", run->nresults, argv[2], argv[1],
+                   (long long)run->id, pg_store_name(store));
     }
-    rc = 0;
+    rc = as_json ? print_json(run, argv[1], argv[2], &notes, store ? pg_store_name(store) : NULL) : 0;
 cleanup:
     pg_import_notes_free(&notes);
     pg_run_free(run);

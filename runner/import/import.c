@@ -11,11 +11,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Result files are read whole and parsed as one JSON tree, whose memory is
- * several times the text: the cap keeps a wrong file from exhausting it. */
-#define PG_IMPORT_MAX_BYTES ((uint64_t)64 << 20)
+/* Read in one pass with memory bounded by the largest case (stream.h), so the cap only bounds the time a wrong
+ * file can take. */
+#define PG_IMPORT_MAX_BYTES ((uint64_t)4 << 30)
 
 const char *const pg_import_formats[] = {"google-benchmark", "hyperfine", "pytest-benchmark", NULL};
+
+int pg_import_format_known(const char *format)
+{
+    size_t i;
+
+    for (i = 0; pg_import_formats[i]; i++)
+        if (strcmp(pg_import_formats[i], format) == 0)
+            return 1;
+    return 0;
+}
 
 void pg_import_notes_free(pg_import_notes *notes)
 {
@@ -78,55 +88,6 @@ int pg__import_number(double *out, const json_t *v)
     return 0;
 }
 
-/*
- * Google Benchmark (and Python's json) write bare NaN and Infinity, which
- * JSON does not allow; quote them outside strings so the parser takes them.
- */
-static char *quote_bare_nonfinite(const char *in, size_t len)
-{
-    static const char *const words[] = {"-Infinity", "Infinity", "-NaN", "NaN"};
-    pg_buf b = PG_BUF_INIT;
-    size_t i = 0, w;
-    int in_str = 0;
-
-    while (i < len) {
-        char ch = in[i];
-        if (in_str) {
-            if (ch == '\\' && i + 1 < len) {
-                pg__buf_put(&b, in + i, 2);
-                i += 2;
-                continue;
-            }
-            if (ch == '"')
-                in_str = 0;
-            pg__buf_put(&b, in + i, 1);
-            i++;
-            continue;
-        }
-        if (ch == '"') {
-            in_str = 1;
-            pg__buf_put(&b, in + i, 1);
-            i++;
-            continue;
-        }
-        for (w = 0; w < sizeof(words) / sizeof(words[0]); w++) {
-            size_t wl = strlen(words[w]);
-            if (i + wl <= len && memcmp(in + i, words[w], wl) == 0) {
-                pg__buf_printf(&b, "\"%s\"", words[w]);
-                i += wl;
-                break;
-            }
-        }
-        if (w == sizeof(words) / sizeof(words[0])) {
-            pg__buf_put(&b, in + i, 1);
-            i++;
-        }
-    }
-    if (!b.ptr)
-        pg__buf_puts(&b, "");
-    return pg__buf_detach(&b);
-}
-
 static int param_cmp(const void *a, const void *b)
 {
     return strcmp(((const pg_import_param *)a)->name, ((const pg_import_param *)b)->name);
@@ -142,20 +103,16 @@ static void json_text(pg_buf *b, const char *s)
     json_decref(str);
 }
 
-int pg__import_add(pg_result **out, pg_run *run, const char *suite, const char *name, pg_import_param *params,
-                   size_t nparams, int threads)
+/* Sets r->key and r->params_json from `params` (sorted here), r->suite, r->name and r->threads. */
+static int set_key(pg_result *r, pg_import_param *params, size_t nparams)
 {
     pg_buf key = PG_BUF_INIT, pj = PG_BUF_INIT;
-    pg_result *r;
     size_t i;
-    int err;
 
-    if ((err = pg_run_add_result(&r, run)) != 0)
-        return err;
     if (nparams)
         qsort(params, nparams, sizeof(*params), param_cmp);
     /* The same layout as native case keys (suite.c), so imports gate the same way. */
-    pg__buf_printf(&key, "%s/%s[", suite, name);
+    pg__buf_printf(&key, "%s/%s[", r->suite, r->name);
     pg__buf_puts(&pj, "{");
     for (i = 0; i < nparams; i++) {
         pg__buf_printf(&key, "%s%s=%s", i ? "," : "", params[i].name, params[i].value);
@@ -168,10 +125,27 @@ int pg__import_add(pg_result **out, pg_run *run, const char *suite, const char *
         else
             json_text(&pj, params[i].value);
     }
-    pg__buf_printf(&key, "]@%d:cpu", threads > 0 ? threads : 1);
+    pg__buf_printf(&key, "]@%d:cpu", r->threads);
     pg__buf_puts(&pj, "}");
+    free(r->key);
+    free(r->params_json);
     r->key = pg__buf_detach(&key);
     r->params_json = pg__buf_detach(&pj);
+    pg__buf_free(&key);
+    pg__buf_free(&pj);
+    return r->key && r->params_json ? 0 : pg_error_set(PG_ENOMEM, "out of memory importing '%s'", r->name);
+}
+
+int pg__import_add(pg_result **out, pg_run *run, const char *suite, const char *name, pg_import_param *params,
+                   size_t nparams, int threads)
+{
+    pg_result *r;
+    int err;
+
+    if (run->nresults >= PG_IMPORT_MAX_CASES)
+        return pg_error_set(PG_EFORMAT, "more than %d cases in one import; split the file", PG_IMPORT_MAX_CASES);
+    if ((err = pg_run_add_result(&r, run)) != 0)
+        return err;
     r->suite = pg__strdup(suite);
     r->name = pg__strdup(name);
     r->threads = threads > 0 ? threads : 1;
@@ -179,12 +153,57 @@ int pg__import_add(pg_result **out, pg_run *run, const char *suite, const char *
     r->metric = pg__strdup("time");
     r->unit = pg__strdup("s");
     r->status = PG_STATUS_OK;
-    pg__buf_free(&key);
-    pg__buf_free(&pj);
-    if (!r->key || !r->params_json || !r->suite || !r->name || !r->device || !r->metric || !r->unit)
+    if (!r->suite || !r->name || !r->device || !r->metric || !r->unit)
         return pg_error_set(PG_ENOMEM, "out of memory importing '%s'", name);
+    if ((err = set_key(r, params, nparams)) != 0)
+        return err;
     *out = r;
     return 0;
+}
+
+int pg__import_add_param(pg_result *r, const char *name, const char *value)
+{
+    pg_import_param ps[PG_IMPORT_MAX_PARAMS + 1];
+    char *texts[PG_IMPORT_MAX_PARAMS];
+    json_error_t jerr;
+    json_t *obj = json_loads(r->params_json ? r->params_json : "{}", 0, &jerr), *v;
+    const char *k;
+    size_t np = 0, i;
+    int err;
+
+    if (!obj)
+        return pg_error_set(PG_ENOMEM, "out of memory importing '%s'", r->name);
+    json_object_foreach(obj, k, v) {
+        if (np == PG_IMPORT_MAX_PARAMS)
+            break;
+        ps[np].name = k;
+        ps[np].is_number = json_is_number(v);
+        texts[np] = json_is_string(v) ? pg__strdup(json_string_value(v)) : json_dumps(v, JSON_ENCODE_ANY);
+        ps[np].value = texts[np] ? texts[np] : "";
+        np++;
+    }
+    ps[np].name = name;
+    ps[np].value = value;
+    ps[np].is_number = 0;
+    err = set_key(r, ps, np + 1);
+    for (i = 0; i < np; i++)
+        free(texts[i]);
+    json_decref(obj);
+    return err;
+}
+
+int pg__import_time(double *out, const json_t *v)
+{
+    if (pg__import_number(out, v) != 0)
+        return -1;
+    if (!isfinite(*out))
+        return -2;
+    return *out > 0 ? 0 : -3;
+}
+
+const char *pg__import_time_problem(int code)
+{
+    return code == -1 ? "is not a number" : code == -2 ? "is not finite (NaN or Infinity)" : "is not a positive time";
 }
 
 int pg__import_set_samples(pg_result *r, double *samples, size_t n)
@@ -206,14 +225,74 @@ int pg__import_set_samples(pg_result *r, double *samples, size_t n)
     return 0;
 }
 
-int pg_import_file(pg_run *run, const char *format, const char *path, const pg_import_options *opts,
-                   pg_import_notes *notes)
+static const pg_run *sort_run;
+
+static int key_cmp(const void *a, const void *b)
+{
+    return strcmp(sort_run->results[*(const size_t *)a].key, sort_run->results[*(const size_t *)b].key);
+}
+
+/*
+ * Two cases with one key cannot be stored in one run. The formats give their
+ * own duplicates a distinguishing parameter first; what is left is an error
+ * naming the key, never a database constraint failure.
+ */
+static int check_unique(const pg_run *run, size_t from, const char *name)
+{
+    size_t n = run->nresults - from, i, *idx = n ? malloc(n * sizeof(*idx)) : NULL;
+    int err = 0;
+
+    if (n && !idx)
+        return pg_error_set(PG_ENOMEM, "out of memory importing %s", name);
+    for (i = 0; i < n; i++)
+        idx[i] = from + i;
+    sort_run = run;
+    qsort(idx, n, sizeof(*idx), key_cmp);
+    for (i = 1; i < n; i++) {
+        if (strcmp(run->results[idx[i - 1]].key, run->results[idx[i]].key) == 0) {
+            err = pg_error_set(PG_EFORMAT, "%s: two cases have the key '%s'; give them distinct names or "
+                                           "parameters", name, run->results[idx[i]].key);
+            break;
+        }
+    }
+    free(idx);
+    return err;
+}
+
+int pg__import_disambiguate(pg_run *run, size_t from, const char *param, char *const *values, size_t *changed)
+{
+    size_t n = run->nresults - from, i, j, k, *idx = n ? malloc(n * sizeof(*idx)) : NULL;
+    int err = 0;
+
+    if (n && !idx)
+        return pg_error_set(PG_ENOMEM, "out of memory importing");
+    for (i = 0; i < n; i++)
+        idx[i] = from + i;
+    sort_run = run;
+    qsort(idx, n, sizeof(*idx), key_cmp);
+    for (i = 0; i < n && !err; i = j) {
+        for (j = i + 1; j < n && strcmp(run->results[idx[i]].key, run->results[idx[j]].key) == 0; j++)
+            ;
+        for (k = i; j - i > 1 && k < j && !err; k++)
+            if (values[idx[k] - from]) {
+                err = pg__import_add_param(&run->results[idx[k]], param, values[idx[k] - from]);
+                ++*changed;
+            }
+    }
+    free(idx);
+    return err;
+}
+
+static void drop_results(pg_run *run, size_t from)
+{
+    while (run->nresults > from)
+        pg__result_clear(&run->results[--run->nresults]);
+}
+
+int pg_import_stream(pg_run *run, const char *format, FILE *f, const char *name, const pg_import_options *opts,
+                     pg_import_notes *notes)
 {
     pg_import_options dflt = PG_IMPORT_OPTIONS_INIT;
-    char *text = NULL, *fixed = NULL;
-    size_t len = 0;
-    json_error_t jerr;
-    json_t *root = NULL;
     const char *suite;
     size_t before = run->nresults;
     int err;
@@ -225,41 +304,39 @@ int pg_import_file(pg_run *run, const char *format, const char *path, const pg_i
         return pg_error_set(PG_EINVAL, "unknown import format '%s'; known: google-benchmark, hyperfine, "
                                        "pytest-benchmark", format);
     suite = opts->suite && *opts->suite ? opts->suite : format;
-    if ((err = pg__read_input(&text, &len, path, "result", PG_IMPORT_MAX_BYTES)) != 0)
-        return err;
-    fixed = quote_bare_nonfinite(text, len);
-    if (!fixed) {
-        err = pg_error_set(PG_ENOMEM, "out of memory reading %s", path);
-        goto cleanup;
-    }
-    root = json_loads(fixed, 0, &jerr);
-    if (!root) {
-        err = pg_error_set(PG_EFORMAT, "%s:%d:%d: not valid JSON: %s", path, jerr.line, jerr.column, jerr.text);
-        goto cleanup;
-    }
-    if (!json_is_object(root)) {
-        err = pg_error_set(PG_EFORMAT, "%s: expected a JSON object at the top, as %s writes", path, format);
-        goto cleanup;
-    }
     if (strcmp(format, "google-benchmark") == 0)
-        err = pg__import_gbench(run, root, path, suite, notes);
+        err = pg__import_gbench(run, f, name, suite, notes);
     else if (strcmp(format, "hyperfine") == 0)
-        err = pg__import_hyperfine(run, root, path, suite, notes);
+        err = pg__import_hyperfine(run, f, name, suite, notes);
     else
-        err = pg__import_pytest(run, root, path, suite, notes);
-    if (err)
-        goto cleanup;
-    if (run->nresults == before) {
-        err = pg_error_set(PG_EFORMAT, "%s: no benchmark results found in this %s file", path, format);
-        goto cleanup;
+        err = pg__import_pytest(run, f, name, suite, notes);
+    if (!err && run->nresults == before)
+        err = pg_error_set(PG_EFORMAT, "%s: no benchmark results found in this %s file", name, format);
+    if (!err)
+        err = check_unique(run, before, name);
+    if (err) {
+        /* Nothing half-read stays in the run. */
+        drop_results(run, before);
+        return err;
     }
     free(run->source);
     run->source = pg__strdup(format);
     if (!run->suite_set)
         run->suite_set = pg__strdup(suite);
-cleanup:
-    json_decref(root);
-    free(fixed);
-    free(text);
+    return 0;
+}
+
+int pg_import_file(pg_run *run, const char *format, const char *path, const pg_import_options *opts,
+                   pg_import_notes *notes)
+{
+    FILE *f;
+    int err;
+
+    if (!pg_import_format_known(format))
+        return pg_import_stream(run, format, NULL, path, opts, notes);
+    if ((err = pg__open_input(&f, NULL, path, "result", PG_IMPORT_MAX_BYTES)) != 0)
+        return err;
+    err = pg_import_stream(run, format, f, path, opts, notes);
+    fclose(f);
     return err;
 }

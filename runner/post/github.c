@@ -279,6 +279,24 @@ static int is_mutation(const char *method)
     return strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0;
 }
 
+/*
+ * 1 when `url` starts with `base`: the scheme and host compared as DNS does
+ * (case-insensitively: GitHub may spell its host in capitals in a Link), the
+ * path exactly.
+ */
+static int link_under_base(const char *url, const char *base)
+{
+    const char *sep = strstr(base, "://"), *path;
+    size_t host_end, len = strlen(base);
+
+    if (!sep)
+        return strncmp(url, base, len) == 0;
+    path = strchr(sep + 3, '/');
+    host_end = path ? (size_t)(path - base) : len;
+    return strlen(url) >= len && strncasecmp(url, base, host_end) == 0 &&
+           strncmp(url + host_end, base + host_end, len - host_end) == 0;
+}
+
 int pg_gh_request(pg_gh_response *out, pg_gh *gh, const char *method, const char *path, const char *json)
 {
     char *url = NULL, *auth = NULL, ua[64], errbuf[CURL_ERROR_SIZE];
@@ -288,10 +306,9 @@ int pg_gh_request(pg_gh_response *out, pg_gh *gh, const char *method, const char
     size_t base = strlen(gh->api_url);
 
     memset(out, 0, sizeof(out[0]));
-    if (strncmp(path, "http://", 7) == 0 || strncmp(path, "https://", 8) == 0) {
+    if (strncasecmp(path, "http://", 7) == 0 || strncasecmp(path, "https://", 8) == 0) {
         /* A full URL (a Link page) must stay under the API base: the token goes with it. */
-        int under = strncmp(path, gh->api_url, base) == 0 &&
-                    (path[base] == '/' || path[base] == '?' || path[base] == '\0');
+        int under = link_under_base(path, gh->api_url) && (path[base] == '/' || path[base] == '?' || path[base] == '\0');
         if (!under && strcmp(path, gh->graphql_url) != 0)
             return pg_error_set(PG_EUSAGE, "GitHub returned a link outside %s; not following it", gh->api_url);
         url = pg__strdup(path);

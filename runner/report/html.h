@@ -1,5 +1,5 @@
 /*
- * html.h - one self-contained HTML page: trend plots and the verdict table.
+ * html.h - one self-contained HTML page: summary, verdict table and a grid of trend plots.
  *
  * No network, no scripts: inline CSS and inline SVG only, so the file can be
  * uploaded as a CI artifact and opened anywhere.
@@ -13,9 +13,11 @@
 #include "verdict.h"
 
 /**
- * Writes the page: per case a plot of medians over commits with the IQR
- * band and change points marked, then the verdict table of `cmp` (may be
- * NULL) for the current run.
+ * Writes the page: the title, a summary line with a badge per verdict count
+ * (with `cmp`), the verdict table of `cmp` (may be NULL), then one small plot
+ * per case: medians over commits with the IQR band, change points, commit
+ * labels (short SHA, date), the threshold band around the baseline, and the
+ * base and head commits of `cmp` marked. Each part is a <section class="panel">.
  */
 int pg_report_html(FILE *f, const char *title, const pg_history *hs, size_t nh, const pg_comparison *cmp);
 

@@ -105,7 +105,11 @@ static void cell_duration(pg_buf *b, double s)
     pg__buf_printf(b, " %s |", t);
 }
 
-static int case_row(section *s, const pg_case_verdict *v, int kind)
+/*
+ * `prev` is the row above in the same section: a reason it already gave (a
+ * dozen GPU cases skipped for one missing device) is said once.
+ */
+static int case_row(section *s, const pg_case_verdict *v, int kind, const pg_case_verdict *prev)
 {
     pg_buf row = PG_BUF_INIT;
     char ch[80], p[32], res[16];
@@ -127,6 +131,14 @@ static int case_row(section *s, const pg_case_verdict *v, int kind)
         pg__buf_printf(&row, " %s |", res);
     if (kind == S_UNSURE || kind == S_OTHER) {
         pg__buf_puts(&row, " ");
+        if (prev && prev->verdict == v->verdict && prev->reason && v->reason && strcmp(prev->reason, v->reason) == 0)
+            pg__buf_puts(&row, "(same as above)");
+        else
+            md_text(&row, v->reason ? v->reason : "");
+        pg__buf_puts(&row, " |\n");
+    } else if (kind == S_REGRESSED) {
+        /* Why it fails: the test and, after a re-run, its confirmation. */
+        pg__buf_printf(&row, " %s | %s | ", p, res);
         md_text(&row, v->reason ? v->reason : "");
         pg__buf_puts(&row, " |\n");
     } else {
@@ -262,7 +274,16 @@ static void head_lines(pg_buf *b, const pg_report_data *d, const pg_report_optio
     }
 
     pg__buf_puts(b, "Head ");
-    short_sha(b, run->commit);
+    if (d->origin && d->origin->pr > 0 && d->origin->head_sha && run->commit &&
+        strcmp(d->origin->head_sha, run->commit) != 0) {
+        /* A pull_request job tests a merge commit no one pushed; reviewers know the PR's head. */
+        short_sha(b, d->origin->head_sha);
+        pg__buf_printf(b, " (PR #%lld, measured as merge commit ", (long long)d->origin->pr);
+        short_sha(b, run->commit);
+        pg__buf_puts(b, ")");
+    } else {
+        short_sha(b, run->commit);
+    }
     if (run->branch) {
         pg__buf_puts(b, " on ");
         md_code(b, run->branch);
@@ -353,7 +374,9 @@ static const char case_hdr[] = "| case | base | head | change [interval] | p (ad
 int pg_render_markdown(pg_buf *out, const pg_report_data *d, const pg_report_options *o)
 {
     section secs[S__COUNT] = {
-        {"Regressions", 1, case_hdr, NULL, 0, 0},
+        {"Regressions", 1,
+         "| case | base | head | change [interval] | p (adj.) | resolves | why |\n"
+         "| --- | ---: | ---: | ---: | ---: | ---: | --- |\n", NULL, 0, 0},
         {"Failed exact checks", 1,
          "| check | kind | expected | actual | what differed |\n| --- | --- | --- | --- | --- |\n", NULL, 0, 0},
         {"Trace: ops that appeared, disappeared or changed count per step", 1,
@@ -387,7 +410,7 @@ int pg_render_markdown(pg_buf *out, const pg_report_data *d, const pg_report_opt
             break;
         }
         for (j = 0; j < n && !err; j++)
-            err = case_row(&secs[map[i].sec], &cmp->cases[idx[j]], map[i].sec);
+            err = case_row(&secs[map[i].sec], &cmp->cases[idx[j]], map[i].sec, j ? &cmp->cases[idx[j - 1]] : NULL);
         free(idx);
     }
     for (i = 0; i < cmp->ncases && !err; i++)

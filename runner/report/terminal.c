@@ -173,11 +173,18 @@ static void render_run(pg_buf *b, const pg_run *run, int color)
         table_row(&t, hdr, NULL);
         for (i = 0; i < run->nresults; i++) {
             const pg_result *r = &run->results[i];
-            char med[32], iqr[32], n[32], thr[32], rate[32], mfu[16], note[160];
+            char med[32], iqr[32], n[32], thr[32], rate[32], mfu[16], note[256];
             const char *row[8];
             if (r->status != PG_STATUS_OK) {
-                snprintf(note, sizeof(note), "%s: %s", r->status == PG_STATUS_SKIPPED ? "skipped" : "ERROR",
-                         r->message ? r->message : "");
+                const pg_result *above = i ? &run->results[i - 1] : NULL;
+                /* A dozen GPU cases skipped for one missing device: the reason once, then "as above". */
+                if (above && above->status == r->status && above->message && r->message &&
+                    strcmp(above->message, r->message) == 0)
+                    snprintf(note, sizeof(note), "%s (same as above)",
+                             r->status == PG_STATUS_SKIPPED ? "skipped" : "ERROR");
+                else
+                    snprintf(note, sizeof(note), "%s: %s", r->status == PG_STATUS_SKIPPED ? "skipped" : "ERROR",
+                             r->message ? r->message : "");
                 row[0] = r->key;
                 row[1] = row[2] = row[3] = row[4] = row[5] = row[6] = "-";
                 row[7] = note;
@@ -194,11 +201,18 @@ static void render_run(pg_buf *b, const pg_run *run, int color)
                 pg_fmt_rate(rate, sizeof(rate), r->bytes / r->summary.median, "B/s");
             else
                 snprintf(rate, sizeof(rate), "-");
-            if (r->mfu >= 0)
+            /* Above 100% the ceiling it was measured against is wrong, not the case fast: never a plain number. */
+            if (r->mfu > 1.0)
+                snprintf(mfu, sizeof(mfu), "?");
+            else if (r->mfu >= 0)
                 snprintf(mfu, sizeof(mfu), "%.1f%%", 100 * r->mfu);
             else
                 snprintf(mfu, sizeof(mfu), "-");
             warnings_text(note, sizeof(note), r->warnings);
+            if (r->mfu > 1.0)
+                snprintf(note + strlen(note), sizeof(note) - strlen(note),
+                         "%sMFU unreliable (%.0f%% of a peak measured too low; set --peak-%s)", *note ? "; " : "",
+                         100 * r->mfu, r->device && strcmp(r->device, "cuda") == 0 ? "tflops" : "gflops");
             row[0] = r->key;
             row[1] = med;
             row[2] = iqr;
@@ -250,6 +264,9 @@ static void render_compare(pg_buf *b, const pg_comparison *cmp, int color)
         row[5] = res;
         row[6] = pg_verdict_name(v->verdict);
         row[7] = v->reason ? v->reason : "";
+        if (i && v->reason && cmp->cases[i - 1].verdict == v->verdict && cmp->cases[i - 1].reason &&
+            strcmp(cmp->cases[i - 1].reason, v->reason) == 0 && v->verdict != PG_VERDICT_SAME)
+            row[7] = "(same as above)";
         table_row(&t, row, verdict_color(v->verdict));
     }
     table_print(b, &t, color);

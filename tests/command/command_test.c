@@ -184,6 +184,30 @@ Test(command, the_binary_reports_each_error_and_exits_0)
     free(path);
 }
 
+/* A report that names a time but an impossible one is an error of the case, never a silent wall-time sample. */
+Test(command, metrics_json_with_an_impossible_time_is_an_error)
+{
+    pg_suite_set set = {0};
+    pg_run *run = run_suite("bad.yaml",
+                            "suite: bad\n"
+                            "defaults: {min_run_time: 5ms, warmup: 1ms, min_samples: 2}\n"
+                            "benchmarks:\n"
+                            "  - {name: negative, metrics: json, command: [echo, '{\"time\": -5}']}\n"
+                            "  - {name: zero, metrics: json, command: [echo, '{\"time\": 0}']}\n"
+                            "  - {name: text, metrics: json, command: [echo, '{\"time\": \"fast\"}']}\n"
+                            "  - {name: no_iters, metrics: json, command: [echo, '{\"time\": 1, \"iterations\": 0}']}\n"
+                            "  - {name: wall, metrics: json, command: [echo, '{\"accuracy\": 1}']}\n",
+                            &set);
+
+    cr_assert_eq(find(run, "wall")->status, PG_STATUS_OK, "no time at all: the wall time, as documented");
+    assert_error(run, "negative", "reported time -5 s");
+    assert_error(run, "zero", "reported time 0 s");
+    assert_error(run, "text", "\"time\" is not a number");
+    assert_error(run, "no_iters", "over 0 iterations");
+    pg_run_free(run);
+    pg_suite_set_free(&set);
+}
+
 /*
  * A command that reports 1 ns per run while each process takes milliseconds:
  * its clock would need a billion runs to reach min_run_time. max_run_time

@@ -302,3 +302,52 @@ Test(history, report_format_html_holds_verdicts_and_trends)
     free(db);
     free(html);
 }
+
+/* The dashboard: summary and counts on top, full width, commit labels, base and head marked, a threshold band. */
+Test(history, html_report_reads_like_a_dashboard_in_headless_chromium)
+{
+    char *tmp = pg_test_tmpdir();
+    char *db = pg__asprintf("%s/sim.db", tmp), *html = pg__asprintf("%s/r.html", tmp);
+    char *dom = pg__asprintf("%s/dom.html", tmp);
+    char *cmd, *text, *p;
+    pg_proc pr;
+    const char *argv[] = {"report", "--db", db, "--format", "html", "-o", html, NULL};
+    size_t bands = 0;
+
+    simulate(db, 2);
+    pg_test_run(&pr, NULL, NULL, argv);
+    cr_assert_eq(pr.status, 0, "%s", pr.err);
+    pg_proc_free(&pr);
+    text = read_all(html);
+    cr_assert(strstr(text, "max-width:900px") == NULL, "the page is full width");
+    free(text);
+    cmd = pg__asprintf("chromium --headless --no-sandbox --disable-gpu --user-data-dir=%s/profile "
+                       "--dump-dom file://%s > %s 2>/dev/null",
+                       tmp, html, dom);
+    cr_assert_eq(system(cmd), 0, "headless chromium failed (is the chromium package installed?)");
+    free(cmd);
+    text = read_all(dom);
+    /* The summary comes first: the verdict counts before the table and the plots. */
+    cr_assert(strstr(text, "<p class=\"summary\">") != NULL);
+    cr_assert(strstr(text, "class=\"badge") != NULL && strstr(text, "class=\"badge") < strstr(text, "<table>"));
+    cr_assert(strstr(text, "<table>") < strstr(text, "<svg class=\"trend\""));
+    cr_assert_eq(count_substr(text, "<figure class=\"case"), 2, "one small plot per case");
+    /* Commit labels: the newest commit's short SHA and its date (1700000000 + 119 days is 2024-03-12). */
+    cr_assert(strstr(text, ">0000000</text>") != NULL);
+    cr_assert(strstr(text, ">03-12</text>") != NULL, "dates under the commits");
+    cr_assert_eq(count_substr(text, "<line class=\"mark base\""), 2, "the base commit marked in each plot");
+    cr_assert_eq(count_substr(text, "<line class=\"mark head\""), 2, "the head commit marked in each plot");
+    /* The threshold band around the baseline fills at most about half the plot: the axis spans twice it. */
+    for (p = text; (p = strstr(p, "<rect class=\"band\"")) != NULL; p++) {
+        double height = atof(strstr(p, "height=\"") + 8);
+        cr_assert(height > 20 && height < 0.56 * (200 - 14 - 44), "band height %g", height);
+        bands++;
+    }
+    cr_assert_eq(bands, 2);
+    free(text);
+    pg_test_rmtree(tmp);
+    free(tmp);
+    free(db);
+    free(html);
+    free(dom);
+}

@@ -218,3 +218,234 @@ Test(import, imported_runs_are_stored_and_gate_like_native_ones)
     free(db);
     free(file);
 }
+
+/* Writes `text` as tmp/`file`, imports it in `format`; returns the error code, the run kept in *out. */
+static int import_text(const char *tmp, const char *format, const char *file, const char *text, pg_run **out,
+                       pg_import_notes *notes)
+{
+    char *path = pg_test_write(tmp, file, text);
+    int err;
+
+    pg_assert_ok(pg_run_new(out));
+    err = pg_import_file(*out, format, path, NULL, notes);
+    free(path);
+    return err;
+}
+
+/* The file is refused with exit-2 input error whose one line names `needle`, and nothing of it stays in the run. */
+static void assert_refused(const char *tmp, const char *format, const char *text, const char *needle)
+{
+    pg_run *run = NULL;
+    int err = import_text(tmp, format, "in.json", text, &run, NULL);
+
+    cr_assert_eq(err, PG_EFORMAT, "%s: %d %s", text, err, pg_error_last());
+    cr_assert(strstr(pg_error_last(), needle) != NULL, "'%s' lacks '%s'", pg_error_last(), needle);
+    cr_assert(strstr(pg_error_last(), "in.json") != NULL, "names the file: %s", pg_error_last());
+    cr_assert(strchr(pg_error_last(), '\n') == NULL, "one line: %s", pg_error_last());
+    cr_assert_eq(run->nresults, 0, "nothing half-read stays");
+    pg_run_free(run);
+}
+
+#define HF(times, extra) "{\"results\": [{\"command\": \"sleep 0.1\", \"times\": " times extra "}]}"
+
+Test(import_hyperfine, impossible_times_and_lengths_are_refused)
+{
+    char *tmp = pg_test_tmpdir();
+
+    assert_refused(tmp, "hyperfine", HF("[-1, -2, -3]", ""), "results[0].times[0] ('sleep 0.1') is not a positive time");
+    assert_refused(tmp, "hyperfine", HF("[0.1, 0]", ""), "times[1] ('sleep 0.1') is not a positive time");
+    assert_refused(tmp, "hyperfine", HF("[]", ""), "has an empty 'times'");
+    assert_refused(tmp, "hyperfine", HF("[0.1, NaN]", ""), "times[1] ('sleep 0.1') is not finite");
+    assert_refused(tmp, "hyperfine", HF("[0.1, Infinity]", ""), "is not finite");
+    assert_refused(tmp, "hyperfine", HF("[0.1, \"fast\"]", ""), "is not a number");
+    assert_refused(tmp, "hyperfine", HF("[0.1, 0.2, 0.3]", ", \"exit_codes\": [0, 0]"), "has 3 times but 2 exit_codes");
+    assert_refused(tmp, "hyperfine", HF("[0.1]", ", \"exit_codes\": [0, 0]"), "has 1 times but 2 exit_codes");
+    assert_refused(tmp, "hyperfine", HF("[0.1]", ", \"exit_codes\": [\"0\"]"), "exit_codes[0] is not an integer");
+    pg_test_rmtree(tmp);
+    free(tmp);
+}
+
+Test(import_hyperfine, one_command_twice_gives_two_cases_by_index)
+{
+    char *tmp = pg_test_tmpdir();
+    pg_import_notes notes = {0};
+    pg_run *run = NULL;
+    const pg_result *r;
+
+    /* hyperfine 'sleep 0.1' 'sleep 0.2' 'sleep 0.1': normal usage. A killed run (null code) is a failed run. */
+    pg_assert_ok(import_text(tmp, "hyperfine", "dup.json",
+                             "{\"results\": ["
+                             "{\"command\": \"sleep 0.1\", \"times\": [0.101, 0.102], \"exit_codes\": [0, 0]},"
+                             "{\"command\": \"sleep 0.2\", \"times\": [0.201, 0.202], \"exit_codes\": [0, 0]},"
+                             "{\"command\": \"sleep 0.1\", \"times\": [0.103, 0.104], \"exit_codes\": [0, null]}]}",
+                             &run, &notes));
+    cr_assert_eq(run->nresults, 3);
+    r = get(run, "hyperfine/sleep 0.1[index=0]@1:cpu");
+    cr_assert_float_eq(r->samples[0], 0.101, 1e-12);
+    cr_assert_str_eq(r->params_json, "{\"index\":\"0\"}");
+    r = get(run, "hyperfine/sleep 0.1[index=2]@1:cpu");
+    cr_assert_eq(r->status, PG_STATUS_ERROR, "a run killed by a signal failed");
+    cr_assert(strstr(r->message, "1 of hyperfine's 2 runs exited non-zero") != NULL, "%s", r->message);
+    get(run, "hyperfine/sleep 0.2[]@1:cpu");
+    cr_assert_eq(notes.count, 1);
+    cr_assert(strstr(notes.lines[0], "2 cases share a command") && strstr(notes.lines[0], "'index'"), "%s",
+              notes.lines[0]);
+    pg_import_notes_free(&notes);
+    pg_run_free(run);
+    pg_test_rmtree(tmp);
+    free(tmp);
+}
+
+#define GB(row) "{\"context\": {\"num_cpus\": 4}, \"benchmarks\": [" row "]}"
+#define GB_ROW(extra) \
+    "{\"name\": \"BM_x/8\", \"run_name\": \"BM_x/8\", \"run_type\": \"iteration\", \"iterations\": 10, " \
+    "\"real_time\": 2.0, \"cpu_time\": 2.0, \"time_unit\": \"ms\"" extra "}"
+
+Test(import_gbench, impossible_thread_counts_and_iterations_are_refused)
+{
+    char *tmp = pg_test_tmpdir();
+
+    assert_refused(tmp, "google-benchmark", GB(GB_ROW(", \"threads\": 0")),
+                   "benchmarks[0] ('BM_x/8') has threads 0: not a thread count (1 to 65536)");
+    assert_refused(tmp, "google-benchmark", GB(GB_ROW(", \"threads\": -3")), "has threads -3: not a thread count");
+    assert_refused(tmp, "google-benchmark", GB(GB_ROW(", \"threads\": 1e300")), "has threads 1e300: not a thread count");
+    assert_refused(tmp, "google-benchmark", GB(GB_ROW(", \"threads\": \"4\"")), "has threads \"4\": not a thread count");
+    assert_refused(tmp, "google-benchmark",
+                   GB("{\"name\": \"BM_x\", \"run_type\": \"iteration\", \"iterations\": -5, \"real_time\": 2.0, "
+                      "\"time_unit\": \"ns\"}"),
+                   "('BM_x') has iterations that are not a whole number of at least 1");
+    pg_test_rmtree(tmp);
+    free(tmp);
+}
+
+Test(import_gbench, nan_infinite_and_negative_repetitions_are_dropped_with_a_note)
+{
+    char *tmp = pg_test_tmpdir();
+    pg_import_notes notes = {0};
+    pg_run *run = NULL;
+    const pg_result *r;
+
+    pg_assert_ok(import_text(tmp, "google-benchmark", "nan.json",
+                             GB("{\"name\": \"BM_a\", \"real_time\": 1.0, \"time_unit\": \"us\", \"iterations\": 5},"
+                                "{\"name\": \"BM_a\", \"real_time\": NaN, \"time_unit\": \"us\", \"iterations\": 5},"
+                                "{\"name\": \"BM_a\", \"real_time\": 3.0, \"time_unit\": \"us\", \"iterations\": 5},"
+                                "{\"name\": \"BM_a\", \"real_time\": Infinity, \"time_unit\": \"us\", \"iterations\": 5},"
+                                "{\"name\": \"BM_b\", \"real_time\": -2.0, \"time_unit\": \"us\", \"iterations\": 5},"
+                                "{\"name\": \"BM_b\", \"real_time\": -Infinity, \"time_unit\": \"us\", \"iterations\": 5}"),
+                             &run, &notes));
+    r = get(run, "google-benchmark/BM_a[]@1:cpu");
+    cr_assert_eq(r->status, PG_STATUS_OK);
+    cr_assert_eq(r->nsamples, 2);
+    cr_assert_float_eq(r->samples[1], 3e-6, 1e-15);
+    r = get(run, "google-benchmark/BM_b[]@1:cpu");
+    cr_assert_eq(r->status, PG_STATUS_ERROR, "nothing left to compare");
+    cr_assert(strstr(r->message, "all 2 repetitions had a real_time that is not a measurement"), "%s", r->message);
+    cr_assert_eq(notes.count, 2, "one note per case that lost repetitions");
+    cr_assert(strstr(notes.lines[0], "dropped 2 of 4 repetitions of 'BM_a' (first: repetition 2): real_time was NaN "
+                                     "or Infinity, which is not a measurement; 2 kept"),
+              "%s", notes.lines[0]);
+    cr_assert(strstr(notes.lines[1], "dropped 2 of 2 repetitions of 'BM_b' (first: repetition 1): real_time was NaN, "
+                                     "Infinity, zero or negative"),
+              "%s", notes.lines[1]);
+    pg_import_notes_free(&notes);
+    pg_run_free(run);
+    pg_test_rmtree(tmp);
+    free(tmp);
+}
+
+Test(import_pytest, negative_data_and_iterations_are_refused)
+{
+    char *tmp = pg_test_tmpdir();
+
+    assert_refused(tmp, "pytest-benchmark",
+                   "{\"benchmarks\": [{\"name\": \"test_a\", \"stats\": {\"data\": [0.1, -0.2], \"iterations\": 1}}]}",
+                   "benchmarks[0].stats.data[1] ('test_a') is not a positive time");
+    assert_refused(tmp, "pytest-benchmark",
+                   "{\"benchmarks\": [{\"name\": \"test_a\", \"stats\": {\"data\": [NaN], \"iterations\": 1}}]}",
+                   "stats.data[0] ('test_a') is not finite");
+    assert_refused(tmp, "pytest-benchmark",
+                   "{\"benchmarks\": [{\"name\": \"test_a\", \"stats\": {\"data\": [0.1], \"iterations\": 0}}]}",
+                   "stats.iterations ('test_a') is not a whole number of at least 1");
+    assert_refused(tmp, "pytest-benchmark",
+                   "{\"benchmarks\": [{\"name\": \"test_a\", \"stats\": {\"median\": -1, \"rounds\": 5}}]}",
+                   "stats.median ('test_a') is not a positive time");
+    pg_test_rmtree(tmp);
+    free(tmp);
+}
+
+Test(import_pytest, one_test_name_in_two_modules_is_told_apart_by_fullname)
+{
+    char *tmp = pg_test_tmpdir();
+    pg_import_notes notes = {0};
+    pg_run *run = NULL;
+
+    pg_assert_ok(import_text(tmp, "pytest-benchmark", "dup.json",
+                             "{\"benchmarks\": ["
+                             "{\"name\": \"test_sort\", \"fullname\": \"tests/test_a.py::test_sort\", "
+                             "\"stats\": {\"data\": [0.001, 0.002], \"iterations\": 1}},"
+                             "{\"name\": \"test_sort\", \"fullname\": \"tests/test_b.py::test_sort\", "
+                             "\"stats\": {\"data\": [0.003, 0.004], \"iterations\": 1}},"
+                             "{\"name\": \"test_fib[10]\", \"fullname\": \"tests/test_a.py::test_fib[10]\", "
+                             "\"params\": {\"n\": 10}, \"stats\": {\"data\": [0.005], \"iterations\": 1}}]}",
+                             &run, &notes));
+    cr_assert_eq(run->nresults, 3);
+    cr_assert_float_eq(get(run, "pytest-benchmark/test_sort[fullname=tests/test_a.py::test_sort]@1:cpu")->samples[0],
+                       0.001, 1e-12);
+    cr_assert_float_eq(get(run, "pytest-benchmark/test_sort[fullname=tests/test_b.py::test_sort]@1:cpu")->samples[0],
+                       0.003, 1e-12);
+    get(run, "pytest-benchmark/test_fib[n=10]@1:cpu");
+    cr_assert_eq(notes.count, 1);
+    cr_assert(strstr(notes.lines[0], "'fullname'") != NULL, "%s", notes.lines[0]);
+    pg_import_notes_free(&notes);
+    pg_run_free(run);
+
+    /* No fullname to tell them apart: refused, naming the key, never a database error. */
+    assert_refused(tmp, "pytest-benchmark",
+                   "{\"benchmarks\": [{\"name\": \"test_x\", \"stats\": {\"data\": [0.1]}},"
+                   "{\"name\": \"test_x\", \"stats\": {\"data\": [0.2]}}]}",
+                   "two cases have the key 'pytest-benchmark/test_x[]@1:cpu'");
+    pg_test_rmtree(tmp);
+    free(tmp);
+}
+
+Test(import, structural_damage_is_positioned_and_other_inputs_refused)
+{
+    char *tmp = pg_test_tmpdir();
+    pg_run *run = NULL;
+
+    assert_refused(tmp, "hyperfine", "[1, 2]", "in.json:1:1: expected a JSON object at the top, as hyperfine writes");
+    assert_refused(tmp, "hyperfine", "{\"results\": [{\"command\": \"a\", \"times\": [0.1]}]} x",
+                   "more data after the top-level object");
+    assert_refused(tmp, "hyperfine", "{\"other\": [1, 2}, \"results\": []}", "in.json:1:16: not valid JSON: unbalanced");
+    assert_refused(tmp, "hyperfine", "{\"results\": [{\"command\": \"a\", \"times\": [0.1]}", "unexpected end of input");
+    /* A directory is not a result file: invalid input, not an infrastructure failure. */
+    pg_assert_ok(pg_run_new(&run));
+    cr_assert_eq(pg_import_file(run, "hyperfine", tmp, NULL, NULL), PG_EINVAL);
+    cr_assert(strstr(pg_error_last(), "not a regular result file") != NULL, "%s", pg_error_last());
+    cr_assert_eq(pg_import_file(run, "google-benchmark", "/dev/zero", NULL, NULL), PG_EINVAL);
+    pg_run_free(run);
+    pg_test_rmtree(tmp);
+    free(tmp);
+}
+
+/* Duplicate names on the command line: exit 2 with the key, the database untouched (no SQLite message). */
+Test(import, a_duplicate_key_is_exit_2_and_stores_nothing)
+{
+    char *tmp = pg_test_tmpdir();
+    char *db = pg__asprintf("%s/pg.db", tmp);
+    char *file = pg_test_write(tmp, "dup.json",
+                               "{\"benchmarks\": [{\"name\": \"t\", \"stats\": {\"data\": [0.1]}},"
+                               "{\"name\": \"t\", \"stats\": {\"data\": [0.2]}}]}");
+    const char *imp[] = {"import", "--db", db, "--branch", "main", "--commit", "abc", "pytest-benchmark", file, NULL};
+    pg_proc p;
+
+    pg_test_run(&p, tmp, NULL, imp);
+    cr_assert_eq(p.status, 2, "%d %s", p.status, p.err);
+    cr_assert(strstr(p.err, "two cases have the key 'pytest-benchmark/t[]@1:cpu'") != NULL, "%s", p.err);
+    cr_assert(strstr(p.err, "UNIQUE") == NULL && strstr(p.err, "SQLite") == NULL, "%s", p.err);
+    pg_proc_free(&p);
+    pg_test_rmtree(tmp);
+    free(tmp);
+    free(db);
+    free(file);
+}

@@ -347,3 +347,31 @@ Test(post_origin, reads_the_pull_request_event)
     free(ev);
     free(bad);
 }
+
+/* A host is case-insensitive: a Link that spells the API's host in capitals is the same server, followed. */
+Test(post_comment, a_link_to_the_api_host_in_other_case_is_followed)
+{
+    pg_gh_options o = PG_GH_OPTIONS_INIT;
+    const char *port = strrchr(fakegh_url(srv), ':');
+    char *api = pg__asprintf("http://localhost%s", port), *link = pg__asprintf("HTTP://LocalHost%s", port);
+    pg_gh *g2 = NULL;
+    pg_post_outcome out;
+    int i;
+
+    for (i = 0; i < 150; i++)
+        fakegh_add_comment(srv, 5, "alice", "hello");
+    fakegh_set_link_base(srv, link);
+    o.api_url = api;
+    o.token = TOKEN;
+    o.mutation_gap_s = 0;
+    pg_assert_ok(pg_gh_new(&g2, &o));
+    pg_assert_ok(pg_post_sticky_comment(&out, g2, "acme/kernels", 5, MARKER, "body", NULL));
+    cr_assert(out.created);
+    cr_assert_geq(fakegh_count(srv, "GET", "/repositories/1/issues/5/comments"), 1, "the second page was read");
+    /* Only the host's case is forgiven: another path under it is still refused. */
+    fakegh_set_link_base(srv, "https://LOCALHOST.evil.example.com");
+    cr_assert_eq(pg_post_sticky_comment(&out, g2, "acme/kernels", 5, MARKER, "body", NULL), PG_EUSAGE);
+    pg_gh_free(g2);
+    free(api);
+    free(link);
+}

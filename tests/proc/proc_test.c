@@ -137,6 +137,9 @@ static pid_t start_perfgate(const char *const *args)
         dup2(out, 2);
         setenv("PG_MARK_DIR", dir, 1);
         setenv("NO_COLOR", "1", 1);
+        /* As from a terminal: perfgate leaves a signal its caller ignores ignored. */
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
         execv(argv[0], (char *const *)argv);
         _exit(127);
     }

@@ -12,6 +12,8 @@
 
 #include "report/report.h"
 #include "util.h"
+#include "verdict.h"
+#include "stats.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -172,12 +174,12 @@ Test(report_snapshot, markdown_trimmed_keeps_regressions_and_says_what_was_cut)
     char *md;
 
     pg_test_fixed_model(&m);
-    o.max_bytes = 2600; /* room for the regression row under the wider tables (resolves column) */
+    o.max_bytes = 2700; /* room for the regression row under the wider tables (resolves and why columns) */
     md = render("md", &m, &o);
     pg_test_snapshot("snapshots/fixed.trimmed.md", md);
-    cr_assert(strlen(md) <= 2600, "%zu bytes", strlen(md));
+    cr_assert(strlen(md) <= 2700, "%zu bytes", strlen(md));
     cr_assert(strstr(md, "cpu/sgemm[n=1024]@1:cpu") != NULL, "the regression was cut");
-    cr_assert(strstr(md, "Trimmed to stay under 2600 bytes") != NULL, "%s", md);
+    cr_assert(strstr(md, "Trimmed to stay under 2700 bytes") != NULL, "%s", md);
     cr_assert(strstr(md, "https://github.com/acme/kernels/actions/runs/777") != NULL);
     free(md);
     pg_test_model_free(&m);
@@ -355,4 +357,126 @@ Test(report_mux, one_model_feeds_every_reporter)
     pg_test_model_free(&m);
     pg_test_rmtree(tmp);
     free(tmp);
+}
+
+/* A head run of 12 GPU cases skipped for one reason and 2 CPU cases that ran, compared with no baseline. */
+static void skipped_gpu_model(pg_run **run, pg_comparison **cmp)
+{
+    static const char reason[] = "no usable CUDA device: CUDA driver version is insufficient for CUDA runtime version";
+    pg_result *r;
+    size_t i;
+
+    pg_assert_ok(pg_run_new(run));
+    (*run)->commit = pg__strdup("feedfacefeedfacefeedfacefeedfacefeedface");
+    for (i = 0; i < 14; i++) {
+        pg_assert_ok(pg_run_add_result(&r, *run));
+        r->suite = pg__strdup("gpu");
+        r->name = pg__asprintf("k%zu", i);
+        r->key = pg__asprintf("gpu/k%zu[]@1:%s", i, i < 12 ? "cuda" : "cpu");
+        r->status = i < 12 ? PG_STATUS_SKIPPED : PG_STATUS_OK;
+        r->message = i < 12 ? pg__strdup(reason) : NULL;
+        r->mfu = -1;
+        if (i >= 12) {
+            r->samples = calloc(3, sizeof(double));
+            r->samples[0] = r->samples[1] = r->samples[2] = 1e-3;
+            r->nsamples = 3;
+            pg_assert_ok(pg_stats_summarize(&r->summary, r->samples, 3));
+        }
+    }
+    pg_assert_ok(pg_compare(cmp, *run, NULL, 0, NULL));
+}
+
+static size_t count_of(const char *hay, const char *needle)
+{
+    size_t n = 0;
+
+    for (; (hay = strstr(hay, needle)) != NULL; hay++)
+        n++;
+    return n;
+}
+
+Test(report_rough_edges, one_reason_for_many_skipped_rows_is_said_once)
+{
+    pg_report_options o = PG_REPORT_OPTIONS_INIT;
+    pg_report_data d = {NULL, NULL, NULL};
+    pg_comparison *cmp = NULL;
+    pg_run *run = NULL;
+    pg_buf md = PG_BUF_INIT, term = PG_BUF_INIT;
+
+    skipped_gpu_model(&run, &cmp);
+    d.run = run;
+    d.cmp = cmp;
+    pg_assert_ok(pg_format_find("md")->render(&md, &d, &o));
+    cr_assert_eq(count_of(md.ptr, "CUDA driver version is insufficient"), 1, "%s", md.ptr);
+    cr_assert_eq(count_of(md.ptr, "SKIPPED | - | - | (same as above)"), 11, "%s", md.ptr);
+    pg_assert_ok(pg_format_find("terminal")->render(&term, &d, &o));
+    cr_assert_eq(count_of(term.ptr, "CUDA driver version is insufficient"), 1, "%s", term.ptr);
+    cr_assert_eq(count_of(term.ptr, "skipped (same as above)"), 11, "%s", term.ptr);
+    pg__buf_free(&md);
+    pg__buf_free(&term);
+    pg_comparison_free(cmp);
+    pg_run_free(run);
+}
+
+Test(report_rough_edges, markdown_names_the_pr_head_not_the_merge_commit)
+{
+    pg_report_options o = PG_REPORT_OPTIONS_INIT;
+    pg_report_origin og = {0};
+    pg_report_data d = {NULL, NULL, &og};
+    pg_comparison *cmp = NULL;
+    pg_run *run = NULL;
+    pg_buf md = PG_BUF_INIT;
+
+    skipped_gpu_model(&run, &cmp);
+    d.run = run;
+    d.cmp = cmp;
+    og.pr = 7;
+    og.head_sha = pg__strdup("c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00");
+    pg_assert_ok(pg_format_find("md")->render(&md, &d, &o));
+    cr_assert(strstr(md.ptr, "Head `c0ffee00c0ff` (PR #7, measured as merge commit `feedfacefeed`)") != NULL, "%s",
+              md.ptr);
+    pg__buf_free(&md);
+    pg_report_origin_clear(&og);
+    pg_comparison_free(cmp);
+    pg_run_free(run);
+}
+
+Test(report_rough_edges, the_regressions_table_says_why)
+{
+    pg_test_model m;
+    char *md;
+
+    pg_test_fixed_model(&m);
+    md = render("md", &m, NULL);
+    cr_assert(strstr(md, "| case | base | head | change [interval] | p (adj.) | resolves | why |") != NULL, "%s", md);
+    cr_assert(strstr(md, "| 0.0024 | 2.1% | slower beyond 5% (Holm p=0.0024 over 4 cases) |") != NULL, "%s", md);
+    free(md);
+    pg_test_model_free(&m);
+}
+
+/* An MFU above 100% says the ceiling was measured too low: flagged, never printed as a number. */
+Test(report_rough_edges, mfu_above_100_percent_is_flagged_not_printed)
+{
+    pg_report_options o = PG_REPORT_OPTIONS_INIT;
+    pg_report_data d = {NULL, NULL, NULL};
+    pg_comparison *cmp = NULL;
+    pg_run *run = NULL;
+    pg_buf term = PG_BUF_INIT;
+
+    skipped_gpu_model(&run, &cmp);
+    run->results[12].mfu = 1.501;
+    run->results[12].flops = 1e6;
+    run->results[13].mfu = 0.742;
+    run->results[13].flops = 1e6;
+    d.run = run;
+    d.cmp = cmp;
+    pg_assert_ok(pg_format_find("terminal")->render(&term, &d, &o));
+    cr_assert(strstr(term.ptr, "150.1%") == NULL, "%s", term.ptr);
+    cr_assert(strstr(term.ptr, "1.00 GFLOP/s      ?  MFU unreliable") != NULL, "%s", term.ptr);
+    cr_assert(strstr(term.ptr, "MFU unreliable (150% of a peak measured too low; set --peak-gflops)") != NULL, "%s",
+              term.ptr);
+    cr_assert(strstr(term.ptr, "74.2%") != NULL, "a plausible MFU is still shown: %s", term.ptr);
+    pg__buf_free(&term);
+    pg_comparison_free(cmp);
+    pg_run_free(run);
 }

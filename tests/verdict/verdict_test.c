@@ -541,3 +541,52 @@ Test(verdict, a_clean_large_change_still_fails_where_resolution_exceeds_the_thre
     cr_assert_eq(v->verdict, PG_VERDICT_REGRESSED, "%s: %s", pg_verdict_name(v->verdict), v->reason);
     cr_assert_eq(fx.cmp->exit_code, 1);
 }
+
+/* Too few samples in an imported run: the advice names the harness's own knob, never perfgate's min_samples. */
+Test(verdict, the_advice_names_the_knob_of_the_run_s_harness)
+{
+    static const char *const sources[][2] = {
+        {"google-benchmark", "--benchmark_repetitions"},
+        {"hyperfine", "--runs or --min-runs"},
+        {"pytest-benchmark", "--benchmark-min-rounds"},
+        {"perfgate", "raise min_samples"},
+    };
+    size_t s;
+
+    for (s = 0; s < sizeof(sources) / sizeof(sources[0]); s++) {
+        pg_rng g;
+        const pg_case_verdict *v;
+
+        teardown();
+        setup();
+        free(fx.head->source);
+        fx.head->source = pg__strdup(sources[s][0]);
+        pg_stats_rng_seed(&g, 7);
+        bases_of("a", 1, 3, 0.01, 0, 17);
+        add_case(fx.head, "a", 3, 2e-3, 0.01, &g);
+        compare(NULL);
+        v = verdict_of("a");
+        cr_assert_eq(v->verdict, PG_VERDICT_UNSURE);
+        cr_assert(strstr(v->reason, "too few samples") && strstr(v->reason, sources[s][1]), "%s: %s", sources[s][0],
+                  v->reason);
+        if (s < 3)
+            cr_assert(strstr(v->reason, "min_samples") == NULL, "%s", v->reason);
+    }
+}
+
+/* Unchanged code, tight samples, one baseline run: the width is the drift prior, said so, never "too noisy". */
+Test(verdict, a_width_from_the_drift_prior_of_one_run_is_named_as_such)
+{
+    pg_rng g;
+    const pg_case_verdict *v;
+
+    pg_stats_rng_seed(&g, 5);
+    bases_of("a", 1, 60, 0.003, 0, 15);
+    add_case(fx.head, "a", 60, 1.0e-3, 0.003, &g);
+    compare(NULL);
+    v = verdict_of("a");
+    cr_assert_eq(v->verdict, PG_VERDICT_UNSURE, "%s: %s", pg_verdict_name(v->verdict), v->reason);
+    cr_assert(strstr(v->reason, "too noisy") == NULL, "%s", v->reason);
+    cr_assert(strstr(v->reason, "run-to-run drift assumed for 1 baseline run") != NULL, "%s", v->reason);
+    cr_assert(strstr(v->reason, "--base last:5") && strstr(v->reason, "--base-build"), "%s", v->reason);
+}
