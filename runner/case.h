@@ -46,6 +46,7 @@ typedef struct pg_case {
     char **trace_metrics; /* GPU figures per step kept as series: gpu_busy, gpu_idle, host_wait, kernel_wait, other_wait */
     size_t ntrace_metrics;
     int cold;           /* cuda: flush L2 before each sample */
+    int count_blas;     /* command: also count the BLAS FLOPs of one run (count: blas), for FLOP/s and MFU */
     char *device;       /* "cpu" | "cuda" */
     int threads;
     pg_param *params;   /* sorted by name */

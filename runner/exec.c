@@ -6,6 +6,7 @@
 #include "checks/checks.h"
 #include "child.h"
 #include "perfgate/errors.h"
+#include "roofline.h"
 #include "util.h"
 
 #include <assert.h>
@@ -267,6 +268,10 @@ int pg_exec_run(pg_run *run, const pg_suite_set *set, const pg_exec_options *opt
         }
     }
     err = 0;
+    if (opts->roofline && done > 0) {
+        pg_progress_running(&prog, "roofline: peak FLOP/s and memory bandwidth");
+        err = pg_roofline_record(run, opts->peak_gflops);
+    }
 
 cleanup:
     pg_progress_end(&prog);

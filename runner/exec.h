@@ -29,10 +29,12 @@ typedef struct pg_exec_options {
     size_t canary_every;     /* cases between canary rounds; 0: 5 */
     /* The exact checks only: an interleaved gate measures the cases itself. */
     int checks_only;
+    /* After the cases: measure the roofs at each thread count and store them in the fingerprint (roofline.h). */
+    int roofline;
 } pg_exec_options;
 
 #define PG_EXEC_OPTIONS_VERSION 1
-#define PG_EXEC_OPTIONS_INIT {PG_EXEC_OPTIONS_VERSION, NULL, PG_PROGRESS_NONE, NULL, 1.0, 0, NULL, 0.0, 0.0, 0, 0, 0, 0}
+#define PG_EXEC_OPTIONS_INIT {PG_EXEC_OPTIONS_VERSION, NULL, PG_PROGRESS_NONE, NULL, 1.0, 0, NULL, 0.0, 0.0, 0, 0, 0, 0, 0}
 
 /**
  * Runs every check and benchmark case of `set`, appending results to `run`.

@@ -73,3 +73,21 @@ void pg_fmt_rate(char *out, size_t len, double v, const char *unit)
     i = scaled(num, v, 6);
     snprintf(out, len, "%s %s%s", num, prefix[i], unit);
 }
+
+void pg_fmt_int(char *out, size_t len, int64_t v)
+{
+    char digits[32], tmp[48];
+    uint64_t a = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    size_t n, i, j = 0;
+
+    n = (size_t)snprintf(digits, sizeof(digits), "%llu", (unsigned long long)a);
+    if (v < 0)
+        tmp[j++] = '-';
+    for (i = 0; i < n; i++) {
+        if (i && (n - i) % 3 == 0)
+            tmp[j++] = ',';
+        tmp[j++] = digits[i];
+    }
+    tmp[j] = '\0';
+    snprintf(out, len, "%s", tmp);
+}

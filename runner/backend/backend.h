@@ -53,6 +53,21 @@ int pg__backend_command_once(const pg_case *c);
 int pg__backend_trace_case(pg_result *out, pg_run *extra, const pg_case *c, const pg_backend_options *opts);
 
 /**
+ * The CPU peak in GFLOP/s at `threads` that MFU divides by: opts->peak_gflops when given, else the
+ * process's sgemm 1024^3 ceiling (measured once per thread count). `*reliable` is 0 once a case's
+ * fastest sample beat the measured ceiling and raised it. <= 0 when it could not be measured.
+ */
+double pg__backend_cpu_peak(int threads, const pg_backend_options *opts, int *reliable);
+
+/**
+ * Sets out->mfu from out->flops, its samples and median against the peak at `threads`
+ * (pg__backend_cpu_peak); a case whose fastest sample beats the measured ceiling raises it, so
+ * MFU never passes 100% unless the user gave the peak. `*ceiling` and `*source` say what it used.
+ */
+void pg__backend_cpu_mfu(pg_result *out, int threads, const pg_backend_options *opts, double *ceiling,
+                         const char **source);
+
+/**
  * The timing engine's options for case `c` under `opts` (time_scale applied
  * to min_run_time and warm-up; max_run_time only ever shrinks).
  */

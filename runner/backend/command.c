@@ -15,9 +15,14 @@
  * `output: keep` the last run's tails are kept in the result's extra JSON.
  * Each process runs in a group of its own (proc.h), killed whole when its
  * sample ends, so nothing it started outlives the sample.
+ *
+ * With `count: blas` the command runs once more, untimed, under the BLAS
+ * counter (count.h): its FLOPs per run give the case FLOP/s and MFU, and
+ * the counted calls by op go into the extra JSON.
  */
 #include "backend/backend.h"
 
+#include "count.h"
 #include "perfgate/errors.h"
 #include "plugin/plugin.h"
 #include "proc.h"
@@ -56,6 +61,9 @@ typedef struct command_run {
     int metrics_json;
     double timeout;
     int64_t clock_ns;         /* virtual clock: summed process (or reported) times */
+    pg_counts counts;         /* count: blas - one run's BLAS calls */
+    double ceiling;           /* MFU denominator used (GFLOP/s), <= 0: none */
+    const char *ceiling_source;
     double flops, bytes;      /* per iteration, from metrics */
     metric *metrics;
     size_t nmetrics;
@@ -332,6 +340,22 @@ static char *extra_json(const command_run *x)
         }
         json_object_set_new(o, "metrics", ms);
     }
+    if (x->c->count_blas) {
+        json_t *cnt = json_object(), *ops = json_object();
+        for (i = 0; i < x->counts.n; i++) {
+            const pg_count_row *r = &x->counts.rows[i];
+            json_t *prev = json_object_get(ops, r->op);
+            json_object_set_new(ops, r->op, json_integer((prev ? json_integer_value(prev) : 0) + r->flops));
+        }
+        json_object_set_new(cnt, "flops", json_integer(x->counts.total));
+        json_object_set_new(cnt, "calls", json_integer(x->counts.calls));
+        json_object_set_new(cnt, "per_op", ops);
+        json_object_set_new(o, "count_blas", cnt);
+        if (x->ceiling > 0) {
+            json_object_set_new(o, "mfu_ceiling_gflops", json_real(x->ceiling));
+            json_object_set_new(o, "mfu_ceiling_source", json_string(x->ceiling_source));
+        }
+    }
     if (x->c->keep_output) {
         const char *so = x->last_out ? x->last_out : "";
         size_t len = strlen(so);
@@ -345,6 +369,7 @@ static char *extra_json(const command_run *x)
 
 static void run_free(command_run *x)
 {
+    pg_counts_free(&x->counts);
     size_t i;
 
     for (i = 0; x->argv && x->argv[i]; i++)
@@ -441,9 +466,19 @@ int pg__backend_command_case(pg_result *out, const pg_case *c, const pg_backend_
     pg__result_take(out, &m);
     out->flops = x.flops;
     out->bytes = x.bytes;
+    err = pg_stats_summarize(&out->summary, out->samples, out->nsamples);
+    if (!err && c->count_blas) {
+        /* Counted apart from the samples: the preload library never runs in a timed process. */
+        if ((err = pg_count_run(&x.counts, x.argv, x.timeout, 1)) != 0) {
+            pg__result_error(out, pg_error_last());
+            run_free(&x);
+            return err == PG_ENOMEM ? err : 0;
+        }
+        out->flops = (double)x.counts.total;
+        pg__backend_cpu_mfu(out, c->threads, opts, &x.ceiling, &x.ceiling_source);
+    }
     free(out->extra_json);
     out->extra_json = extra_json(&x);
-    err = pg_stats_summarize(&out->summary, out->samples, out->nsamples);
     run_free(&x);
     return err;
 }

@@ -54,6 +54,12 @@ void pg_flop_counter_free(pg_flop_counter *fc);
  */
 const pg_instrument *pg_flop_counter_instrument(pg_flop_counter *fc, const pg_instrument *next);
 
+/**
+ * Adds `flops` of `op` counted elsewhere (a program's BLAS calls, count.h)
+ * to the total, to "Global" and to each of `modules` once.
+ * @return pg_flop_counter_status().
+ */
+int pg_flop_counter_add(pg_flop_counter *fc, const char *op, int64_t flops, const char *const *modules, size_t n);
 /** Total FLOPs counted. */
 int64_t pg_flop_counter_total(const pg_flop_counter *fc);
 /** FLOPs of `op` under `module` ("Global" for all); op NULL sums the module's ops. */

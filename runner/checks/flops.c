@@ -10,6 +10,8 @@
 #include "checks/checks.h"
 #include "checks/kinds.h"
 
+#include "count.h"
+#include "flopcount.h"
 #include "perfgate/errors.h"
 
 #include <stdio.h>
@@ -97,8 +99,7 @@ static void on_gemm(void *payload, const char *name, int64_t m, int64_t n, int64
 
     if (fc->next && fc->next->gemm)
         fc->next->gemm(fc->next->payload, name, m, n, k);
-    if (m < 0 || n < 0 || k < 0 || __builtin_mul_overflow(m, n, &f) || __builtin_mul_overflow(f, k, &f) ||
-        __builtin_mul_overflow(f, (int64_t)2, &f)) {
+    if (pg_flops_gemm(&f, m, n, k, 0)) {
         fc_fail(fc, PG_EINVAL, "int64 overflow in the FLOPs of a GEMM of op", name);
         return;
     }
@@ -112,6 +113,23 @@ static void on_gemm(void *payload, const char *name, int64_t m, int64_t n, int64
             add_once(fc, seen, &nseen, seen_len, path, (size_t)(dot - path), name, f);
         add_once(fc, seen, &nseen, seen_len, path, strlen(path), name, f);
     }
+}
+
+int pg_flop_counter_add(pg_flop_counter *fc, const char *op, int64_t flops, const char *const *modules, size_t n)
+{
+    const char *seen[64];
+    size_t seen_len[64], nseen = 0, i;
+
+    if (flops < 0)
+        fc_fail(fc, PG_EINVAL, "a negative FLOP count for op", op);
+    else if (__builtin_add_overflow(fc->total, flops, &fc->total))
+        fc_fail(fc, PG_EINVAL, "int64 overflow in the total FLOP count at op", op);
+    else {
+        add_once(fc, seen, &nseen, seen_len, "Global", 6, op, flops);
+        for (i = 0; i < n; i++)
+            add_once(fc, seen, &nseen, seen_len, modules[i], strlen(modules[i]), op, flops);
+    }
+    return pg_flop_counter_status(fc);
 }
 
 static void on_op_begin(void *payload, const char *name, const char *shape)
@@ -280,13 +298,13 @@ int pg_flop_counter_table(const pg_flop_counter *fc, pg_buf *b)
         if (!first)
             continue;
         sum = pg_flop_counter_get(fc, m, NULL);
-        pg__fmt_int(num, sizeof(num), sum);
+        pg_fmt_int(num, sizeof(num), sum);
         pg__buf_printf(b, "    %-*s  %16s  %7.2f%%\n", (int)w, m, num,
                        fc->total ? 100.0 * (double)sum / (double)fc->total : 0.0);
         for (j = i; j < fc->nrows; j++) {
             if (strcmp(fc->rows[j].module, m) != 0)
                 continue;
-            pg__fmt_int(num, sizeof(num), fc->rows[j].flops);
+            pg_fmt_int(num, sizeof(num), fc->rows[j].flops);
             pg__buf_printf(b, "     - %-*s  %16s  %7.2f%%\n", (int)w - 3, fc->rows[j].op, num,
                            fc->total ? 100.0 * (double)fc->rows[j].flops / (double)fc->total : 0.0);
         }
@@ -297,6 +315,63 @@ int pg_flop_counter_table(const pg_flop_counter *fc, pg_buf *b)
 }
 
 /* ---- kind: flops -------------------------------------------------------- */
+
+/* Adds one run of a program's counted BLAS calls: per op, and per module = calling function and each range
+   around the call ("outer/inner" runs inside "outer" too). */
+static int add_counts(pg_flop_counter *fc, const pg_counts *counts)
+{
+    size_t i;
+    int err = 0;
+
+    for (i = 0; i < counts->n && !err; i++) {
+        const pg_count_row *r = &counts->rows[i];
+        const char *mods[66];
+        char *prefixes[64];
+        size_t n = 0, np = 0, j;
+        const char *slash;
+        mods[n++] = r->function;
+        for (slash = strchr(r->range, '/'); slash && np < 64; slash = strchr(slash + 1, '/'))
+            if ((prefixes[np] = strndup(r->range, (size_t)(slash - r->range))) != NULL)
+                mods[n++] = prefixes[np++];
+        if (r->range[0])
+            mods[n++] = r->range;
+        err = pg_flop_counter_add(fc, r->op, r->flops, mods, n);
+        for (j = 0; j < np; j++)
+            free(prefixes[j]);
+    }
+    return err;
+}
+
+/* "; the difference is K call(s) of OP SHAPE" when `diff` is a whole number of calls of one counted shape. */
+static void hint_calls(pg_buf *msg, const pg_counts *counts, int64_t diff)
+{
+    int64_t a = diff < 0 ? -diff : diff;
+    size_t i;
+
+    for (i = 0; a && i < counts->n; i++) {
+        const pg_count_row *r = &counts->rows[i];
+        int64_t per = r->calls ? r->flops / r->calls : 0;
+        if (per > 0 && r->flops == per * r->calls && a % per == 0 && a / per <= 16) {
+            pg__buf_printf(msg, " (%s%lld call%s of %s %s)", diff > 0 ? "+" : "-", (long long)(a / per),
+                           a / per == 1 ? "" : "s", r->op, r->shape);
+            return;
+        }
+    }
+}
+
+/* Runs a command workload `steps` times under the BLAS counter; `last` keeps the last run's counts. */
+static int count_command(pg_flop_counter *fc, pg_counts *last, const pg_case *c, int64_t steps)
+{
+    int64_t s;
+    int err = 0;
+
+    for (s = 0; s < steps && !err; s++) {
+        pg_counts_free(last);
+        if ((err = pg__workload_count(last, c)) == 0)
+            err = add_counts(fc, last);
+    }
+    return err;
+}
 
 /* One expected value: what (total / op NAME / module NAME) and its value. */
 typedef struct want {
@@ -309,9 +384,9 @@ static void diff_line(pg_buf *msg, const char *what, int64_t expected, int64_t a
 {
     char e[32], a[32], d[32];
 
-    pg__fmt_int(e, sizeof(e), expected);
-    pg__fmt_int(a, sizeof(a), actual);
-    pg__fmt_int(d, sizeof(d), actual - expected);
+    pg_fmt_int(e, sizeof(e), expected);
+    pg_fmt_int(a, sizeof(a), actual);
+    pg_fmt_int(d, sizeof(d), actual - expected);
     pg__buf_printf(msg, "%s%s: expected %s, got %s (%s%s)", msg->len ? "; " : "", what, e, a,
                    actual > expected ? "+" : "", d);
 }
@@ -328,7 +403,8 @@ int pg__check_flops(pg_check_result *out, const pg_suite *suite, const pg_check 
     const pg_flop_row *rows;
     pg_buf expected = PG_BUF_INIT, actual = PG_BUF_INIT, msg = PG_BUF_INIT, detail = PG_BUF_INIT;
     int64_t steps = check->steps > 0 ? check->steps : 1, s;
-    int err, has_per_op = 0;
+    pg_counts counts = {0};
+    int err, has_per_op = 0, is_command;
     char num[32];
 
     memset(&w, 0, sizeof(w));
@@ -337,7 +413,9 @@ int pg__check_flops(pg_check_result *out, const pg_suite *suite, const pg_check 
                            check->trace->file, check->trace->line, check->trace->col);
         goto cleanup;
     }
-    if ((err = pg__workload_open(&w, suite, check)) != 0)
+    is_command = pg__workload_is_command(check);
+    if ((err = is_command ? pg_case_from_workload(&w.c, check->workload, suite->name, check->name)
+                          : pg__workload_open(&w, suite, check)) != 0)
         goto cleanup;
     if (ex->type != PG_NODE_MAP) {
         err = pg_error_set(PG_ESUITE, "%s:%d:%d: expect must be a mapping (total, per_op, per_module)", ex->file,
@@ -394,6 +472,11 @@ int pg__check_flops(pg_check_result *out, const pg_suite *suite, const pg_check 
 
     if ((err = pg_flop_counter_new(&fc)) != 0)
         goto cleanup;
+    if (is_command) {
+        if ((err = count_command(fc, &counts, &w.c, steps)) != 0 || (err = pg_flop_counter_status(fc)) != 0)
+            goto cleanup;
+        goto compare;
+    }
     if (opts->trace_dir && (err = pg_recorder_new(&rec)) != 0)
         goto cleanup;
     prev = pg__instrument_set(pg_flop_counter_instrument(fc, rec ? pg_recorder_instrument(rec, NULL) : NULL));
@@ -405,6 +488,7 @@ int pg__check_flops(pg_check_result *out, const pg_suite *suite, const pg_check 
     if (rec && (err = pg__check_export(opts, suite, check, NULL, pg_recorder_trace(rec))) != 0)
         goto cleanup;
 
+compare:
     /* expected / actual in one canonical text each; the message lists every difference. */
     rows = pg_flop_counter_rows(fc, &nrows);
     for (i = 0; i < nw; i++) {
@@ -412,21 +496,23 @@ int pg__check_flops(pg_check_result *out, const pg_suite *suite, const pg_check 
                       : strcmp(wants[i].group, "per_op") == 0    ? pg_flop_counter_get(fc, "Global", wants[i].name)
                                                                  : pg_flop_counter_get(fc, wants[i].name, NULL);
         char what[200];
-        pg__fmt_int(num, sizeof(num), wants[i].value);
+        pg_fmt_int(num, sizeof(num), wants[i].value);
         pg__buf_printf(&expected, "%s%s%s%s %s", i ? ", " : "", wants[i].group ? wants[i].group : "",
                        wants[i].group ? " " : "", wants[i].name, num);
         snprintf(what, sizeof(what), "%s%s%s", wants[i].group ? (strcmp(wants[i].group, "per_op") ? "module " : "op ")
                                                              : "",
                  wants[i].name, "");
-        if (got != wants[i].value)
+        if (got != wants[i].value) {
             diff_line(&msg, what, wants[i].value, got);
+            hint_calls(&msg, &counts, got - wants[i].value);
+        }
     }
-    pg__fmt_int(num, sizeof(num), pg_flop_counter_total(fc));
+    pg_fmt_int(num, sizeof(num), pg_flop_counter_total(fc));
     pg__buf_printf(&actual, "total %s", num);
     for (i = 0; i < nrows; i++) {
         if (strcmp(rows[i].module, "Global") != 0)
             continue;
-        pg__fmt_int(num, sizeof(num), rows[i].flops);
+        pg_fmt_int(num, sizeof(num), rows[i].flops);
         pg__buf_printf(&actual, ", per_op %s %s", rows[i].op, num);
         /* per_op is exact: an op that counted FLOPs must be expected, or it is a new matmul. */
         if (has_per_op && rows[i].flops) {
@@ -440,7 +526,7 @@ int pg__check_flops(pg_check_result *out, const pg_suite *suite, const pg_check 
     for (i = 0; i < nw; i++) {
         if (!wants[i].group || strcmp(wants[i].group, "per_module") != 0)
             continue;
-        pg__fmt_int(num, sizeof(num), pg_flop_counter_get(fc, wants[i].name, NULL));
+        pg_fmt_int(num, sizeof(num), pg_flop_counter_get(fc, wants[i].name, NULL));
         pg__buf_printf(&actual, ", per_module %s %s", wants[i].name, num);
     }
     if ((err = pg_flop_counter_table(fc, &detail)) != 0)
@@ -450,6 +536,7 @@ int pg__check_flops(pg_check_result *out, const pg_suite *suite, const pg_check 
 cleanup:
     pg__workload_close(&w);
     pg_flop_counter_free(fc);
+    pg_counts_free(&counts);
     pg_recorder_free(rec);
     free(wants);
     pg__buf_free(&expected);

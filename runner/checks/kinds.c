@@ -6,6 +6,7 @@
 #include "checks/kinds.h"
 
 #include "expr.h"
+#include "plugin/plugin.h"
 #include "perfgate/config.h"
 #include "perfgate/errors.h"
 
@@ -25,6 +26,11 @@ int pg__workload_open(pg__workload *w, const pg_suite *suite, const pg_check *ch
     if (!check->workload)
         return pg_error_set(PG_ESUITE, "%s:%d:%d: check '%s' needs a 'workload' (a mapping with 'kernel')",
                             at->file, at->line, at->col, check->name);
+    if (pg__workload_is_command(check))
+        return pg_error_set(PG_ESUITE,
+                            "%s:%d:%d: check '%s': a %s check needs a kernel; flops and ops checks count a command "
+                            "workload",
+                            at->file, at->line, at->col, check->name, check->kind);
     if ((err = pg_case_from_workload(&w->c, check->workload, suite->name, check->name)) != 0)
         return err;
     cuda = strcmp(w->c.device, "cuda") == 0;
@@ -83,6 +89,91 @@ void pg__workload_close(pg__workload *w)
         w->kernel->teardown(w->state);
     w->state = NULL;
     pg_case_clear(&w->c);
+}
+
+int pg__workload_is_command(const pg_check *check)
+{
+    return check->workload && pg_node_get(check->workload, "command") && !pg_node_get(check->workload, "kernel");
+}
+
+int pg__workload_count(pg_counts *out, const pg_case *c)
+{
+    char **argv;
+    size_t n = 0, i;
+    int err = 0;
+
+    memset(out, 0, sizeof(*out));
+    while (c->command[n])
+        n++;
+    if (!(argv = calloc(n + 1, sizeof(char *))))
+        return pg_error_set(PG_ENOMEM, "out of memory expanding a command");
+    for (i = 0; i < n && !err; i++)
+        err = pg__plugin_subst(&argv[i], c->command[i], c, NULL);
+    if (!err)
+        err = pg_count_run(out, argv, c->timeout, 1);
+    for (i = 0; i < n; i++)
+        free(argv[i]);
+    free(argv);
+    return err;
+}
+
+static int range_cmp(const void *a, const void *b)
+{
+    return strcmp((*(const pg_count_row *const *)a)->range, (*(const pg_count_row *const *)b)->range);
+}
+
+#define REPLAY_MAX_CALLS 1000000
+
+int pg__counts_replay(const pg_counts *c)
+{
+    const pg_count_row **rows;
+    char *open[64];
+    size_t nopen = 0, i, k;
+    int64_t j;
+
+    if (c->calls > REPLAY_MAX_CALLS)
+        return pg_error_set(PG_EINVAL, "the program made %lld BLAS calls; an ops check replays at most %d "
+                                       "(use a flops check, or a smaller input)",
+                            (long long)c->calls, REPLAY_MAX_CALLS);
+    if (!(rows = malloc((c->n ? c->n : 1) * sizeof(*rows))))
+        return pg_error_set(PG_ENOMEM, "out of memory replaying counts");
+    for (i = 0; i < c->n; i++)
+        rows[i] = &c->rows[i];
+    /* Sorted paths are a depth-first walk of the range tree: "a" < "a/b" < "a/c" < "b". */
+    qsort(rows, c->n, sizeof(*rows), range_cmp);
+    for (i = 0; i < c->n; i++) {
+        const char *p = rows[i]->range;
+        size_t depth = 0;
+        /* Keep the open ranges that prefix this path; close the rest; open what it adds. */
+        while (depth < nopen) {
+            size_t l = strlen(open[depth]);
+            if (strncmp(p, open[depth], l) != 0 || (p[l] != '/' && p[l] != '\0'))
+                break;
+            p += l + (p[l] == '/');
+            depth++;
+        }
+        while (nopen > depth) {
+            pg__range_pop(open[nopen - 1]);
+            free(open[--nopen]);
+        }
+        while (*p && nopen < 64) {
+            size_t l = strcspn(p, "/");
+            if (!(open[nopen] = strndup(p, l)))
+                break;
+            pg__range_push(open[nopen++]);
+            p += l + (p[l] == '/');
+        }
+        for (j = 0; j < rows[i]->calls; j++) {
+            pg__op_begin(rows[i]->op, rows[i]->shape);
+            pg__op_end(rows[i]->op);
+        }
+    }
+    for (k = nopen; k-- > 0;) {
+        pg__range_pop(open[k]);
+        free(open[k]);
+    }
+    free(rows);
+    return 0;
 }
 
 static int param_lookup(int64_t *out, const char *name, void *payload)
@@ -172,22 +263,4 @@ int pg__check_export(const pg_check_options *opts, const pg_suite *suite, const 
     pg__buf_free(&path);
     pg__buf_free(&label);
     return err;
-}
-
-void pg__fmt_int(char *out, size_t len, int64_t v)
-{
-    char digits[32], tmp[48];
-    uint64_t a = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-    size_t n, i, j = 0;
-
-    n = (size_t)snprintf(digits, sizeof(digits), "%llu", (unsigned long long)a);
-    if (v < 0)
-        tmp[j++] = '-';
-    for (i = 0; i < n; i++) {
-        if (i && (n - i) % 3 == 0)
-            tmp[j++] = ',';
-        tmp[j++] = digits[i];
-    }
-    tmp[j] = '\0';
-    snprintf(out, len, "%s", tmp);
 }

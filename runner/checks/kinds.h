@@ -7,6 +7,8 @@
 #define PG_CHECKS_KINDS_H
 
 #include "checks/options.h"
+#include "count.h"
+#include "fmt.h"
 #include "model.h"
 #include "suite.h"
 #include "kernels/kernels.h"
@@ -31,6 +33,17 @@ int pg__workload_open(pg__workload *w, const pg_suite *suite, const pg_check *ch
 int pg__workload_step(pg__workload *w, int profiler_step);
 void pg__workload_close(pg__workload *w);
 
+/** 1 when the check's workload is a program ({command: [...], count: blas}) rather than a kernel. */
+int pg__workload_is_command(const pg_check *check);
+/** Runs a command workload's case `c` once under the BLAS counter (count.h) into `out`. */
+int pg__workload_count(pg_counts *out, const pg_case *c);
+/**
+ * Replays counted calls through the installed instrument: each range path
+ * opened once (paths in tree order), each call an op with its shape. More
+ * than 1,000,000 calls is an error (a recording that large is not a check).
+ */
+int pg__counts_replay(const pg_counts *c);
+
 /** Evaluates the integer expression in scalar `n` over the workload's numeric params (c may be NULL). */
 int pg__check_eval(int64_t *out, const pg_node *n, const pg_case *c, const char *what);
 
@@ -45,8 +58,6 @@ int pg__check_fill(pg_check_result *out, const char *expected, const char *actua
 int pg__check_export(const pg_check_options *opts, const pg_suite *suite, const pg_check *check,
                      const char *suffix, const pg_trace *t);
 
-/** Formats an integer with thousands separators ("3,072"). */
-void pg__fmt_int(char *out, size_t len, int64_t v);
 
 /* The kinds. Each returns like pg_check_run(). */
 int pg__check_flops(pg_check_result *out, const pg_suite *suite, const pg_check *check, const pg_check_options *opts);

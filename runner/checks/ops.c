@@ -518,6 +518,41 @@ static char *resolve(const char *suite_path, const char *rel)
     return full;
 }
 
+/* An ops check of a program: its counted BLAS calls (ops named sgemm, dgemv, cublasSgemm...) inside the
+   ranges it marked, replayed into a recording. */
+static int command_ops(pg_check_result *out, spec *s, const pg_suite *suite, const pg_check *check,
+                       const pg_check_options *opts)
+{
+    pg_case c;
+    pg_counts counts = {0};
+    pg_recorder *rec = NULL;
+    char *source = NULL;
+    int64_t i, steps = check->steps > 0 ? check->steps : 1;
+    int err;
+
+    if ((err = pg_case_from_workload(&c, check->workload, suite->name, check->name)) != 0)
+        return err;
+    if ((err = parse_spec(s, check->expect, &c)) == 0 && (err = pg_recorder_new(&rec)) == 0) {
+        const pg_instrument *prev = pg__instrument_set(pg_recorder_instrument(rec, NULL));
+        for (i = 0; i < steps && !err; i++) {
+            pg_counts_free(&counts);
+            if ((err = pg__workload_count(&counts, &c)) == 0)
+                err = pg__counts_replay(&counts);
+        }
+        pg__instrument_set(prev);
+    }
+    if (!err && !(err = pg_recorder_status(rec)) &&
+        !(err = pg__check_export(opts, suite, check, NULL, pg_recorder_trace(rec)))) {
+        source = pg__asprintf("the BLAS calls of command '%s'", c.command[0]);
+        err = source ? run_ops(out, s, pg_recorder_trace(rec), source) : PG_ENOMEM;
+    }
+    free(source);
+    pg_recorder_free(rec);
+    pg_counts_free(&counts);
+    pg_case_clear(&c);
+    return err;
+}
+
 int pg__check_ops(pg_check_result *out, const pg_suite *suite, const pg_check *check, const pg_check_options *opts)
 {
     spec s = {0};
@@ -567,6 +602,10 @@ int pg__check_ops(pg_check_result *out, const pg_suite *suite, const pg_check *c
             goto cleanup;
         }
         err = run_ops(out, &s, read, source);
+        goto cleanup;
+    }
+    if (pg__workload_is_command(check)) {
+        err = command_ops(out, &s, suite, check, opts);
         goto cleanup;
     }
     if ((err = pg__workload_open(&w, suite, check)) != 0)

@@ -2,14 +2,19 @@
    noise hazards seen now. */
 #include "cli.h"
 
+#include "backend/backend.h"
 #include "backend/cuda_api.h"
+#include "blas_kernel.h"
 #include "fingerprint.h"
+#include "measure.h"
+#include "roofline.h"
 #include "perfgate/config.h"
 #include "perfgate/errors.h"
 
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char doctor_desc[] =
     "Prints the fingerprint perfgate stores with every run (CPU model, cores, SMT,\n"
@@ -19,6 +24,12 @@ static const char doctor_desc[] =
     "or fewer cores than the threads you intend to measure at. Runs compare only\n"
     "with runs whose machine id (the hash of CPU model, cores and BLAS core type)\n"
     "matches.\n\n"
+    "It also measures the roofs every run stores (peak FLOP/s: sgemm 1024^3; memory\n"
+    "bandwidth: a STREAM-like triad and copy beyond the last-level cache) at the\n"
+    "thread count, and checks that OpenBLAS runs the kernels of the CPU's widest\n"
+    "ISA: a generic kernel (e.g. Prescott on an AVX-512 CPU) is flagged with the\n"
+    "factor measured on sgemm 256^3 against the ISA's own core. --no-measure (or\n"
+    "PERFGATE_ROOFLINE=off) skips the roofs.\n\n"
     "examples:\n"
     "  perfgate doctor --threads 4\n"
     "  perfgate doctor --json";
@@ -45,16 +56,80 @@ static void print_gpu(void)
     free(text);
 }
 
+/* The BLAS kernel against the ISA; the JSON object for --json. */
+static json_t *blas_kernel_section(int print)
+{
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    char *probe[] = {exe, "doctor", "--blas-probe", NULL};
+    pg_blas_kernel k;
+
+    if (n <= 0 || (exe[n] = '\0', pg_blas_kernel_check(&k, probe, 0)) != 0) {
+        if (print)
+            printf("\nblas kernel:\n  %s\n", n <= 0 ? "cannot find this executable to probe" : pg_error_last());
+        return json_null();
+    }
+    if (print) {
+        printf("\nblas kernel:\n  %-24s %s\n  %-24s %s (OpenBLAS core %s)\n", "core in use", k.core, "cpu isa", k.isa,
+               k.expected);
+        if (!k.narrower)
+            printf("  ok: the core uses the CPU's widest ISA\n");
+        else if (k.factor > 0)
+            printf("  - %s: OpenBLAS runs the %s kernel on an %s CPU: sgemm 256^3 takes %.0f us against %.0f us "
+                   "with OPENBLAS_CORETYPE=%s, %.1fx slower; MFU against a ceiling measured with it reads high. "
+                   "Use an OpenBLAS that knows this CPU, or unset OPENBLAS_CORETYPE\n",
+                   k.factor >= PG_BLAS_SLOW_FACTOR ? "SLOW BLAS KERNEL" : "narrower BLAS kernel", k.core, k.isa,
+                   k.t_core * 1e6, k.t_expected * 1e6, k.expected, k.factor);
+        else
+            printf("  - narrower BLAS kernel: %s on an %s CPU (the timing probe failed)\n", k.core, k.isa);
+    }
+    return json_pack("{s:s, s:s, s:s, s:b, s:o, s:o, s:o}", "core", k.core, "isa", k.isa, "expected_core", k.expected,
+                     "narrower", k.narrower, "sgemm256_s", k.t_core > 0 ? json_real(k.t_core) : json_null(),
+                     "sgemm256_expected_s", k.t_expected > 0 ? json_real(k.t_expected) : json_null(), "factor",
+                     k.factor > 0 ? json_real(k.factor) : json_null());
+}
+
+/* Peak FLOP/s and bandwidth at `threads` (capped at the online CPUs); the JSON object for --json. */
+static json_t *roofs_section(long threads, int print)
+{
+    pg_backend_options bo = PG_BACKEND_OPTIONS_INIT;
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    int t = (int)(online > 0 && threads > online ? online : threads), reliable;
+    double peak, triad = 0, copy = 0;
+
+    if (pg_measure_set_threads(NULL, t) != 0 || pg_roofline_bandwidth(&triad, &copy, t, 0) != 0) {
+        if (print)
+            printf("\nroofs:\n  %s\n", pg_error_last());
+        return json_null();
+    }
+    peak = pg__backend_cpu_peak(t, &bo, &reliable) * 1e9;
+    if (print) {
+        printf("\nroofs at %d thread%s%s:\n", t, t == 1 ? "" : "s", t != threads ? " (the online CPUs)" : "");
+        printf("  %-24s %.3g GFLOP/s (sgemm 1024^3, fastest of its samples)\n", "peak", peak * 1e-9);
+        printf("  %-24s %.3g GB/s triad, %.3g GB/s copy (beyond the last-level cache)\n", "bandwidth", triad * 1e-9,
+               copy * 1e-9);
+        printf("  %-24s %.3g FLOP/byte: below it a case is memory-bound, above compute-bound\n", "ridge",
+               peak > 0 ? peak / triad : 0);
+    }
+    return json_pack("{s:i, s:f, s:f, s:f}", "threads", t, "peak_gflops", peak * 1e-9, "triad_gbs", triad * 1e-9,
+                     "copy_gbs", copy * 1e-9);
+}
+
 int pg_cmd_doctor(int argc, char **argv)
 {
     char *json = NULL, *hash = NULL, *hazards = NULL;
     long threads = 1;
-    int as_json = 0, nargs, rc, err;
+    int as_json = 0, nargs, rc, err, no_measure = 0, blas_probe = 0;
+    const char *roof_env = getenv("PERFGATE_ROOFLINE");
     const pg_opt opts[] = {
         {"threads", 't', PG_OPT_INT, &threads, "N", "thread count you intend to measure at (default 1)"},
-        {"json", 0, PG_OPT_FLAG, &as_json, NULL, "print {machine, fingerprint, hazards} as JSON"},
+        {"json", 0, PG_OPT_FLAG, &as_json, NULL, "print {machine, fingerprint, hazards, roofs, blas_kernel} as JSON"},
+        {"no-measure", 0, PG_OPT_FLAG, &no_measure, NULL, "skip measuring the roofs (peak FLOP/s, bandwidth)"},
+        {"blas-probe", 0, PG_OPT_FLAG, &blas_probe, NULL,
+         "print the seconds of one sgemm 256^3 and exit (what the BLAS kernel check runs)"},
         {0},
     };
+    json_t *roofs = NULL, *blas = NULL;
     const pg_cmd_spec spec = {"doctor", "[options]", "Print this machine's fingerprint and the noise hazards seen now.",
                               doctor_desc, opts, 0, 0};
     json_t *o;
@@ -65,6 +140,11 @@ int pg_cmd_doctor(int argc, char **argv)
         fprintf(stderr, "perfgate doctor: --threads must be at least 1\n");
         return 2;
     }
+    if (blas_probe) {
+        printf("%.9f\n", pg_blas_probe_sgemm());
+        return 0;
+    }
+    no_measure |= roof_env && strcmp(roof_env, "off") == 0;
     if ((err = pg_fingerprint_read(&json, &hash)) != 0 ||
         (err = pg_fingerprint_hazards(&hazards, (int)threads)) != 0) {
         free(json);
@@ -84,6 +164,8 @@ int pg_cmd_doctor(int argc, char **argv)
         json_object_set(top, "fingerprint", o ? o : json_null());
         json_object_set_new(top, "hazards", hz);
         json_object_set_new(top, "cuda_backend", json_boolean(PG_HAS_CUDA));
+        json_object_set_new(top, "blas_kernel", blas_kernel_section(0));
+        json_object_set_new(top, "roofs", no_measure ? json_null() : roofs_section(threads, 0));
         text = json_dumps(top, JSON_INDENT(2) | JSON_SORT_KEYS);
         printf("%s\n", text ? text : "{}");
         free(text);
@@ -107,6 +189,9 @@ int pg_cmd_doctor(int argc, char **argv)
         }
         printf("  %-24s %s\n", "cuda_backend", PG_HAS_CUDA ? "built" : "not built");
         print_gpu();
+        blas = blas_kernel_section(1);
+        if (!no_measure)
+            roofs = roofs_section(threads, 1);
         printf("\nnoise hazards at %ld thread%s:\n", threads, threads == 1 ? "" : "s");
         if (*hazards) {
             char *line = hazards, *nl;
@@ -117,6 +202,8 @@ int pg_cmd_doctor(int argc, char **argv)
         }
     }
     json_decref(o);
+    json_decref(roofs);
+    json_decref(blas);
     free(json);
     free(hash);
     free(hazards);

@@ -12,7 +12,7 @@
 /* The flags that are not gate options themselves. */
 typedef struct run_cli {
     const char *db, *clock;
-    int quick, no_store, no_confirm;
+    int quick, no_store, no_confirm, no_roofline;
     long rounds;
     double max_time;
     pg_cli_report_flags rep; /* --md/--json/--junit/--style, gate: --post/--webhook */
@@ -113,6 +113,7 @@ static int do_run(const run_cli *cl, pg_gate_options *go, char **paths, int npat
     go->exec.progress_out = stderr;
     go->exec.time_scale = cl->quick ? 0.2 : 1.0;
     go->exec.cpu_clock = cl->clock && strcmp(cl->clock, "cpu") == 0;
+    go->exec.roofline = !cl->no_roofline && !(getenv("PERFGATE_ROOFLINE") && strcmp(getenv("PERFGATE_ROOFLINE"), "off") == 0);
     go->ab_progress = go->exec.progress ? stderr : NULL;
     go->notify = pg_cli_gate_step;
     go->payload = &view;
@@ -161,6 +162,9 @@ static int run_or_gate(int argc, char **argv, int gate)
          "CPU cases: wall time (default) or process CPU time, which leaves out preemption"},
         {"canary", 0, PG_OPT_FLAG, &go->exec.canary, NULL,
          "measure reference workloads between the cases (suite 'canary') to detect machine drift"},
+        {"no-roofline", 0, PG_OPT_FLAG, &cl.no_roofline, NULL,
+         "skip measuring peak FLOP/s and memory bandwidth, which label cases compute-/memory-/overhead-bound "
+         "(also PERFGATE_ROOFLINE=off)"},
     };
     const pg_opt gate_group[] = {
         {"base", 'b', PG_OPT_STR, &go->base, "SEL", "baseline selector (id, commit:SHA, branch:NAME, last:K, pin:NAME)"},

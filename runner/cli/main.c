@@ -27,6 +27,7 @@ static const pg_command commands[] = {
     {"db", pg_cmd_db, "database maintenance: merge, prune, check"},
     {"baseline", pg_cmd_baseline, "named baselines: pin, unpin, list"},
     {"doctor", pg_cmd_doctor, "machine fingerprint and noise hazards"},
+    {"count", pg_cmd_count, "FLOPs of any program's BLAS calls, by function, op and range"},
     {"trace", pg_cmd_trace, "read a Chrome/Perfetto trace: ops by count, self and total time"},
 };
 

@@ -327,6 +327,8 @@ int pg_report_html(FILE *f, const char *title, const pg_history *hs, size_t nh, 
     summary_panel(f, hs, nh, cmp);
     if (cmp)
         verdict_panel(f, cmp);
+    if (cmp && cmp->head)
+        pg__html_roofline(f, cmp->head);
     trends_panel(f, hs, nh, cmp);
     fprintf(f, "</body></html>\n");
     return ferror(f) ? pg_error_set(PG_EIO, "writing the HTML report failed") : 0;

@@ -21,4 +21,7 @@
  */
 int pg_report_html(FILE *f, const char *title, const pg_history *hs, size_t nh, const pg_comparison *cmp);
 
+/** The roofline section (html_roofline.c): a log-log SVG of the run's roofs and cases; nothing without roofs. */
+void pg__html_roofline(FILE *f, const pg_run *run);
+
 #endif

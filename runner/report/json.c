@@ -10,6 +10,7 @@
 #include "report/report.h"
 
 #include "perfgate/errors.h"
+#include "roofline.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -84,6 +85,22 @@ static json_t *result_json(const pg_result *r)
             json_array_append_new(warn, json_string(pg__warning_name(bit)));
     set(o, "warnings", warn);
     set(o, "extra", embedded(r->extra_json));
+    return o;
+}
+
+/* Adds "roofline" (where the case sits under the run's roofs) to a result object when it can be placed. */
+static json_t *roof_json(json_t *o, const pg_result *r, const char *machine_json)
+{
+    pg_roof_point p;
+
+    pg_roofline_classify(&p, r, machine_json);
+    if (!o || p.bound == PG_ROOF_UNKNOWN)
+        return o;
+    set(o, "roofline",
+        json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:s, s:s}", "bound", pg_roof_bound_name(p.bound), "intensity",
+                  p.intensity >= 0 ? json_real(p.intensity) : json_null(), "attainable", num(p.attainable),
+                  "achieved", num(p.achieved), "fraction", p.attainable > 0 ? json_real(p.fraction) : json_null(),
+                  "ridge", num(p.ridge), "unit", r->flops > 0 ? "FLOP/s" : "B/s", "why", p.why));
     return o;
 }
 
@@ -222,7 +239,7 @@ int pg_render_json(pg_buf *out, const pg_report_data *d, const pg_report_options
 
     arr = json_array();
     for (i = 0; i < run->nresults; i++)
-        json_array_append_new(arr, result_json(&run->results[i]));
+        json_array_append_new(arr, roof_json(result_json(&run->results[i]), &run->results[i], run->machine_json));
     set(root, "results", arr);
     arr = json_array();
     for (i = 0; i < run->nchecks; i++)

@@ -79,7 +79,7 @@ typedef struct section {
     size_t nrows, shown;
 } section;
 
-enum { S_REGRESSED, S_CHECKS_FAILED, S_TRACE, S_UNSURE, S_IMPROVED, S_OTHER, S_SAME, S_CHECKS_PASSED, S__COUNT };
+enum { S_REGRESSED, S_CHECKS_FAILED, S_TRACE, S_UNSURE, S_IMPROVED, S_OTHER, S_SAME, S_CHECKS_PASSED, S_ROOFLINE, S__COUNT };
 
 static int add_row(section *s, pg_buf *row)
 {
@@ -248,6 +248,19 @@ static int check_row(section *s, const pg_check_result *c, int failed)
 }
 
 /* A commit as a short code span; "unknown" without one. */
+static int roof_row(section *s, const pg_result *r, const char *machine_json)
+{
+    pg__roof_cells c;
+    pg_buf row = PG_BUF_INIT;
+
+    if (pg__report_roof_cells(&c, r, machine_json) != 0)
+        return 0;
+    pg__buf_puts(&row, "| ");
+    md_code(&row, r->key);
+    pg__buf_printf(&row, " | %s | %s | %s | %s | %s |\n", c.bound, c.intensity, c.attainable, c.achieved, c.fraction);
+    return add_row(s, &row);
+}
+
 static void short_sha(pg_buf *b, const char *sha)
 {
     char s[13];
@@ -389,6 +402,9 @@ int pg_render_markdown(pg_buf *out, const pg_report_data *d, const pg_report_opt
         {"Unchanged", 0, case_hdr, NULL, 0, 0},
         {"Exact checks passed or skipped", 0, "| check | kind | expected | result |\n| --- | --- | --- | --- |\n",
          NULL, 0, 0},
+        {"Roofline: compute-, memory- or overhead-bound", 0,
+         "| case | bound | intensity | attainable | achieved | of roof |\n| --- | --- | ---: | ---: | ---: | ---: |\n",
+         NULL, 0, 0},
     };
     static const struct {
         pg_verdict v;
@@ -420,6 +436,8 @@ int pg_render_markdown(pg_buf *out, const pg_report_data *d, const pg_report_opt
         int failed = !c->passed && !c->skipped;
         err = check_row(&secs[failed ? S_CHECKS_FAILED : S_CHECKS_PASSED], c, failed);
     }
+    for (i = 0; i < d->run->nresults && !err; i++)
+        err = roof_row(&secs[S_ROOFLINE], &d->run->results[i], d->run->machine_json);
     if (err)
         goto cleanup;
 

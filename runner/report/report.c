@@ -5,6 +5,7 @@
 #include "report/report.h"
 
 #include "perfgate/errors.h"
+#include "roofline.h"
 
 #include <errno.h>
 #include <math.h>
@@ -361,4 +362,29 @@ void pg_report_mux_free(pg_report_mux *mux)
     free(mux->items);
     mux->items = NULL;
     mux->count = 0;
+}
+
+int pg__report_roof_cells(pg__roof_cells *out, const pg_result *r, const char *machine_json)
+{
+    pg_roof_point p;
+    const char *unit;
+
+    memset(out, 0, sizeof(*out));
+    pg_roofline_classify(&p, r, machine_json);
+    if (p.bound == PG_ROOF_UNKNOWN)
+        return 1;
+    snprintf(out->bound, sizeof(out->bound), "%s", pg_roof_bound_name(p.bound));
+    if (p.intensity >= 0)
+        snprintf(out->intensity, sizeof(out->intensity), "%.3g FLOP/B", p.intensity);
+    else
+        snprintf(out->intensity, sizeof(out->intensity), "-");
+    unit = r->flops > 0 ? "FLOP/s" : "B/s";
+    pg_fmt_rate(out->attainable, sizeof(out->attainable), p.attainable, unit);
+    pg_fmt_rate(out->achieved, sizeof(out->achieved), p.achieved, unit);
+    if (p.attainable > 0)
+        snprintf(out->fraction, sizeof(out->fraction), "%.1f%%", 100 * p.fraction);
+    else
+        snprintf(out->fraction, sizeof(out->fraction), "-");
+    out->why = p.why;
+    return 0;
 }

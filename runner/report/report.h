@@ -202,4 +202,12 @@ const char *pg__warning_name(unsigned bit);
 /** Indices of the comparison's cases ordered for reports: worst regression first. */
 size_t *pg__report_order(const pg_comparison *cmp, pg_verdict only, size_t *out_n);
 
+/** One result's place under the roofs as text: bound, intensity, attainable, achieved, fraction, and why. */
+typedef struct pg__roof_cells {
+    char bound[24], intensity[32], attainable[32], achieved[32], fraction[16];
+    const char *why;
+} pg__roof_cells;
+/** 0 with `out` filled when the run's fingerprint has roofs for `r`; 1 when it cannot be placed. */
+int pg__report_roof_cells(pg__roof_cells *out, const pg_result *r, const char *machine_json);
+
 #endif

@@ -9,6 +9,7 @@
 #include "report/report.h"
 
 #include "perfgate/errors.h"
+#include "roofline.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -162,6 +163,53 @@ static void warnings_text(char *out, size_t len, unsigned w)
         snprintf(out + strlen(out), len - strlen(out), "%sfew samples", *out ? "; " : "");
 }
 
+/* Where each case sits under the roofs stored with the run; nothing when the run has none. */
+static void render_roofline(pg_buf *b, const pg_run *run)
+{
+    static const int right[] = {0, 0, 1, 1, 1, 1, 0};
+    table t = {7, 0, NULL, NULL, 0, right};
+    const char *hdr[] = {"case", "bound", "intensity", "attainable", "achieved", "of roof", "why"};
+    int seen[1025] = {0};
+    size_t i;
+
+    for (i = 0; i < run->nresults; i++) {
+        const pg_result *r = &run->results[i];
+        pg__roof_cells cells;
+        const char *row[7];
+        if (pg__report_roof_cells(&cells, r, run->machine_json) != 0)
+            continue;
+        if (!t.nrows)
+            table_row(&t, hdr, NULL);
+        if (r->threads >= 1 && r->threads <= 1024)
+            seen[r->threads] = 1;
+        row[0] = r->key;
+        row[1] = cells.bound;
+        row[2] = cells.intensity;
+        row[3] = cells.attainable;
+        row[4] = cells.achieved;
+        row[5] = cells.fraction;
+        row[6] = cells.why;
+        table_row(&t, row, NULL);
+    }
+    if (!t.nrows)
+        return;
+    pg__buf_puts(b, "\nroofline (docs/measuring.md):");
+    for (i = 1; i <= 1024; i++) {
+        pg_roofs roofs;
+        char peak[32], bw[32];
+        if (!seen[i] || pg_roofline_roofs(&roofs, run->machine_json, "cpu", (int)i) != 0)
+            continue;
+        pg_fmt_rate(peak, sizeof(peak), roofs.peak_flops, "FLOP/s");
+        pg_fmt_rate(bw, sizeof(bw), roofs.bandwidth, "B/s");
+        pg__buf_printf(b, " %zu thread%s: peak %s%s, bandwidth %s, ridge %.3g FLOP/B;", i, i == 1 ? "" : "s", peak,
+                       roofs.peak_reliable ? "" : " (unreliable: a case beat the sgemm ceiling)", bw,
+                       roofs.peak_flops / roofs.bandwidth);
+    }
+    pg__buf_puts(b, "\n");
+    table_print(b, &t, 0);
+    table_free(&t);
+}
+
 static void render_run(pg_buf *b, const pg_run *run, int color)
 {
     static const int right[] = {0, 1, 1, 1, 1, 1, 1, 0};
@@ -225,6 +273,7 @@ static void render_run(pg_buf *b, const pg_run *run, int color)
         }
         table_print(b, &t, color);
         table_free(&t);
+        render_roofline(b, run);
     }
     for (i = 0; i < run->nchecks; i++) {
         const pg_check_result *c = &run->checks[i];

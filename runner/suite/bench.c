@@ -14,7 +14,7 @@
  * prototype's array borrows the node's strings; fill_common() copies them
  * into each case and pg__load_benchmark() frees the array.
  */
-static int load_command(pg_diags *d, pg_case *proto, const pg_node *n)
+int pg__load_command(pg_diags *d, pg_case *proto, const pg_node *n)
 {
     size_t i;
 
@@ -160,7 +160,7 @@ void pg__load_benchmark(pg__loader *L, const pg_node *b)
         } else
             proto.symbol = n->scalar;
     }
-    if ((n = pg_node_get(b, "command")) != NULL && load_command(d, &proto, n) != 0)
+    if ((n = pg_node_get(b, "command")) != NULL && pg__load_command(d, &proto, n) != 0)
         bad = 1;
     if ((n = pg_node_get(b, "trace")) != NULL && load_trace(d, &proto, n) != 0)
         bad = 1;
@@ -196,6 +196,17 @@ void pg__load_benchmark(pg__loader *L, const pg_node *b)
             bad = 1;
         else
             proto.keep_output = strcmp(o, "keep") == 0;
+    }
+    if ((n = pg_node_get(b, "count")) != NULL) {
+        const char *m = NULL;
+        static const char *const counts[] = {"blas", "none", NULL};
+        if (!pg_node_get(b, "command")) {
+            pg__diag_add(d, n, "'count' applies only to command benchmarks (built-in kernels count their own FLOPs)");
+            bad = 1;
+        } else if (pg__get_enum(d, &m, n, "count", counts, "'blas' or 'none'") != 0)
+            bad = 1;
+        else
+            proto.count_blas = strcmp(m, "blas") == 0;
     }
     if ((n = pg_node_get(b, "cold")) != NULL) {
         if (pg__get_bool(d, &proto.cold, n, "cold") != 0)

@@ -21,6 +21,54 @@ static int param_cmp(const void *a, const void *b)
     return strcmp(((const pg_param *)a)->name, ((const pg_param *)b)->name);
 }
 
+/* The case a validated workload builds (for expressions), unless `bad`. */
+static int workload_case(pg__loader *L, const pg_node *w, const char *check_name, pg_case *wc, int *have, int bad)
+{
+    if (bad || !L->s->name)
+        return -1;
+    if (pg_case_from_workload(wc, w, L->s->name, check_name) != 0) {
+        pg_case_clear(wc);
+        pg__diag_add(L->d, w, "%s", pg_error_last());
+        return -1;
+    }
+    *have = 1;
+    return 0;
+}
+
+/* A workload that is a program: {command: [PROG, ARGS...], count: blas, timeout: 60s}. */
+static int check_command_workload(pg__loader *L, const pg_node *w, const char *check_name, pg_case *wc, int *have)
+{
+    static const char *const counts[] = {"blas", NULL};
+    pg_diags *d = L->d;
+    pg_case proto;
+    const char *m;
+    size_t i;
+    int bad = 0;
+
+    memset(&proto, 0, sizeof(proto));
+    if (pg__load_command(d, &proto, pg_node_get(w, "command")) != 0)
+        bad = 1;
+    free(proto.command);
+    for (i = 0; i < w->count; i++) {
+        const pg_node *key = w->keys[i], *v = w->items[i];
+        double t;
+        if (pg_node_is(key, "command"))
+            continue;
+        if (pg_node_is(key, "count")) {
+            if (pg__get_enum(d, &m, v, "count", counts, "'blas': the program's BLAS calls") != 0)
+                bad = 1;
+        } else if (pg_node_is(key, "timeout")) {
+            if (pg__get_duration(d, &t, v, "timeout") != 0)
+                bad = 1;
+        } else {
+            pg__diag_add(d, key, "unknown key '%s' in a command workload (command, count, timeout)",
+                         key->scalar ? key->scalar : "?");
+            bad = 1;
+        }
+    }
+    return workload_case(L, w, check_name, wc, have, bad);
+}
+
 /* Validates a check's workload and builds its case (for expressions) into `wc`. */
 static int check_workload(pg__loader *L, const pg_node *w, const char *check_name, pg_case *wc, int *have)
 {
@@ -36,6 +84,8 @@ static int check_workload(pg__loader *L, const pg_node *w, const char *check_nam
         pg__diag_add(d, w, "workload must be a mapping such as {kernel: sgemm, n: 64}, not %s", pg_node_kind(w));
         return -1;
     }
+    if (pg_node_get(w, "command") && !pg_node_get(w, "kernel"))
+        return check_command_workload(L, w, check_name, wc, have);
     if ((dn = pg_node_get(w, "device")) != NULL && pg__get_device(d, &device, dn))
         bad = 1;
     kn = pg_node_get(w, "kernel");
@@ -75,15 +125,7 @@ static int check_workload(pg__loader *L, const pg_node *w, const char *check_nam
             bad = 1;
         free(tmp.text);
     }
-    if (bad || !L->s->name)
-        return -1;
-    if (pg_case_from_workload(wc, w, L->s->name, check_name) != 0) {
-        pg_case_clear(wc);
-        pg__diag_add(d, w, "%s", pg_error_last());
-        return -1;
-    }
-    *have = 1;
-    return 0;
+    return workload_case(L, w, check_name, wc, have, bad);
 }
 
 static int check_trace(pg__loader *L, const pg_node *n)
@@ -214,15 +256,41 @@ void pg__load_check(pg__loader *L, const pg_node *c)
     p[L->s->nchecks++] = ck;
 }
 
+/* A program's case: argv, timeout, BLAS counting; no parameters. */
+static int command_workload(pg_case *out, const pg_node *w, const pg_node *cmd, const char *suite, const char *name)
+{
+    const pg_node *t = pg_node_get(w, "timeout");
+    size_t i;
+
+    out->suite = pg__strdup(suite);
+    out->name = pg__strdup(name);
+    out->device = pg__strdup("cpu");
+    out->threads = 1;
+    out->node = w;
+    out->count_blas = 1;
+    out->timeout = 60.0;
+    if (t && t->scalar && pg_parse_duration(&out->timeout, t->scalar) != 0)
+        out->timeout = 60.0;
+    out->command = calloc(cmd->count + 1, sizeof(char *));
+    for (i = 0; out->command && i < cmd->count; i++)
+        if (!(out->command[i] = pg__strdup(cmd->items[i]->scalar ? cmd->items[i]->scalar : "")))
+            return pg_error_set(PG_ENOMEM, "out of memory building a workload");
+    if (!out->command || pg__case_finish(out) != 0)
+        return pg_error_set(PG_ENOMEM, "out of memory building a workload");
+    return 0;
+}
+
 int pg_case_from_workload(pg_case *out, const pg_node *w, const char *suite, const char *name)
 {
-    const pg_node *k = pg_node_get(w, "kernel");
+    const pg_node *k = pg_node_get(w, "kernel"), *cmd;
     size_t i, n = 0;
 
     memset(out, 0, sizeof(*out));
     if (!w || w->type != PG_NODE_MAP)
         return pg_error_set(PG_ESUITE, "%s:%d:%d: workload must be a mapping with a 'kernel'",
                             w ? w->file : "?", w ? w->line : 0, w ? w->col : 0);
+    if (!k && (cmd = pg_node_get(w, "command")) != NULL && cmd->type == PG_NODE_SEQ && cmd->count > 0)
+        return command_workload(out, w, cmd, suite, name);
     if (!k || k->type != PG_NODE_SCALAR)
         return pg_error_set(PG_ESUITE, "%s:%d:%d: workload needs 'kernel: NAME'", w->file, w->line, w->col);
     out->suite = pg__strdup(suite);

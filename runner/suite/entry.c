@@ -18,7 +18,7 @@ static const char *const default_keys[] = {"threads", "device", "min_run_time", 
                                            "min_samples", "warmup", "regression", "tags",
                                            "params", NULL};
 static const char *const bench_keys[] = {"name", "kernel", "plugin", "symbol", "command",
-                                         "timeout", "metrics", "output", "cold",
+                                         "timeout", "metrics", "output", "cold", "count",
                                          "device", "params", "zip", "threads", "min_run_time",
                                          "max_run_time", "min_samples", "warmup",
                                          "regression", "tags", "trace", NULL};

@@ -47,6 +47,7 @@ static int fill_common(pg_case *c, const pg_case *proto)
                 return PG_ENOMEM;
     }
     c->cold = proto->cold;
+    c->count_blas = proto->count_blas;
     c->min_run_time = proto->min_run_time;
     c->max_run_time = proto->max_run_time;
     c->warmup = proto->warmup;

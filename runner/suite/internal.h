@@ -50,6 +50,8 @@ int pg__keys_known(pg_diags *d, const pg_node *map, const char *const *known, co
 int pg__scalar_of(pg_diags *d, const pg_node *n, const char *what);
 int pg__get_enum(pg_diags *d, const char **out, const pg_node *n, const char *what,
                  const char *const *allowed, const char *choices);
+/** Reads `command:` (a non-empty list of scalar arguments) into proto->command (pointers into `n`). */
+int pg__load_command(pg_diags *d, pg_case *proto, const pg_node *n);
 int pg__get_duration(pg_diags *d, double *out, const pg_node *n, const char *what);
 int pg__get_int(pg_diags *d, int64_t *out, const pg_node *n, const char *what, int64_t min, int64_t max);
 int pg__get_bool(pg_diags *d, int *out, const pg_node *n, const char *what);
