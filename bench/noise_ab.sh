@@ -12,6 +12,11 @@
 # Counts, per series: the first verdict REGRESSED (before confirmation) and
 # the final one, for the injected case and for any other case.
 #
+# Also, per series: wall seconds per gate (median) and the rounds each case took
+# (median and max over every case of every gate; at most ROUNDS, fewer once
+# the sequential rule settled a case). PERFGATE_NOISE_FIXED=1 adds
+# --fixed-rounds (every case all rounds: the fixed-count rule, for the ratio).
+#
 # usage: bash bench/noise_ab.sh [TRIALS=10] [THRESHOLD=5%] [ROUNDS=perfgate's default] [HEADS="same slow10 slow5"]
 #        PERFGATE_NOISE_BUILD=DIR (default build-bench) is built as Release if needed.
 #        PERFGATE_NOISE_HOG=1 runs `bench_hog mem` (a memory-bandwidth hog on the other
@@ -40,9 +45,11 @@ for head in $heads; do
     if [[ -n "${PERFGATE_NOISE_HOG:-}" ]] && (( i % 2 == 1 )); then "$build/bench/bench_hog" mem 600 >/dev/null 2>&1 & hogpid=$!; fi
     CI=true "$pg" gate --style none --db "$tmp/ab.db" --branch head --commit "$head$i" --threshold "$threshold" \
       --base-build "$lib/libng_base.so" --head-build "$lib/libng_$head.so" ${rounds:+-r "$rounds"} \
+      ${PERFGATE_NOISE_FIXED:+--fixed-rounds} \
       --json "$tmp/$head$i.json" bench/noise_ab.yaml >/dev/null 2>&1 || true
     if [[ -n "$hogpid" ]]; then kill "$hogpid" 2>/dev/null || true; wait "$hogpid" 2>/dev/null || true; hogpid=; fi
-    echo "  $head $i: $(( $(date +%s) - t0 )) s${PERFGATE_NOISE_HOG:+$( (( i % 2 == 1 )) && echo ' (hog)')}"
+    echo "$(( $(date +%s) - t0 ))" > "$tmp/$head$i.wall"
+    echo "  $head $i: $(( $(date +%s) - t0 )) s, load $(cut -d' ' -f1 /proc/loadavg)${PERFGATE_NOISE_HOG:+$( (( i % 2 == 1 )) && echo ' (hog)')}"
   done
 done
 echo "noise_ab: $(wc -w <<< "$heads") x $trials gates in $(( $(date +%s) - start )) s on $(nproc) cores, $(date -u +%FT%TZ)"
@@ -52,10 +59,11 @@ tmp, trials, heads = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
 target = "ngp/sgemm[n=128]@1:cpu"
 def first(c):  # REGRESSED before confirmation: confirmation ran (or was due) on it
     return c["verdict"] == "REGRESSED" or c.get("confirm", "none") != "none"
-print("\n| head build | gates | injected case REGRESSED first / final | another case REGRESSED first / final | gates with any REGRESSED (final) | failed gates |")
-print("|---|---|---|---|---|---|")
+print("\n| head build | gates | injected case REGRESSED first / final | another case REGRESSED first / final | gates with any REGRESSED (final) | failed gates | s per gate (median) | rounds per case median / max |")
+print("|---|---|---|---|---|---|---|---|")
 for head in heads:
     hit1 = hit = oth1 = oth = anyr = failed = 0
+    walls, rounds = [], []
     for i in range(1, trials + 1):
         try:
             doc = json.load(open("%s/%s%d.json" % (tmp, head, i)))
@@ -63,6 +71,8 @@ for head in heads:
             failed += 1
             continue
         cs = doc["verdicts"]
+        walls.append(int(open("%s/%s%d.wall" % (tmp, head, i)).read()))
+        rounds += [c["rounds"] for c in cs if "rounds" in c]
         t = [c for c in cs if c["key"] == target]
         others = [c for c in cs if c["key"] != target]
         hit1 += bool(t) and first(t[0])
@@ -70,5 +80,9 @@ for head in heads:
         oth1 += any(first(c) for c in others)
         oth += any(c["verdict"] == "REGRESSED" for c in others)
         anyr += any(c["verdict"] == "REGRESSED" for c in cs)
-    print("| %s | %d | %d / %d | %d / %d | %d | %d |" % (head, trials, hit1, hit, oth1, oth, anyr, failed))
+    walls.sort()
+    rounds.sort()
+    print("| %s | %d | %d / %d | %d / %d | %d | %d | %s | %s |" % (head, trials, hit1, hit, oth1, oth, anyr, failed,
+          walls[len(walls) // 2] if walls else "-",
+          "%d / %d" % (rounds[len(rounds) // 2], rounds[-1]) if rounds else "-"))
 PY

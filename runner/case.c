@@ -10,6 +10,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+static const char *const instrument_names[] = {"time", "instructions", "memory"};
+
+const char *pg_instrument_name(unsigned bit)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof(instrument_names) / sizeof(instrument_names[0]); i++)
+        if (bit == 1u << i)
+            return instrument_names[i];
+    return NULL;
+}
+
+unsigned pg_instrument_parse(const char *name)
+{
+    size_t i;
+
+    for (i = 0; name && i < sizeof(instrument_names) / sizeof(instrument_names[0]); i++)
+        if (strcmp(name, instrument_names[i]) == 0)
+            return 1u << i;
+    return 0;
+}
+
 int pg__case_finish(pg_case *c)
 {
     pg_buf key = PG_BUF_INIT, json = PG_BUF_INIT;

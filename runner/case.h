@@ -14,6 +14,20 @@
 
 #include "node.h"
 
+/*
+ * What a case is measured with (`instrument:` in a suite, --instrument):
+ * bits, several at once. Time is the timing engine; instructions and memory
+ * count in a child process (meter/) and are exact.
+ */
+enum {
+    PG_INSTRUMENT_TIME = 1 << 0,
+    PG_INSTRUMENT_INSTRUCTIONS = 1 << 1,
+    PG_INSTRUMENT_MEMORY = 1 << 2
+};
+
+/** The default threshold of counted metrics (instructions, bytes): a fraction. */
+#define PG_EXACT_THRESHOLD 0.01
+
 /** One expanded parameter value. */
 typedef struct pg_param {
     char *name;
@@ -58,10 +72,21 @@ typedef struct pg_case {
     int64_t min_samples;
     double threshold;     /* fraction, e.g. 0.05 */
     double alpha;
+    unsigned instruments; /* PG_INSTRUMENT_* bits; 0: time */
+    double exact_threshold; /* fraction for counted metrics; 0: PG_EXACT_THRESHOLD */
     char **tags;
     size_t ntags;
     const pg_node *node;  /* the benchmark entry, for messages */
 } pg_case;
+
+/** The name of one PG_INSTRUMENT_* bit ("time", "instructions", "memory"); NULL for others. */
+const char *pg_instrument_name(unsigned bit);
+
+/**
+ * Parses one instrument name into its bit, or 0 when it is none of them.
+ * The names, for messages: "time, instructions or memory".
+ */
+unsigned pg_instrument_parse(const char *name);
 
 /** Frees what a case owns and zeroes it. */
 void pg_case_clear(pg_case *c);

@@ -121,6 +121,41 @@ static int matches(const pg_exec_options *opts, const char *key)
     return !opts->filter || pg__glob(opts->filter, key);
 }
 
+unsigned pg_exec_instruments(const pg_case *c, const pg_exec_options *opts)
+{
+    if (opts && opts->instruments)
+        return opts->instruments;
+    return c->instruments ? c->instruments : PG_INSTRUMENT_TIME;
+}
+
+int pg_exec_ready(const pg_suite_set *set, const pg_exec_options *opts)
+{
+    pg_exec_options dflt = PG_EXEC_OPTIONS_INIT;
+    unsigned used = 0;
+    size_t i, j;
+
+    if (!opts)
+        opts = &dflt;
+    for (i = 0; i < set->count && !opts->checks_only; i++)
+        for (j = 0; j < set->suites[i]->ncases; j++)
+            if (matches(opts, set->suites[i]->cases[j].key))
+                used |= pg_exec_instruments(&set->suites[i]->cases[j], opts);
+    return pg_meter_ready(used, opts->meter);
+}
+
+/* The counting instruments of case `c`, each appending its results. */
+static int exec_counted(pg_run *run, const pg_case *c, unsigned bits, const pg_exec_options *opts)
+{
+    static const unsigned counted[] = {PG_INSTRUMENT_INSTRUCTIONS, PG_INSTRUMENT_MEMORY};
+    size_t i;
+    int err;
+
+    for (i = 0; i < sizeof(counted) / sizeof(counted[0]); i++)
+        if ((bits & counted[i]) && (err = pg_meter_case(run, c, counted[i], opts->meter)) != 0)
+            return err;
+    return 0;
+}
+
 /*
  * One round of every canary case. The first round appends the canary
  * results to the run (their index is remembered: results may move when the
@@ -215,7 +250,8 @@ int pg_exec_run(pg_run *run, const pg_suite_set *set, const pg_exec_options *opt
     every = opts->canary_every ? opts->canary_every : 5;
     for (i = 0; i < set->count; i++) {
         for (j = 0; j < set->suites[i]->ncases; j++)
-            total += !opts->checks_only && matches(opts, set->suites[i]->cases[j].key);
+            total += !opts->checks_only && matches(opts, set->suites[i]->cases[j].key) &&
+                     (pg_exec_instruments(&set->suites[i]->cases[j], opts) & PG_INSTRUMENT_TIME);
         for (j = 0; j < set->suites[i]->nchecks; j++)
             nchecks += matches(opts, set->suites[i]->checks[j].name);
     }
@@ -252,7 +288,13 @@ int pg_exec_run(pg_run *run, const pg_suite_set *set, const pg_exec_options *opt
         for (j = 0; j < s->ncases; j++) {
             pg_result *r;
             const pg_case *c = &s->cases[j];
+            unsigned bits;
             if (opts->checks_only || !matches(opts, c->key))
+                continue;
+            bits = pg_exec_instruments(c, opts);
+            if ((err = exec_counted(run, c, bits, opts)) != 0)
+                goto cleanup;
+            if (!(bits & PG_INSTRUMENT_TIME))
                 continue;
             pg_progress_running(&prog, c->key);
             if ((err = pg_run_add_result(&r, run)) != 0)

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "meter/meter.h"
 #include "model.h"
 #include "progress.h"
 #include "suite.h"
@@ -31,10 +32,24 @@ typedef struct pg_exec_options {
     int checks_only;
     /* After the cases: measure the roofs at each thread count and store them in the fingerprint (roofline.h). */
     int roofline;
+    /* What the cases are measured with (PG_INSTRUMENT_* bits, --instrument); 0: each case's own setting. */
+    unsigned instruments;
+    const pg_meter_options *meter; /* the counting instruments' options; NULL: PG_METER_OPTIONS_INIT */
 } pg_exec_options;
 
 #define PG_EXEC_OPTIONS_VERSION 1
-#define PG_EXEC_OPTIONS_INIT {PG_EXEC_OPTIONS_VERSION, NULL, PG_PROGRESS_NONE, NULL, 1.0, 0, NULL, 0.0, 0.0, 0, 0, 0, 0, 0}
+#define PG_EXEC_OPTIONS_INIT {PG_EXEC_OPTIONS_VERSION, NULL, PG_PROGRESS_NONE, NULL, 1.0, 0, NULL, 0.0, 0.0, 0, 0, 0, 0, \
+                              0, 0, NULL}
+
+/** The instruments case `c` is measured with under `opts` (never 0). */
+unsigned pg_exec_instruments(const pg_case *c, const pg_exec_options *opts);
+
+/**
+ * Checks that every counting instrument the selected cases of `set` use can
+ * run here (meter.h, pg_meter_ready()).
+ * @return 0, or PG_EUSAGE naming what is missing.
+ */
+int pg_exec_ready(const pg_suite_set *set, const pg_exec_options *opts);
 
 /**
  * Runs every check and benchmark case of `set`, appending results to `run`.

@@ -191,6 +191,11 @@ static uint64_t fnv1a(const char *s)
     return h;
 }
 
+char *pg_fingerprint_hash(const char *text)
+{
+    return pg__asprintf("%016llx", (unsigned long long)fnv1a(text));
+}
+
 int pg_fingerprint_read(char **out_json, char **out_hash)
 {
     json_t *o = json_object();
@@ -264,7 +269,7 @@ int pg_fingerprint_read(char **out_json, char **out_hash)
     ident = pg__asprintf("%s|%ld|%s|%s%s%s", model, online, corename ? corename : "", coretype ? coretype : "",
                          gpu_name ? "|gpu:" : "", gpu_name ? gpu_name : "");
     *out_json = json_dumps(o, JSON_SORT_KEYS | JSON_COMPACT);
-    *out_hash = ident ? pg__asprintf("%016llx", (unsigned long long)fnv1a(ident)) : NULL;
+    *out_hash = ident ? pg_fingerprint_hash(ident) : NULL;
     if (!*out_json || !*out_hash) {
         free(*out_json);
         free(*out_hash);

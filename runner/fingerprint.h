@@ -16,6 +16,9 @@
  */
 int pg_fingerprint_read(char **out_json, char **out_hash);
 
+/** The identity hash of `text` as fingerprints spell it: 16 hex digits (caller frees; NULL on no memory). */
+char *pg_fingerprint_hash(const char *text);
+
 /** Noise hazards seen now, one per line ("governor is powersave ..."); caller frees. */
 int pg_fingerprint_hazards(char **out_text, int requested_threads);
 

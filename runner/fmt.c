@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 /*
  * Three significant digits with trailing zeros kept ("2.00", "12.3", "123"),
@@ -72,6 +73,42 @@ void pg_fmt_rate(char *out, size_t len, double v, const char *unit)
     }
     i = scaled(num, v, 6);
     snprintf(out, len, "%s %s%s", num, prefix[i], unit);
+}
+
+void pg_fmt_count(char *out, size_t len, double v)
+{
+    char digits[48];
+    size_t n, i, j = 0, whole;
+
+    if (!isfinite(v) || fabs(v) >= 1e18) {
+        snprintf(out, len, "-");
+        return;
+    }
+    snprintf(digits, sizeof(digits), v == floor(v) ? "%.0f" : "%.1f", v);
+    n = strlen(digits);
+    whole = strcspn(digits, ".");
+    for (i = 0; i < n && j + 2 < len; i++) {
+        if (i > 0 && i < whole && digits[i - 1] != '-' && (whole - i) % 3 == 0)
+            out[j++] = ',';
+        out[j++] = digits[i];
+    }
+    if (len)
+        out[j < len ? j : len - 1] = '\0';
+}
+
+void pg_fmt_value(char *out, size_t len, double v, const char *unit)
+{
+    char count[64];
+
+    if (!unit || strcmp(unit, "s") == 0) {
+        pg_fmt_duration(out, len, v);
+        return;
+    }
+    pg_fmt_count(count, sizeof(count), v);
+    if (strcmp(count, "-") == 0)
+        snprintf(out, len, "-");
+    else
+        snprintf(out, len, "%s %s", count, unit);
 }
 
 void pg_fmt_int(char *out, size_t len, int64_t v)

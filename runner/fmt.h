@@ -14,6 +14,16 @@ void pg_fmt_duration(char *out, size_t len, double seconds);
 /** Formats a rate with SI scaling ("12.3 GFLOP/s", "8.10 GB/s"); `unit` is "FLOP/s" or "B/s"; "-" when not positive. */
 void pg_fmt_rate(char *out, size_t len, double per_second, const char *unit);
 
+/** A count with thousands separators ("1,234,567", "12.5" when not whole); "-" when not finite. */
+void pg_fmt_count(char *out, size_t len, double v);
+
+/**
+ * Formats a measured value in its unit: seconds ("s" or NULL) as a duration,
+ * anything else (a count: "Ir", "cycles", "B", "allocs") with thousands
+ * separators and the unit ("1,234,567 Ir", "12.5 B" when not whole); "-" when not finite.
+ */
+void pg_fmt_value(char *out, size_t len, double v, const char *unit);
+
 /** An integer with thousands separators ("3,072"). */
 void pg_fmt_int(char *out, size_t len, int64_t v);
 

@@ -154,6 +154,38 @@ int pg_stats_signed_rank(pg_signed_rank *out, const double *d, size_t n, pg_alte
  */
 int pg_stats_signed_rank_pmf(double *out, size_t n);
 
+/* ---- sequential: sign-test confidence sequence (sign_cs.c) ----------- */
+
+/** An anytime-valid confidence sequence for the median of differences at one look. */
+typedef struct pg_sign_cs {
+    size_t n;                 /* differences seen */
+    size_t k;                 /* fewest of n signs on one side that make a claim; n + 1: none yet */
+    double lo, hi;            /* median > c for every c < lo, < c for every c > hi (each at 1 - alpha); +-inf: none */
+    double wealth_up;         /* the mixture wealth against "median <= 0" (1/wealth is its p-value at this look) */
+    double wealth_down;       /* against "median >= 0" */
+} pg_sign_cs;
+
+/**
+ * Mixture wealth of the sign bets after `a` of `n` differences fell on the
+ * claimed side: the mean over p in `grid` (each in [1/2, 1); NULL: the
+ * default grid) of (2p)^a (2(1-p))^(n-a). Under a median on the other side
+ * it is a nonnegative supermartingale with start 1 (Ville: P(ever >= 1/alpha)
+ * <= alpha). NAN when a > n.
+ */
+double pg_stats_sign_wealth(size_t n, size_t a, const double *grid, size_t ngrid);
+
+/** The fewest signs of n on one side whose wealth reaches 1/alpha; n + 1 when none does. */
+size_t pg_stats_sign_cs_k(size_t n, double alpha, const double *grid, size_t ngrid);
+
+/**
+ * The confidence sequence for the median of d[0..n) at this look, each bound
+ * one-sided at 1 - alpha and valid at every n at once, however the looks
+ * are used to stop (Howard & Ramdas 2022): lo is the k-th largest difference,
+ * hi the k-th smallest; -inf/+inf before k <= n. Ties count against a claim.
+ * @return 0; PG_EINVAL (alpha outside (0, 1), a non-finite difference); PG_ENOMEM.
+ */
+int pg_stats_sign_cs(pg_sign_cs *out, const double *d, size_t n, double alpha, const double *grid, size_t ngrid);
+
 /* ---- bootstrap -------------------------------------------------------- */
 
 /** A small, seeded generator (splitmix64) so that bootstraps are reproducible. */

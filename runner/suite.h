@@ -34,11 +34,12 @@ int pg__diag_add(pg_diags *d, const pg_node *at, const char *fmt, ...)
 
 typedef struct pg_check {
     char *name;
-    char *kind;               /* flops | ops | schedule */
+    char *kind;               /* flops | ops | schedule | memory */
     const pg_node *node;      /* the whole entry */
     const pg_node *workload;  /* may be NULL */
     const pg_node *trace;     /* may be NULL */
     const pg_node *schedule;  /* may be NULL */
+    const pg_node *benchmark; /* kind memory: the benchmark of this suite it counts; may be NULL */
     const pg_node *expect;
     int64_t steps;            /* 0 when not given */
     /* kind schedule: the parsed `schedule` (torch.profiler.schedule semantics) */

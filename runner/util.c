@@ -349,3 +349,71 @@ int pg__buf_json_string(pg_buf *b, const char *s)
         return err;
     return pg__buf_put(b, "\"", 1);
 }
+
+static uint64_t key_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL;
+
+    while (*s)
+        h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+    return h;
+}
+
+/* Places `key` in the first free slot of its probe sequence (the caller checked it is absent). */
+static void keymap_place(pg_keymap *m, const char *key, size_t val)
+{
+    size_t i = (size_t)key_hash(key) & (m->cap - 1);
+
+    while (m->keys[i])
+        i = (i + 1) & (m->cap - 1);
+    m->keys[i] = key;
+    m->vals[i] = val;
+    m->n++;
+}
+
+int pg__keymap_put(pg_keymap *m, const char *key, size_t val)
+{
+    size_t dummy, i;
+
+    if (!key || pg__keymap_get(m, key, &dummy))
+        return 0;
+    /* At most half full: probes stay short. */
+    if (2 * (m->n + 1) > m->cap) {
+        pg_keymap g = PG_KEYMAP_INIT;
+        g.cap = m->cap ? 2 * m->cap : 64;
+        g.keys = calloc(g.cap, sizeof(*g.keys));
+        g.vals = calloc(g.cap, sizeof(*g.vals));
+        if (!g.keys || !g.vals) {
+            pg__keymap_free(&g);
+            return pg_error_set(PG_ENOMEM, "out of memory indexing keys");
+        }
+        for (i = 0; i < m->cap; i++)
+            if (m->keys[i])
+                keymap_place(&g, m->keys[i], m->vals[i]);
+        pg__keymap_free(m);
+        *m = g;
+    }
+    keymap_place(m, key, val);
+    return 0;
+}
+
+int pg__keymap_get(const pg_keymap *m, const char *key, size_t *val)
+{
+    size_t i;
+
+    if (!m->cap || !key)
+        return 0;
+    for (i = (size_t)key_hash(key) & (m->cap - 1); m->keys[i]; i = (i + 1) & (m->cap - 1))
+        if (strcmp(m->keys[i], key) == 0) {
+            *val = m->vals[i];
+            return 1;
+        }
+    return 0;
+}
+
+void pg__keymap_free(pg_keymap *m)
+{
+    free(m->keys);
+    free(m->vals);
+    memset(m, 0, sizeof(*m));
+}

@@ -25,6 +25,25 @@ typedef struct pg_buf {
 
 #define PG_BUF_INIT {NULL, 0, 0}
 
+/*
+ * A map from strings to indices (open addressing, FNV-1a): looking cases up
+ * by key in runs of thousands of results without a scan per lookup. Keys are
+ * borrowed, not copied: they must outlive the map. The first value put for a
+ * key stays (as a linear search would find it).
+ */
+typedef struct pg_keymap {
+    const char **keys;
+    size_t *vals;
+    size_t cap, n;
+} pg_keymap;
+
+#define PG_KEYMAP_INIT {NULL, NULL, 0, 0}
+
+int pg__keymap_put(pg_keymap *m, const char *key, size_t val);
+/** @return 1 and *val when `key` is in the map, else 0. */
+int pg__keymap_get(const pg_keymap *m, const char *key, size_t *val);
+void pg__keymap_free(pg_keymap *m);
+
 int pg__buf_grow(pg_buf *b, size_t extra);
 int pg__buf_put(pg_buf *b, const char *data, size_t len);
 int pg__buf_puts(pg_buf *b, const char *s);

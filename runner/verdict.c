@@ -16,6 +16,7 @@
 #include "verdict.h"
 #include "canary.h"
 #include "confirm.h"
+#include "verdict_exact.h"
 
 #include "perfgate/errors.h"
 #include "stats.h"
@@ -335,30 +336,40 @@ static char *drift_wide(const pg_case_verdict *v, const char *th)
                         "--base-build, or use a quieter machine", th, pct);
 }
 
+pg_verdict pg_verdict_rule(double ci_lo, double ci_hi, double p_adj, double threshold, double alpha)
+{
+    double up = 1 + threshold, down = 1 / (1 + threshold);
+    int significant = isfinite(p_adj) && p_adj < alpha;
+
+    if (!isfinite(ci_lo) || !isfinite(ci_hi) || ci_lo <= 0)
+        return PG_VERDICT_UNSURE;
+    if (significant && ci_lo > up)
+        return PG_VERDICT_REGRESSED;
+    if (significant && ci_hi < down)
+        return PG_VERDICT_IMPROVED;
+    if (ci_lo >= down && ci_hi <= up)
+        return PG_VERDICT_SAME;
+    return PG_VERDICT_UNSURE;
+}
+
 int pg_verdict_decide(pg_case_verdict *v, size_t ntested)
 {
     double up = 1 + v->threshold, down = 1 / (1 + v->threshold);
-    int significant = isfinite(v->est.p_adj) && v->est.p_adj < v->alpha;
     char th[32], adv[160];
     char *reason = NULL;
 
     snprintf(th, sizeof(th), "%.3g%%", 100 * v->threshold);
+    v->verdict = pg_verdict_rule(v->est.ci_lo, v->est.ci_hi, v->est.p_adj, v->threshold, v->alpha);
     if (!isfinite(v->est.ci_lo) || !isfinite(v->est.ci_hi) || v->est.ci_lo <= 0) {
-        v->verdict = PG_VERDICT_UNSURE;
         reason = v->paired ? pg__asprintf("too few rounds (%zu) for a %.0f%% interval; run more (--rounds)",
                                           v->est.head_n, 100 * (1 - v->alpha))
                            : pg__asprintf("too few samples (%zu vs %zu) for a %.0f%% interval; %s",
                                           v->est.head_n, v->est.base_n, 100 * (1 - v->alpha), more_samples(v));
-    } else if (significant && v->est.ci_lo > up) {
-        v->verdict = PG_VERDICT_REGRESSED;
+    } else if (v->verdict == PG_VERDICT_REGRESSED) {
         reason = pg__asprintf("slower beyond %s (Holm p=%.2g over %zu cases)", th, v->est.p_adj, ntested);
-    } else if (significant && v->est.ci_hi < down) {
-        v->verdict = PG_VERDICT_IMPROVED;
+    } else if (v->verdict == PG_VERDICT_IMPROVED) {
         reason = pg__asprintf("faster beyond %s (Holm p=%.2g over %zu cases)", th, v->est.p_adj, ntested);
-    } else if (v->est.ci_lo >= down && v->est.ci_hi <= up) {
-        v->verdict = PG_VERDICT_SAME;
-    } else {
-        v->verdict = PG_VERDICT_UNSURE;
+    } else if (v->verdict == PG_VERDICT_UNSURE) {
         if (v->est.very_noisy && !v->paired)
             reason = too_noisy(v, th);
         else if (v->est.ci_lo > up || v->est.ci_hi < down)
@@ -488,7 +499,7 @@ static int stage_canary(pg_comparison *c, pg_canary_reading *reading)
         char *reason;
         double s;
 
-        if (v->verdict != PG_VERDICT_REGRESSED && v->verdict != PG_VERDICT_IMPROVED)
+        if ((v->verdict != PG_VERDICT_REGRESSED && v->verdict != PG_VERDICT_IMPROVED) || pg_verdict_is_exact(v))
             continue;
         if (pg_canary_is(v->suite))
             reason = pg__asprintf("machine drift: this %s canary moved %+.1f%% between base and head",
@@ -510,6 +521,9 @@ static int stage_canary(pg_comparison *c, pg_canary_reading *reading)
 /* The verdicts a confirmation re-run settles: a false IMPROVED is as wrong as a false REGRESSED. */
 static int to_confirm(const pg_case_verdict *v, int improved_too)
 {
+    /* A counted metric is counted again identically: nothing for a re-run to settle. */
+    if (pg_verdict_is_exact(v))
+        return 0;
     return v->verdict == PG_VERDICT_REGRESSED || (improved_too && v->verdict == PG_VERDICT_IMPROVED);
 }
 
@@ -603,10 +617,44 @@ static void take_checks(pg_comparison *c, const pg_run *head)
         c->checks_failed += !head->checks[i].passed;
 }
 
+static int cmp_size(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* The method line of a sequential interleaved gate, with how many rounds the cases took. */
+static int paired_method(pg_comparison *c, size_t ntested)
+{
+    size_t *r = malloc((c->ncases ? c->ncases : 1) * sizeof(*r)), i, n = 0, early = 0, most = 0;
+
+    if (!r)
+        return pg_error_set(PG_ENOMEM, "out of memory describing the method");
+    for (i = 0; i < c->ncases; i++)
+        if (c->cases[i].paired) {
+            r[n++] = c->cases[i].est.head_n;
+            early += c->cases[i].est.settled_at > 0;
+            most = c->cases[i].est.head_n > most ? c->cases[i].est.head_n : most;
+        }
+    qsort(r, n, sizeof(*r), cmp_size);
+    c->method = pg__asprintf(
+        "interleaved rounds paired per round, decided sequentially: after every round from round %d, an "
+        "anytime-valid sign-test confidence sequence for the median per-round log ratio (Howard & Ramdas 2022) "
+        "and anytime p-values, Holm over %zu cases; a case stops once REGRESSED, SAME or IMPROVED; REGRESSED when "
+        "Holm p < alpha and the lower bound exceeds 1 + threshold; rounds per case: median %zu, max %zu (%zu of %zu "
+        "settled before the maximum)",
+        PG_PAIRED_MIN_ROUNDS, ntested, n ? r[n / 2] : 0, most, early, n);
+    free(r);
+    return c->method ? 0 : pg_error_set(PG_ENOMEM, "out of memory describing the method");
+}
+
 /* The method line every report prints. */
 static int describe_method(pg_comparison *c, size_t ntested, const pg_compare_options *opts)
 {
     free(c->method);
+    if (opts->paired && opts->sequential)
+        return paired_method(c, ntested);
     if (opts->paired)
         c->method = pg__asprintf(
             "interleaved rounds paired per round: one-sided Wilcoxon signed-rank on the per-round log ratios, Holm "
@@ -621,6 +669,11 @@ static int describe_method(pg_comparison *c, size_t ntested, const pg_compare_op
             ntested, opts->interval == PG_INTERVAL_BOOTSTRAP ? "bootstrap" : "Hodges-Lehmann/Moses",
             c->nbases >= 2 ? "measured on the baseline runs, shrunk to a" : "assumed:",
             100 * (opts->drift >= 0 ? opts->drift : PG_DRIFT_PRIOR), c->nbases, c->nbases == 1 ? "" : "s");
+    if (c->method && pg_comparison_has_exact(c)) {
+        char *both = pg__asprintf("%s; %s", c->method, PG_VERDICT_EXACT_METHOD);
+        free(c->method);
+        c->method = both;
+    }
     return c->method ? 0 : pg_error_set(PG_ENOMEM, "out of memory describing the method");
 }
 
@@ -643,15 +696,34 @@ int pg_comparison_adjust(pg_comparison *c, const pg_compare_options *opts)
     return describe_method(c, ntested, opts);
 }
 
-/* Collects the samples of `key` from every base run that measured it. */
-static size_t base_sets(pg_sample_set *out, const pg_result **first, const pg_run *const *bases, size_t nbases,
-                        const char *key)
+/* Indexes the results of `run` by key (the first of a key, as pg_run_find()). */
+static int index_run(pg_keymap *m, const pg_run *run)
+{
+    size_t i;
+    int err;
+
+    for (i = 0; i < run->nresults; i++)
+        if ((err = pg__keymap_put(m, run->results[i].key, i)) != 0)
+            return err;
+    return 0;
+}
+
+static const pg_result *indexed_find(const pg_run *run, const pg_keymap *m, const char *key)
+{
+    size_t i;
+
+    return pg__keymap_get(m, key, &i) ? &run->results[i] : NULL;
+}
+
+/* Collects the samples of `key` from every base run that measured it; `maps` index the base runs (or NULL). */
+static size_t base_sets(pg_sample_set *out, const pg_result **first, const pg_run *const *bases,
+                        const pg_keymap *maps, size_t nbases, const char *key)
 {
     size_t i, n = 0;
 
     *first = NULL;
     for (i = 0; i < nbases; i++) {
-        const pg_result *r = pg_run_find(bases[i], key);
+        const pg_result *r = maps ? indexed_find(bases[i], &maps[i], key) : pg_run_find(bases[i], key);
         if (!r)
             continue;
         if (!*first)
@@ -662,7 +734,8 @@ static size_t base_sets(pg_sample_set *out, const pg_result **first, const pg_ru
     return n;
 }
 
-static int add_missing(pg_comparison *c, const pg_run *head, const pg_run *const *bases, size_t nbases)
+/* Every case of a baseline run that the head lacks, once: MISSING. `cases` indexes the cases so far. */
+static int add_missing(pg_comparison *c, pg_keymap *cases, const pg_run *const *bases, size_t nbases)
 {
     size_t b, i, j;
     int err;
@@ -671,14 +744,9 @@ static int add_missing(pg_comparison *c, const pg_run *head, const pg_run *const
         for (i = 0; i < bases[b]->nresults; i++) {
             const pg_result *r = &bases[b]->results[i];
             pg_case_verdict *v = NULL;
-            int seen = 0;
-            if (pg_run_find(head, r->key))
+            if (pg__keymap_get(cases, r->key, &j))
                 continue;
-            for (j = 0; j < c->ncases && !seen; j++)
-                seen = strcmp(c->cases[j].key, r->key) == 0;
-            if (seen)
-                continue;
-            if ((err = push(c, &v)) != 0)
+            if ((err = push(c, &v)) != 0 || (err = pg__keymap_put(cases, r->key, c->ncases - 1)) != 0)
                 return err;
             v->key = pg__strdup(r->key);
             v->suite = pg__strdup(r->suite);
@@ -700,6 +768,7 @@ int pg_compare(pg_comparison **out, const pg_run *head, const pg_run *const *bas
 {
     pg_compare_options dflt = PG_COMPARE_OPTIONS_INIT;
     pg_sample_set *sets = NULL;
+    pg_keymap *maps = NULL, cases = PG_KEYMAP_INIT;
     pg_comparison *c;
     size_t i;
     int err;
@@ -709,11 +778,17 @@ int pg_compare(pg_comparison **out, const pg_run *head, const pg_run *const *bas
         opts = &dflt;
     c = calloc(1, sizeof(*c));
     sets = malloc((nbases ? nbases : 1) * sizeof(*sets));
-    if (!c || !sets) {
+    maps = calloc(nbases ? nbases : 1, sizeof(*maps));
+    if (!c || !sets || !maps) {
         free(sets);
+        free(maps);
         free(c);
         return pg_error_set(PG_ENOMEM, "out of memory comparing runs");
     }
+    /* Keyed lookups: a comparison of thousands of cases against K runs must not scan each run per case. */
+    for (i = 0; i < nbases; i++)
+        if ((err = index_run(&maps[i], bases[i])) != 0)
+            goto fail;
     c->head = head;
     c->base = nbases ? bases[0] : NULL;
     c->nbases = nbases;
@@ -722,10 +797,10 @@ int pg_compare(pg_comparison **out, const pg_run *head, const pg_run *const *bas
 
     for (i = 0; i < head->nresults; i++) {
         const pg_result *h = &head->results[i], *base;
-        size_t nsets = base_sets(sets, &base, bases, nbases, h->key);
+        size_t nsets = base_sets(sets, &base, bases, maps, nbases, h->key);
         pg_case_verdict *v = NULL;
 
-        if ((err = push(c, &v)) != 0)
+        if ((err = push(c, &v)) != 0 || (err = pg__keymap_put(&cases, h->key, c->ncases - 1)) != 0)
             goto fail;
         v->key = pg__strdup(h->key);
         v->suite = pg__strdup(h->suite);
@@ -758,6 +833,11 @@ int pg_compare(pg_comparison **out, const pg_run *head, const pg_run *const *bas
             v->verdict = PG_VERDICT_UNSURE;
             v->est.base_median = base->summary.median;
             v->reason = pg__strdup("this run has no raw samples for this case");
+        } else if (pg_verdict_is_exact(v)) {
+            /* Counted metrics: their own threshold, the newest base run, no test (verdict_exact.h). */
+            v->threshold = h->threshold > 0 ? h->threshold : PG_EXACT_THRESHOLD;
+            if ((err = pg_verdict_exact(v, h->samples, h->nsamples, sets[0].x, sets[0].n)) != 0)
+                goto fail;
         } else {
             pg_sample_set hs = {h->samples, h->nsamples};
             err = pg_verdict_estimate(v, &hs, 1, sets, nsets, opts);
@@ -770,16 +850,20 @@ int pg_compare(pg_comparison **out, const pg_run *head, const pg_run *const *bas
             }
         }
     }
-    if ((err = add_missing(c, head, bases, nbases)) != 0)
+    if ((err = add_missing(c, &cases, bases, nbases)) != 0)
         goto fail;
     take_checks(c, head);
     if ((err = pg_comparison_adjust(c, opts)) != 0)
         goto fail;
-    free(sets);
+    err = 0;
     *out = c;
-    return 0;
+    c = NULL;
 fail:
     free(sets);
+    for (i = 0; i < nbases; i++)
+        pg__keymap_free(&maps[i]);
+    free(maps);
+    pg__keymap_free(&cases);
     pg_comparison_free(c);
     return err;
 }
@@ -809,7 +893,7 @@ static int remeasure(pg_case_verdict *t, const pg_case_verdict *v, const pg_resu
 {
     pg_sample_set hs = {r->samples, r->nsamples};
     const pg_result *first;
-    size_t nsets = base_sets(sets, &first, bases, nbases, v->key);
+    size_t nsets = base_sets(sets, &first, bases, NULL, nbases, v->key);
     int err;
 
     t->key = v->key;
@@ -899,10 +983,12 @@ int pg_verdict_paired(pg_comparison *c, const pg_run *head, const pg_paired_anal
         if (!v || p->n == 0 || isnan(v->est.p))
             continue;
         v->paired = 1;
+        v->est.settled_at = p->settled_at;
         v->est.ratio = v->est.center = p->ratio;
         v->est.ci_lo = v->est.shift_lo = isfinite(p->ci_lo) ? p->ci_lo : NAN;
         v->est.ci_hi = v->est.shift_hi = isfinite(p->ci_hi) ? p->ci_hi : NAN;
-        v->est.p = p->ratio >= 1 ? p->p_slower : p->p_faster;
+        /* Anytime p-values: the smaller one, as the sequential looks took it (ab/paired.c). */
+        v->est.p = p->sequential ? fmin(p->p_slower, p->p_faster) : p->ratio >= 1 ? p->p_slower : p->p_faster;
         /* The pairing cancels run-to-run drift: a phase slows both sides of a round alike. */
         v->drift.sd = v->drift.hw = 0;
         v->drift.measured = 0;
@@ -911,6 +997,8 @@ int pg_verdict_paired(pg_comparison *c, const pg_run *head, const pg_paired_anal
         v->est.resolution = isfinite(half) ? (1 + v->threshold) * exp(half) - 1 : NAN;
     }
     o.paired = 1;
+    for (i = 0; i < head->nresults; i++)
+        o.sequential |= paired[i].sequential;
     return pg_comparison_adjust(c, &o);
 }
 

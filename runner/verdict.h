@@ -55,6 +55,8 @@ typedef struct pg_compare_options {
     /* The cases carry paired intervals of interleaved rounds: the pairing
      * cancels run-to-run drift, so no suite-wide widening or suite guard. */
     int paired;
+    /* ... decided sequentially: anytime-valid intervals and p-values, rounds stopped once settled. */
+    int sequential;
 } pg_compare_options;
 
 /*
@@ -66,7 +68,7 @@ typedef struct pg_compare_options {
 #define PG_DRIFT_PRIOR_DF 6.0
 
 #define PG_COMPARE_OPTIONS_VERSION 1
-#define PG_COMPARE_OPTIONS_INIT {PG_COMPARE_OPTIONS_VERSION, -1.0, -1.0, 0, 0, -1.0, -1.0, PG_INTERVAL_MOSES, 0, 0}
+#define PG_COMPARE_OPTIONS_INIT {PG_COMPARE_OPTIONS_VERSION, -1.0, -1.0, 0, 0, -1.0, -1.0, PG_INTERVAL_MOSES, 0, 0, 0}
 
 /** The samples of one case in one run. */
 typedef struct pg_sample_set {
@@ -98,6 +100,15 @@ int pg_verdict_estimate(pg_case_verdict *v, const pg_sample_set *head, size_t nh
  * advice. Replaces v->reason.
  */
 int pg_verdict_decide(pg_case_verdict *v, size_t ntested);
+
+/**
+ * The rule alone, on an interval of the ratio and its adjusted p: REGRESSED
+ * when p_adj < alpha and ci_lo > 1 + threshold; IMPROVED when p_adj < alpha
+ * and ci_hi < 1/(1 + threshold); SAME when [ci_lo, ci_hi] lies within
+ * [1/(1 + threshold), 1 + threshold]; UNSURE otherwise (and when the
+ * interval is not finite and positive).
+ */
+pg_verdict pg_verdict_rule(double ci_lo, double ci_hi, double p_adj, double threshold, double alpha);
 
 /**
  * Runs the pipeline from the decision on: Holm's adjustment over every case

@@ -66,6 +66,7 @@ typedef struct pg_estimate {
     double run_noise;                /* largest IQR/median of one run's samples, either side */
     int very_noisy;                  /* run_noise >= PG_VERY_NOISY_IQR: the drift allowed is the samples' spread */
     size_t dropped;                  /* samples of either side left out: zero, negative or not finite */
+    size_t settled_at;               /* paired, sequential: rounds after which the case was settled; 0: ran to the end */
 } pg_estimate;
 
 /** The run-to-run drift the interval allows for; 0 when rounds are paired. */
@@ -99,6 +100,9 @@ typedef struct pg_case_verdict {
                                         naming its own knob; not owned, NULL when unknown */
 } pg_case_verdict;
 
+/* Interleaved gates look at a case after every round from this many on (ab.h). */
+#define PG_PAIRED_MIN_ROUNDS 5
+
 /** The paired analysis of one case's interleaved rounds: per-round log(head/base). */
 typedef struct pg_paired_analysis {
     size_t n;                        /* rounds with both sides measured */
@@ -107,6 +111,8 @@ typedef struct pg_paired_analysis {
     double confidence;               /* the interval's level */
     double p_slower, p_faster;       /* one-sided Wilcoxon signed-rank p-values */
     size_t head_slower;              /* rounds where head was slower */
+    int sequential;                  /* interval and p-values are anytime-valid (the rounds stopped when settled) */
+    size_t settled_at;               /* rounds after which the verdict was settled; 0: it ran to the maximum */
 } pg_paired_analysis;
 
 /** How the whole suite moved: NAN with fewer than 8 compared cases. */

@@ -5,7 +5,8 @@
 # usage: ci/gh/main-record.sh DB SUITE...
 # env: PERFGATE (default perfgate on the PATH), PERFGATE_BRANCH (default main),
 #      PERFGATE_BUILD (the build directory {build} in the suites names; default ./build),
-#      PERFGATE_KEEP (default 90d), PERFGATE_ARGS (extra `perfgate run` flags)
+#      PERFGATE_KEEP (default 90d), PERFGATE_ARGS (extra `perfgate run` flags),
+#      PERFGATE_INSTRUMENT (time, instructions, memory, comma-separated; default the suites')
 # exit: perfgate run's code (0 recorded, 2 usage, 3 infrastructure); 2 on a
 # usage error here. A failed run fails the job: the commit is visibly not
 # recorded, and the database is not saved.
@@ -19,5 +20,8 @@ shift
 perfgate=${PERFGATE:-perfgate}
 read -ra extra <<<"${PERFGATE_ARGS:-}"
 mkdir -p "$(dirname "$db")"
+if [[ -n "${PERFGATE_INSTRUMENT:-}" ]]; then
+  extra+=(--instrument "$PERFGATE_INSTRUMENT")
+fi
 "$perfgate" run --db "$db" --branch "${PERFGATE_BRANCH:-main}" "${extra[@]}" "$@"
 "$perfgate" db prune --db "$db" --older-than "${PERFGATE_KEEP:-90d}" --keep-summaries

@@ -14,6 +14,8 @@
 #   PERFGATE_REPORT  JSON report (default perfgate-report.json)
 #   PERFGATE_KEEP    raw samples kept this long (default 90d)
 #   PERFGATE_ARGS    extra `perfgate gate` flags, split on spaces
+#   PERFGATE_INSTRUMENT time, instructions, memory (comma-separated; default
+#                    the suites'): instructions gate the nights on exact counts
 # exit: perfgate gate's code (0 pass, 1 regression, 3 infrastructure,
 # 4 nothing compared: the first night); 2 on a usage error here.
 set -euo pipefail
@@ -33,6 +35,9 @@ perfgate=${PERFGATE:-perfgate}
 branch=${PERFGATE_BRANCH:-nightly}
 report=${PERFGATE_REPORT:-perfgate-report.json}
 read -ra extra <<<"${PERFGATE_ARGS:-}"
+if [[ -n "${PERFGATE_INSTRUMENT:-}" ]]; then
+  extra+=(--instrument "$PERFGATE_INSTRUMENT")
+fi
 mkdir -p "$(dirname "$PERFGATE_DB")" "$(dirname "$report")"
 code=0
 "$perfgate" gate --db "$PERFGATE_DB" --branch "$branch" --base "${PERFGATE_BASE:-last:5:$branch}" \

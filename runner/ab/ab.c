@@ -29,6 +29,7 @@ typedef struct ab_case {
     size_t n[2];
     pg_result last[2];        /* the last round of each side: flops, bytes, status */
     int failed[2];
+    double *d;                /* per-round log(head/base), for the sequential looks */
 } ab_case;
 
 static int side_init(side *s, const char *path, const char *which)
@@ -258,8 +259,10 @@ int pg_ab_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_options *o
     pg_rng rng;               /* splitmix64: the order and CPUs are reproducible from the seed */
     cpu_set_t saved;
     pg_progress prog = {0};
+    pg_ab_seq *seq = NULL;
     char *title = NULL;
-    int round, err = 0, pinned;
+    int64_t t0 = pg__mono_ns();
+    int round, err = 0, pinned, open;
 
     memset(out, 0, sizeof(*out));
     memset(sides, 0, sizeof(sides));
@@ -269,7 +272,8 @@ int pg_ab_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_options *o
         o.rounds = PG_AB_DEFAULT_ROUNDS;
     if (o.seed == 0)
         o.seed = (uint64_t)pg__mono_ns() ^ ((uint64_t)pg__now_unix() << 20);
-    out->rounds = o.rounds;
+    out->max_rounds = o.rounds;
+    out->sequential = !o.fixed;
     out->seed = o.seed;
     pg_stats_rng_seed(&rng, o.seed);
     if ((err = side_init(&sides[0], o.base, "base")) != 0 || (err = side_init(&sides[1], o.head, "head")) != 0)
@@ -295,25 +299,52 @@ int pg_ab_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_options *o
         goto cleanup;
     }
     out->order_head_first = calloc((size_t)o.rounds * ncases, sizeof(int));
-    if (!out->order_head_first) {
+    seq = calloc(ncases, sizeof(*seq));
+    if (!out->order_head_first || !seq) {
         err = pg_error_set(PG_ENOMEM, "out of memory");
         goto cleanup;
     }
+    for (i = 0; i < ncases; i++) {
+        pg_ab_seq init = PG_AB_SEQ_INIT;
+        seq[i] = init;
+        if (!(cases[i].d = calloc((size_t)o.rounds, sizeof(double)))) {
+            err = pg_error_set(PG_ENOMEM, "out of memory");
+            goto cleanup;
+        }
+        seq[i].d = cases[i].d;
+        seq[i].threshold = o.threshold >= 0 ? o.threshold : cases[i].c->threshold;
+        seq[i].alpha = o.alpha >= 0 ? o.alpha : cases[i].c->alpha;
+    }
 
     /* The mode follows where the lines go (a terminal or a log), as the executor's does. */
-    title = pg__asprintf("perfgate: interleaving %zu case%s over %d rounds", ncases, ncases == 1 ? "" : "s",
-                         o.rounds);
+    title = pg__asprintf("perfgate: interleaving %zu case%s over %s%d rounds", ncases, ncases == 1 ? "" : "s",
+                         o.fixed ? "" : "at most ", o.rounds);
     pg_progress_begin(&prog, pg_progress_mode_for(o.progress), o.progress, (size_t)o.rounds, title);
     prog.label = "round ";
-    /* Rounds outside, cases inside: each case's rounds spread over the whole job. */
-    for (round = 0; round < o.rounds; round++) {
-        size_t live = 0;
-        char what[64];
+    /*
+     * Rounds outside, cases inside: each case's rounds spread over the whole
+     * job. After each round a look settles the cases whose verdict is known;
+     * they are not measured again, and the rounds end when none is open, at
+     * the maximum, or when --max-time is spent (the time left goes to the
+     * cases still open).
+     */
+    open = (int)ncases;
+    for (round = 0; round < o.rounds && open > 0 && !out->time_out; round++) {
+        size_t live = 0, settled = 0;
+        char what[96];
         for (i = 0; i < ncases; i++) {
             ab_case *ac = &cases[i];
             int head_first = (int)(pg_stats_rng_next(&rng) & 1), k;
             if (ac->failed[0] || ac->failed[1])
                 continue;
+            if (seq[i].settled_at) {
+                settled++;
+                continue;
+            }
+            if (o.max_time > 0 && (double)(pg__mono_ns() - t0) * 1e-9 >= o.max_time) {
+                out->time_out = 1;
+                break;
+            }
             out->order_head_first[(size_t)round * ncases + i] = head_first;
             pg_progress_running(&prog, ac->c->key);
             pinned = pin_round(&saved, ac->c->threads, pg_stats_rng_next(&rng));
@@ -329,16 +360,32 @@ int pg_ab_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_options *o
                 sched_setaffinity(0, sizeof(saved), &saved);
             if (err)
                 goto cleanup;
-            if (ac->failed[0] || ac->failed[1])
+            if (ac->failed[0] || ac->failed[1]) {
+                seq[i].failed = 1;
                 pg_progress_line(&prog, "[round %d/%d] %s  ERROR on the %s build; left out of the other rounds",
                                  round + 1, o.rounds, ac->c->key, ac->failed[0] ? "base" : "head");
-            else
+            } else {
+                /* Both sides measured this round: the pair's log ratio joins the case's rounds. */
+                ac->d[ac->n[1] - 1] = log(ac->vals[1][ac->n[1] - 1] / ac->vals[0][ac->n[0] - 1]);
+                seq[i].n = ac->n[1];
                 live++;
+            }
         }
-        snprintf(what, sizeof(what), "%zu case%s measured on both builds", live, live == 1 ? "" : "s");
+        if (!o.fixed && (open = pg_ab_seq_look(seq, ncases, PG_AB_MIN_ROUNDS)) < 0) {
+            err = open;
+            goto cleanup;
+        }
+        if (o.fixed)
+            snprintf(what, sizeof(what), "%zu case%s measured on both builds", live, live == 1 ? "" : "s");
+        else
+            snprintf(what, sizeof(what), "%zu case%s measured on both builds, %zu settled before, %d open", live,
+                     live == 1 ? "" : "s", settled, open);
         pg_progress_finished(&prog, what, NULL);
     }
     pg_progress_end(&prog);
+    if (out->time_out)
+        pg_progress_line(&prog, "--max-time %.0fs spent after %d round%s; the open cases are decided on the rounds "
+                         "they have", o.max_time, round, round == 1 ? "" : "s");
 
     if ((err = pg_run_new(&out->base)) != 0 || (err = pg_run_new(&out->head)) != 0)
         goto cleanup;
@@ -355,7 +402,10 @@ int pg_ab_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_options *o
     }
     for (i = 0; i < ncases; i++) {
         ab_case *ac = &cases[i];
-        if ((err = side_result(out->base, ac, 0, o.rounds)) != 0 || (err = side_result(out->head, ac, 1, o.rounds)) != 0)
+        int want = o.fixed || !seq[i].settled_at ? o.rounds : (int)seq[i].settled_at;
+        if ((int)ac->n[1] > out->rounds)
+            out->rounds = (int)ac->n[1];
+        if ((err = side_result(out->base, ac, 0, want)) != 0 || (err = side_result(out->head, ac, 1, want)) != 0)
             goto cleanup;
         /* Every round measured both sides unless one failed, so vals pair up by index. */
         if (!ac->failed[0] && !ac->failed[1] && ac->n[0] == ac->n[1] &&
@@ -363,6 +413,8 @@ int pg_ab_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_options *o
             goto cleanup;
         if (ac->failed[0] || ac->failed[1])
             pg_ab_paired_analyse(&out->paired[i], NULL, NULL, 0, 0.95);
+        else if (!o.fixed && out->paired[i].n > 0)
+            pg_ab_seq_to_paired(&out->paired[i], &seq[i]);
     }
     /*
      * No run-to-run drift between the sides: they were measured in the same
@@ -380,7 +432,9 @@ int pg_ab_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_options *o
 cleanup:
     pg_progress_end(&prog);
     free(title);
+    free(seq);
     for (i = 0; cases && i < ncases; i++) {
+        free(cases[i].d);
         free(cases[i].vals[0]);
         free(cases[i].vals[1]);
         pg__result_clear(&cases[i].last[0]);

@@ -22,10 +22,12 @@
 #ifndef PG_AB_H
 #define PG_AB_H
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "model.h"
+#include "stats.h"
 #include "suite.h"
 #include "verdict.h"
 
@@ -36,7 +38,7 @@ typedef struct pg_ab_options {
     unsigned version;
     const char *base;         /* library file or build directory */
     const char *head;
-    int rounds;               /* R; <= 0: PG_AB_DEFAULT_ROUNDS */
+    int rounds;               /* R, the most rounds a case gets; <= 0: PG_AB_DEFAULT_ROUNDS */
     uint64_t seed;            /* order of the sides; 0: from the clock (reported in the result) */
     double round_time;        /* seconds sampled per side per round; <= 0: min_run_time/4, at least 20 ms */
     int64_t round_samples;    /* samples per side per round at least; <= 0: 5 */
@@ -47,19 +49,24 @@ typedef struct pg_ab_options {
     const char *const *keys;  /* only these case keys (exact), e.g. a confirmation; NULL: all (after filter) */
     size_t nkeys;
     double threshold, alpha;  /* override each case's (suite) values; < 0: keep them */
+    int fixed;                /* every case all `rounds` (the fixed-count rule), no sequential stopping */
+    double max_time;          /* seconds for all rounds; <= 0: no limit. Rounds stop when spent */
 } pg_ab_options;
 
-#define PG_AB_OPTIONS_VERSION 1
-#define PG_AB_OPTIONS_INIT {PG_AB_OPTIONS_VERSION, NULL, NULL, 0, 0, 0, 0, NULL, NULL, 0, 0, NULL, 0, -1.0, -1.0}
+#define PG_AB_OPTIONS_VERSION 2
+#define PG_AB_OPTIONS_INIT {PG_AB_OPTIONS_VERSION, NULL, NULL, 0, 0, 0, 0, NULL, NULL, 0, 0, NULL, 0, -1.0, -1.0, 0, 0}
 
 typedef struct pg_ab_result {
     pg_run *base;             /* one result per case: per-round medians as samples */
     pg_run *head;
     pg_comparison *cmp;       /* pg_compare(head, {base}) */
     pg_paired_analysis *paired; /* per case of cmp->cases order: paired[i] belongs to head->results[i] */
-    int rounds;
+    int rounds;               /* the most rounds any case took */
+    int max_rounds;           /* the maximum allowed (--rounds) */
+    int sequential;           /* cases stopped once settled (pg_ab_seq_look) */
+    int time_out;             /* max_time ran out before every open case had max_rounds */
     uint64_t seed;
-    int *order_head_first;    /* rounds x cases: 1 when head ran first (for audits and tests) */
+    int *order_head_first;    /* max_rounds x cases: 1 when head ran first (for audits and tests) */
 } pg_ab_result;
 
 /**
@@ -78,5 +85,42 @@ void pg_ab_result_free(pg_ab_result *r);
  * Hodges-Lehmann/Tukey interval of log(head/base) (stats.h).
  */
 int pg_ab_paired_analyse(pg_paired_analysis *out, const double *base, const double *head, size_t n, double conf);
+
+/*
+ * Sequential decisions: a case is looked at after every round from
+ * PG_AB_MIN_ROUNDS on, and stops being measured once its verdict is settled
+ * (REGRESSED, SAME or IMPROVED). The interval is an anytime-valid confidence
+ * sequence for the median per-round log ratio (pg_stats_sign_cs), the
+ * p-values anytime-valid (1 / the largest wealth so far), Holm over every
+ * case's current p at each look: a claim made at any look is as sound as one
+ * made at a fixed count (docs/statistics.md, "Sequential decisions").
+ */
+#define PG_AB_MIN_ROUNDS PG_PAIRED_MIN_ROUNDS
+
+/** One case of a sequential gate. The caller fills d, n, threshold and alpha; pg_ab_seq_look() the rest. */
+typedef struct pg_ab_seq {
+    const double *d;          /* per-round log(head/base) so far */
+    size_t n;
+    double threshold, alpha;
+    int failed;               /* left out (a side failed): never looked at */
+    double p_slower, p_faster; /* anytime p-values; 1 before the first look */
+    pg_sign_cs cs;            /* the confidence sequence at the last look */
+    pg_verdict settled;       /* REGRESSED, SAME or IMPROVED once settled; UNSURE while open */
+    size_t settled_at;        /* rounds when settled; 0 while open */
+} pg_ab_seq;
+
+#define PG_AB_SEQ_INIT {NULL, 0, 0.05, 0.05, 0, 1.0, 1.0, {0, 0, -INFINITY, INFINITY, 1, 1}, PG_VERDICT_UNSURE, 0}
+
+/**
+ * One look at every case: the confidence sequence and anytime p-values of
+ * each open case with at least `min_rounds` rounds, Holm over all cases'
+ * p-values, and the rule (pg_verdict_rule) on each; a case whose rule gives
+ * REGRESSED, SAME or IMPROVED is settled and is not looked at again.
+ * @return the number of cases still open, or a negative PG_E* code.
+ */
+int pg_ab_seq_look(pg_ab_seq *cases, size_t ncases, size_t min_rounds);
+
+/** Puts a case's sequential outcome into its paired analysis: the sequence as the interval, the anytime p-values. */
+void pg_ab_seq_to_paired(pg_paired_analysis *out, const pg_ab_seq *s);
 
 #endif

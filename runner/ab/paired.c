@@ -58,3 +58,68 @@ int pg_ab_paired_analyse(pg_paired_analysis *out, const double *base, const doub
     out->p_faster = down.p;
     return 0;
 }
+
+int pg_ab_seq_look(pg_ab_seq *cases, size_t ncases, size_t min_rounds)
+{
+    double *p = calloc(ncases ? ncases : 1, sizeof(*p)), *adj = calloc(ncases ? ncases : 1, sizeof(*adj));
+    size_t i, open = 0;
+    int err = 0;
+
+    if (!p || !adj) {
+        err = pg_error_set(PG_ENOMEM, "out of memory in the sequential look");
+        goto cleanup;
+    }
+    for (i = 0; i < ncases; i++)
+        p[i] = NAN;
+    for (i = 0; i < ncases; i++) {
+        pg_ab_seq *s = &cases[i];
+        if (!s->failed && s->settled_at == 0 && s->n >= min_rounds && s->n > 0) {
+            if ((err = pg_stats_sign_cs(&s->cs, s->d, s->n, s->alpha, NULL, 0)) != 0)
+                goto cleanup;
+            /* Anytime p-values: the largest wealth so far (Ville), never rising again. */
+            s->p_slower = fmin(s->p_slower, 1 / s->cs.wealth_up);
+            s->p_faster = fmin(s->p_faster, 1 / s->cs.wealth_down);
+        }
+        /* The smaller of the two one-sided p-values (pg_verdict_paired takes the same). A case
+         * that failed after a look stays in the family: dropping it would make Holm laxer. */
+        if (s->cs.n > 0)
+            p[i] = fmin(s->p_slower, s->p_faster);
+    }
+    /*
+     * Holm over every case's current anytime p. Each p only falls, and Holm
+     * only rejects more when p-values fall, so whatever any look rejects is
+     * rejected by Holm on the smallest p each case will ever have: valid.
+     */
+    if ((err = pg_stats_holm(adj, p, ncases)) != 0)
+        goto cleanup;
+    for (i = 0; i < ncases; i++) {
+        pg_ab_seq *s = &cases[i];
+        pg_verdict v;
+        if (s->failed || s->settled_at)
+            continue;
+        v = isnan(p[i]) ? PG_VERDICT_UNSURE
+                        : pg_verdict_rule(exp(s->cs.lo), exp(s->cs.hi), adj[i], s->threshold, s->alpha);
+        if (v == PG_VERDICT_UNSURE) {
+            open++;
+        } else {
+            s->settled = v;
+            s->settled_at = s->n;
+        }
+    }
+
+cleanup:
+    free(p);
+    free(adj);
+    return err ? err : (int)open;
+}
+
+void pg_ab_seq_to_paired(pg_paired_analysis *out, const pg_ab_seq *s)
+{
+    out->ci_lo = exp(s->cs.lo);
+    out->ci_hi = exp(s->cs.hi);
+    out->confidence = 1 - 2 * s->alpha;
+    out->p_slower = s->p_slower;
+    out->p_faster = s->p_faster;
+    out->sequential = 1;
+    out->settled_at = s->settled_at;
+}

@@ -26,8 +26,10 @@ int pg_check_run(pg_check_result *out, const pg_suite *suite, const pg_check *ch
         err = pg__check_ops(out, suite, check, opts);
     else if (strcmp(check->kind, "schedule") == 0)
         err = pg__check_schedule(out, suite, check, opts);
+    else if (strcmp(check->kind, "memory") == 0)
+        err = pg__check_memory(out, suite, check, opts);
     else
-        err = pg_error_set(PG_ESUITE, "%s:%d:%d: unknown check kind '%s' (flops, ops or schedule)",
+        err = pg_error_set(PG_ESUITE, "%s:%d:%d: unknown check kind '%s' (flops, ops, schedule or memory)",
                            check->node->file, check->node->line, check->node->col, check->kind);
     if (err == PG_ESKIP) {
         if (!out->expected)

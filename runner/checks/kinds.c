@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -199,6 +200,20 @@ int pg__check_eval(int64_t *out, const pg_node *n, const pg_case *c, const char 
                             n->col + (e.column > 0 ? e.column - 1 : 0) + (n->quoted ? 1 : 0), what, e.message,
                             c ? "" : " (a trace check has no workload parameters)");
     return 0;
+}
+
+char *pg__check_path(const char *suite_path, const char *rel)
+{
+    char *copy, *dir, *full;
+
+    if (rel[0] == '/' || !suite_path)
+        return pg__strdup(rel);
+    if (!(copy = pg__strdup(suite_path)))
+        return NULL;
+    dir = dirname(copy);
+    full = strcmp(dir, ".") == 0 ? pg__strdup(rel) : pg__asprintf("%s/%s", dir, rel);
+    free(copy);
+    return full;
 }
 
 int pg__check_unknown_key(const pg_node *key, const char *kind, const char *known)

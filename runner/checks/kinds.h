@@ -47,6 +47,9 @@ int pg__counts_replay(const pg_counts *c);
 /** Evaluates the integer expression in scalar `n` over the workload's numeric params (c may be NULL). */
 int pg__check_eval(int64_t *out, const pg_node *n, const pg_case *c, const char *what);
 
+/** A trace path of a suite: absolute as given, else relative to the suite file's folder. Caller frees. */
+char *pg__check_path(const char *suite_path, const char *rel);
+
 /** Reports an expect key no kind knows, with its position. */
 int pg__check_unknown_key(const pg_node *key, const char *kind, const char *known);
 
@@ -64,5 +67,7 @@ int pg__check_flops(pg_check_result *out, const pg_suite *suite, const pg_check 
 int pg__check_ops(pg_check_result *out, const pg_suite *suite, const pg_check *check, const pg_check_options *opts);
 int pg__check_schedule(pg_check_result *out, const pg_suite *suite, const pg_check *check,
                        const pg_check_options *opts);
+int pg__check_memory(pg_check_result *out, const pg_suite *suite, const pg_check *check,
+                     const pg_check_options *opts);
 
 #endif

@@ -19,7 +19,6 @@
 
 #include "perfgate/errors.h"
 
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -504,20 +503,6 @@ cleanup:
 }
 
 /* A trace path is relative to the directory of the suite file that names it. */
-static char *resolve(const char *suite_path, const char *rel)
-{
-    char *copy, *dir, *full;
-
-    if (rel[0] == '/' || !suite_path)
-        return pg__strdup(rel);
-    if (!(copy = pg__strdup(suite_path)))
-        return NULL;
-    dir = dirname(copy);
-    full = strcmp(dir, ".") == 0 ? pg__strdup(rel) : pg__asprintf("%s/%s", dir, rel);
-    free(copy);
-    return full;
-}
-
 /* An ops check of a program: its counted BLAS calls (ops named sgemm, dgemv, cublasSgemm...) inside the
    ranges it marked, replayed into a recording. */
 static int command_ops(pg_check_result *out, spec *s, const pg_suite *suite, const pg_check *check,
@@ -578,7 +563,7 @@ int pg__check_ops(pg_check_result *out, const pg_suite *suite, const pg_check *c
         }
         if ((err = parse_spec(&s, check->expect, NULL)) != 0)
             goto cleanup;
-        if (!(path = resolve(suite->path, tn->scalar))) {
+        if (!(path = pg__check_path(suite->path, tn->scalar))) {
             err = pg_error_set(PG_ENOMEM, "out of memory");
             goto cleanup;
         }

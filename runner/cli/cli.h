@@ -55,6 +55,12 @@ void pg_cli_help(FILE *f, const pg_cmd_spec *spec);
 struct pg_suite_set;
 int pg_cli_load_suites(struct pg_suite_set *set, char **paths, int n);
 
+/**
+ * Parses --instrument's comma-separated list into PG_INSTRUMENT_* bits
+ * (`out` may be NULL to validate). @return 0, or 2 with the message printed.
+ */
+int pg_cli_instruments(unsigned *out, const char *list);
+
 /** Prints "perfgate: <message>" for the last error; returns its exit code. */
 int pg_cli_fail(int err);
 

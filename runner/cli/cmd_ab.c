@@ -21,7 +21,12 @@ static void print_paired(FILE *f, const pg_ab_result *ab)
     for (i = 0; i < ab->head->nresults; i++)
         if (strlen(ab->head->results[i].key) > w)
             w = strlen(ab->head->results[i].key);
-    fprintf(f, "\npaired rounds (head/base per round: Hodges-Lehmann centre, Tukey interval, Wilcoxon signed-rank p):\n");
+    if (ab->sequential)
+        fprintf(f, "\npaired rounds (head/base per round: Hodges-Lehmann centre, sign-test confidence sequence, "
+                   "anytime p):\n");
+    else
+        fprintf(f, "\npaired rounds (head/base per round: Hodges-Lehmann centre, Tukey interval, Wilcoxon signed-rank "
+                   "p):\n");
     for (i = 0; i < ab->head->nresults; i++) {
         const pg_paired_analysis *p = &ab->paired[i];
         char ch[16], lo[16], hi[16];
@@ -51,7 +56,9 @@ int pg_cmd_ab(int argc, char **argv)
     const pg_opt opts[] = {
         {"base", 0, PG_OPT_STR, &o.base, "PATH", "the base build: a plugin library, or a build directory for {build}"},
         {"head", 0, PG_OPT_STR, &o.head, "PATH", "the head build, the same way"},
-        {"rounds", 'r', PG_OPT_INT, &rounds, "R", "interleaved rounds (default 20)"},
+        {"rounds", 'r', PG_OPT_INT, &rounds, "R", "interleaved rounds at most (default 20); a case stops once settled"},
+        {"fixed-rounds", 0, PG_OPT_FLAG, &o.fixed, NULL, "every case all R rounds, decided at that count"},
+        {"max-time", 0, PG_OPT_DOUBLE, &o.max_time, "SEC", "seconds for all rounds; the time left goes to open cases"},
         {"round-time", 0, PG_OPT_DOUBLE, &round_time, "SEC", "sampling per side per round (default min_run_time/4)"},
         {"seed", 0, PG_OPT_STR, &seed_text, "N", "seed of the random order (default: from the clock; printed)"},
         {"filter", 'f', PG_OPT_STR, &o.filter, "GLOB", "only cases whose key matches GLOB"},
@@ -63,14 +70,17 @@ int pg_cmd_ab(int argc, char **argv)
     const pg_cmd_spec spec = {
         "ab", "--base PATH --head PATH [options] SUITE|DIR...",
         "Measure two builds interleaved in one job and give a verdict per case.",
-        "Over R rounds, each benchmark case is measured once per build per round, both\n"
+        "Over up to R rounds, each benchmark case is measured once per build per round, both\n"
         "sides on the same CPUs: plugin cases in lockstep (two processes taking turns\n"
         "block by block), commands back to back in a random order. So the drift and\n"
         "phases of a shared machine hit both sides alike. Each round gives one value per\n"
         "side (its median block), and each case is decided on the per-round ratios:\n"
-        "Wilcoxon signed-rank test, Holm over the cases, Hodges-Lehmann ratio with\n"
-        "Tukey's interval; REGRESSED when significant and the interval's lower bound is\n"
-        "beyond the threshold. Nothing is stored.\n\n"
+        "after every round from round 5, an anytime-valid confidence sequence for the\n"
+        "median ratio and anytime p-values, Holm over the cases; REGRESSED when\n"
+        "significant and the lower bound is beyond the threshold. A case stops being\n"
+        "measured once REGRESSED, SAME or IMPROVED; UNSURE ones get all R rounds\n"
+        "(--fixed-rounds: every case R rounds, Wilcoxon signed-rank and Tukey's\n"
+        "interval). Nothing is stored.\n\n"
         "A build is a plugin library (it replaces each plugin case's library) or a\n"
         "directory substituted for {build} in plugin paths and command arguments.\n\n"
         "examples:\n"
@@ -82,6 +92,10 @@ int pg_cmd_ab(int argc, char **argv)
         return rc < 0 ? 0 : rc;
     if (!o.base || !o.head) {
         fprintf(stderr, "perfgate ab: --base and --head are both required; see 'perfgate ab --help'\n");
+        return 2;
+    }
+    if (o.max_time < 0) {
+        fprintf(stderr, "perfgate ab: --max-time must be positive seconds\n");
         return 2;
     }
     if (rounds < 0 || rounds > 10000) {
@@ -105,8 +119,8 @@ int pg_cmd_ab(int argc, char **argv)
         pg_suite_set_free(&set);
         return pg_cli_fail(err);
     }
-    printf("A/B: %d interleaved rounds, seed %" PRIu64 "\nbase: %s\nhead: %s\n\n", ab.rounds, ab.seed, o.base,
-           o.head);
+    printf("A/B: %s%d interleaved rounds, seed %" PRIu64 "\nbase: %s\nhead: %s\n\n",
+           ab.rounds < ab.max_rounds ? "up to " : "", ab.rounds, ab.seed, o.base, o.head);
     pg_report_compare_terminal(stdout, ab.cmp, &style);
     print_paired(stdout, &ab);
     /* No case decided is "nothing compared" (4), never a pass. */

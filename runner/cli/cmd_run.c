@@ -11,9 +11,10 @@
 
 /* The flags that are not gate options themselves. */
 typedef struct run_cli {
-    const char *db, *clock;
+    const char *db, *clock, *instrument;
     int quick, no_store, no_confirm, no_roofline;
     long rounds;
+    double max_time;
     pg_cli_report_flags rep; /* --md/--json/--junit/--style, gate: --post/--webhook */
 } run_cli;
 
@@ -60,12 +61,16 @@ static int check_flags(const run_cli *cl, const pg_gate_options *go, int interle
               "instead (give one or the other)";
     else if (cl->rounds < 0 || cl->rounds > 10000 || (cl->rounds && !interleaved))
         bad = "perfgate gate: --rounds is between 1 and 10000, with --base-build/--head-build";
+    else if (cl->max_time < 0 || ((cl->max_time > 0 || go->fixed_rounds) && !interleaved))
+        bad = "perfgate gate: --max-time (positive seconds) and --fixed-rounds go with --base-build/--head-build";
     else if (go->exec.peak_gflops < 0 || go->exec.precision < 0 || go->exec.precision >= 1)
         bad = "perfgate: --peak-gflops must be positive and --precision a fraction below 100%";
     if (bad) {
         fprintf(stderr, "%s\n", bad);
         return 2;
     }
+    if (cl->instrument && pg_cli_instruments(NULL, cl->instrument) != 0)
+        return 2;
     if (cl->clock && strcmp(cl->clock, "cpu") != 0 && strcmp(cl->clock, "wall") != 0) {
         fprintf(stderr, "perfgate: --clock must be 'wall' or 'cpu', not '%s'\n", cl->clock);
         return 2;
@@ -105,10 +110,13 @@ static int do_run(const run_cli *cl, pg_gate_options *go, char **paths, int npat
                             "drift themselves\n");
     go->store = store;
     go->rounds = (int)cl->rounds;
+    go->max_time = cl->max_time;
     go->exec.progress = outs.quiet ? PG_PROGRESS_NONE : pg_progress_mode_for(stderr);
     go->exec.progress_out = stderr;
     go->exec.time_scale = cl->quick ? 0.2 : 1.0;
     go->exec.cpu_clock = cl->clock && strcmp(cl->clock, "cpu") == 0;
+    if (cl->instrument)
+        pg_cli_instruments(&go->exec.instruments, cl->instrument);
     go->exec.roofline = !cl->no_roofline && !(getenv("PERFGATE_ROOFLINE") && strcmp(getenv("PERFGATE_ROOFLINE"), "off") == 0);
     go->ab_progress = go->exec.progress ? stderr : NULL;
     go->notify = pg_cli_gate_step;
@@ -158,6 +166,8 @@ static int run_or_gate(int argc, char **argv, int gate)
          "CPU cases: wall time (default) or process CPU time, which leaves out preemption"},
         {"canary", 0, PG_OPT_FLAG, &go->exec.canary, NULL,
          "measure reference workloads between the cases (suite 'canary') to detect machine drift"},
+        {"instrument", 0, PG_OPT_STR, &cl.instrument, "LIST",
+         "measure with time, instructions (Valgrind) and/or memory, comma-separated; overrides the suites'"},
         {"no-roofline", 0, PG_OPT_FLAG, &cl.no_roofline, NULL,
          "skip measuring peak FLOP/s and memory bandwidth, which label cases compute-/memory-/overhead-bound "
          "(also PERFGATE_ROOFLINE=off)"},
@@ -174,7 +184,12 @@ static int run_or_gate(int argc, char **argv, int gate)
         {"base-build", 0, PG_OPT_STR, &go->base_build, "PATH",
          "measure this base build interleaved with --head-build (plugin library or {build} directory)"},
         {"head-build", 0, PG_OPT_STR, &go->head_build, "PATH", "the head build, the same way"},
-        {"rounds", 'r', PG_OPT_INT, &cl.rounds, "R", "interleaved rounds with --base-build (default 20)"},
+        {"rounds", 'r', PG_OPT_INT, &cl.rounds, "R",
+         "interleaved rounds at most with --base-build (default 20); a case stops once its verdict is settled"},
+        {"max-time", 0, PG_OPT_DOUBLE, &cl.max_time, "SEC",
+         "interleaved: seconds for all rounds, confirmation included; the time left goes to the cases still open"},
+        {"fixed-rounds", 0, PG_OPT_FLAG, &go->fixed_rounds, NULL,
+         "interleaved: every case all --rounds, decided at that count (no sequential stopping)"},
     };
     pg_cmd_spec spec = {gate ? "gate" : "run", "[options] SUITE|DIR...",
                         gate ? "Run suites, store the run, compare with the baseline and exit with the verdict."

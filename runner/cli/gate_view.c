@@ -47,8 +47,9 @@ int pg_cli_gate_finish(const pg_cli_gate_view *v, const pg_gate_result *r)
     int rc = r->exit_code;
 
     if (v->human && r->interleaved) {
-        fprintf(v->human, "\nbaseline: build %s, interleaved with the head over %d rounds (seed %llu)\n\n",
-                r->base_build, r->rounds, (unsigned long long)r->seed);
+        fprintf(v->human, "\nbaseline: build %s, interleaved with the head over %s%d rounds (seed %llu)%s\n\n",
+                r->base_build, r->rounds < r->max_rounds ? "up to " : "", r->rounds, (unsigned long long)r->seed,
+                r->time_out ? "; --max-time ended the rounds" : "");
         pg_report_compare_terminal(v->human, r->cmp, &v->outs->style);
     } else if (v->human && r->nbases) {
         pg_report_compare_terminal(v->human, r->cmp, &v->outs->style);

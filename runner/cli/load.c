@@ -5,6 +5,9 @@
 
 #include "perfgate/errors.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 int pg_cli_load_suites(pg_suite_set *set, char **paths, int n)
 {
     pg_suite_options so = PG_SUITE_OPTIONS_INIT;
@@ -20,4 +23,36 @@ int pg_cli_load_suites(pg_suite_set *set, char **paths, int n)
     }
     pg_diags_free(&diags);
     return err;
+}
+
+int pg_cli_instruments(unsigned *out, const char *list)
+{
+    unsigned bits = 0;
+    const char *p = list;
+
+    while (p && *p) {
+        size_t len = strcspn(p, ",");
+        char name[32];
+        unsigned bit = 0;
+        if (len < sizeof(name)) {
+            memcpy(name, p, len);
+            name[len] = '\0';
+            bit = pg_instrument_parse(name);
+        }
+        if (!bit) {
+            fprintf(stderr, "perfgate: --instrument: unknown instrument '%.*s'; use time, instructions or memory, "
+                            "comma-separated\n",
+                    (int)len, p);
+            return 2;
+        }
+        bits |= bit;
+        p += len + (p[len] == ',');
+    }
+    if (!bits) {
+        fprintf(stderr, "perfgate: --instrument wants time, instructions or memory, comma-separated\n");
+        return 2;
+    }
+    if (out)
+        *out = bits;
+    return 0;
 }

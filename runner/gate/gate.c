@@ -12,6 +12,7 @@
 #include "gate/gate.h"
 
 #include "ab/ab.h"
+#include "meter/meter.h"
 #include "perfgate/errors.h"
 #include "util.h"
 
@@ -26,6 +27,7 @@ typedef struct gate_state {
     pg_ab_result ab;              /* interleaved mode: the rounds; owns the base side and the comparison */
     pg_stored_comparison stored;  /* history mode: the baseline runs and the comparison */
     pg_comparison *own_cmp;       /* nothing compared: every case NEW */
+    int64_t t_rounds;             /* interleaved mode: when the rounds began (--max-time) */
 } gate_state;
 
 static void notify(const pg_gate_options *o, const pg_gate_result *r, pg_gate_step step, const char *text)
@@ -139,6 +141,8 @@ static pg_ab_options ab_options(const pg_gate_options *o, const char *const *key
     ao.threshold = o->threshold;
     ao.alpha = o->alpha;
     ao.progress = o->ab_progress;
+    ao.fixed = o->fixed_rounds;
+    ao.max_time = o->max_time;
     return ao;
 }
 
@@ -159,8 +163,9 @@ static int measure_interleaved(pg_gate_result *r, const pg_suite_set *set, const
     checks.canary = 0;
     if ((err = pg_exec_run(r->run, set, &checks)) != 0)
         return err;
-    note(o, r, "interleaving base %s and head %s over %d rounds", o->base_build, o->head_build,
-         o->rounds > 0 ? o->rounds : PG_AB_DEFAULT_ROUNDS);
+    note(o, r, "interleaving base %s and head %s over %s%d rounds", o->base_build, o->head_build,
+         o->fixed_rounds ? "" : "at most ", o->rounds > 0 ? o->rounds : PG_AB_DEFAULT_ROUNDS);
+    st->t_rounds = pg__mono_ns();
     if ((err = pg_ab_run(&st->ab, set, &ao)) != 0)
         return err;
     pg_run_swap_results(r->run, st->ab.head);
@@ -169,6 +174,8 @@ static int measure_interleaved(pg_gate_result *r, const pg_suite_set *set, const
     r->interleaved = 1;
     r->base_build = o->base_build;
     r->rounds = st->ab.rounds;
+    r->max_rounds = st->ab.max_rounds;
+    r->time_out = st->ab.time_out;
     r->seed = st->ab.seed;
     return 0;
 }
@@ -192,12 +199,21 @@ static int confirm_interleaved(pg_gate_result *r, const pg_suite_set *set, const
         if (cmp->cases[i].verdict == PG_VERDICT_REGRESSED)
             keys[n++] = cmp->cases[i].key;
     ao = ab_options(o, keys, n);
+    /* --max-time covers the whole gate: the confirmation gets what the first rounds left. */
+    if (o->max_time > 0) {
+        ao.max_time = o->max_time - (double)(pg__mono_ns() - ((gate_state *)r->internal)->t_rounds) * 1e-9;
+        if (ao.max_time <= 0) {
+            free(keys);
+            note(o, r, "confirming %zu regressed case%s: no time left of --max-time", n, plural(n));
+            return pg_verdict_confirm_paired(cmp, NULL);
+        }
+    }
     err = pg_ab_run(&again, set, &ao);
     free(keys);
     if (err)
         return err;
-    note(o, r, "confirming %zu regressed case%s: %d fresh interleaved rounds in %.1fs", n, plural(n), again.rounds,
-         (double)(pg__mono_ns() - t0) * 1e-9);
+    note(o, r, "confirming %zu regressed case%s: %s%d fresh interleaved rounds in %.1fs", n, plural(n),
+         again.rounds < again.max_rounds ? "up to " : "", again.rounds, (double)(pg__mono_ns() - t0) * 1e-9);
     err = pg_verdict_confirm_paired(cmp, again.cmp);
     pg_ab_result_free(&again);
     return err;
@@ -249,6 +265,12 @@ int pg_gate_run(pg_gate_result *out, const pg_suite_set *set, const pg_gate_opti
     memset(out, 0, sizeof(*out));
     if (interleaved && (!opts->base_build || !opts->head_build || opts->base))
         return pg_error_set(PG_EINVAL, "an interleaved gate needs both builds and no stored baseline selector");
+    /* A counting instrument that cannot run here is bad setup (exit 2), said before anything is measured. */
+    if ((err = pg_exec_ready(set, &opts->exec)) != 0)
+        return err;
+    if (interleaved && opts->exec.instruments & ~(unsigned)PG_INSTRUMENT_TIME)
+        return pg_error_set(PG_EUSAGE, "--instrument instructions/memory gate against stored runs: counts do not "
+                                       "move between runs, so no interleaving is needed; drop --base-build");
     if (!(st = calloc(1, sizeof(*st))))
         return pg_error_set(PG_ENOMEM, "out of memory");
     out->internal = st;
@@ -260,6 +282,9 @@ int pg_gate_run(pg_gate_result *out, const pg_suite_set *set, const pg_gate_opti
     if (opts->store && (err = pg_store_quick_check(opts->store)) != 0)
         return err;
     err = interleaved ? measure_interleaved(out, set, opts) : pg_exec_run(run, set, &opts->exec);
+    /* Counts alone compare across machines of one software setup: their fingerprint says which. */
+    if (!err)
+        err = pg_meter_fingerprint_run(run);
     if (err)
         return err;
     run->finished_at = pg__now_unix();

@@ -51,15 +51,17 @@ typedef struct pg_gate_options {
     double confirm_budget;    /* seconds of re-measurement at most (history mode) */
     const char *base_build;   /* both set: interleaved rounds of the two builds */
     const char *head_build;
-    int rounds;               /* interleaved rounds; 0: PG_AB_DEFAULT_ROUNDS */
+    int rounds;               /* interleaved rounds at most; 0: PG_AB_DEFAULT_ROUNDS */
     FILE *ab_progress;        /* the A/B's own progress line; NULL: none */
     pg_gate_notify_fn notify; /* NULL: no notifications */
     void *payload;
+    int fixed_rounds;         /* interleaved: every case all rounds, no sequential stopping */
+    double max_time;          /* interleaved: seconds for the rounds (confirmation included); <= 0: no limit */
 } pg_gate_options;
 
 #define PG_GATE_OPTIONS_VERSION 1
 #define PG_GATE_OPTIONS_INIT \
-    {PG_GATE_OPTIONS_VERSION, PG_EXEC_OPTIONS_INIT, {NULL, NULL}, NULL, 0, NULL, 0, -1.0, -1.0, 0, 300.0, NULL, NULL, 0, NULL, NULL, NULL}
+    {PG_GATE_OPTIONS_VERSION, PG_EXEC_OPTIONS_INIT, {NULL, NULL}, NULL, 0, NULL, 0, -1.0, -1.0, 0, 300.0, NULL, NULL, 0, NULL, NULL, NULL, 0, 0.0}
 
 typedef struct pg_gate_result {
     pg_run *run;              /* the head run (stored when a store was given) */
@@ -69,7 +71,9 @@ typedef struct pg_gate_result {
     const char *described;    /* how the stored baseline was chosen; NULL when none */
     int interleaved;          /* 1: decided on interleaved rounds of two builds */
     const char *base_build;   /* interleaved: the base build (opts->base_build) */
-    int rounds;               /* interleaved: the rounds measured */
+    int rounds;               /* interleaved: the most rounds a case took */
+    int max_rounds;           /* interleaved: the most allowed */
+    int time_out;             /* interleaved: --max-time ended the rounds */
     uint64_t seed;            /* interleaved: the seed of their order */
     int exit_code;            /* 0 pass; 1 a case REGRESSED or an exact check failed; 4 nothing compared
                                  (cmp->outcome, gate only: `run` compares nothing by design) */

@@ -20,6 +20,7 @@
 
 #include "instrument.h"
 #include "kernels/kernels.h"
+#include "region.h"
 #include "perfgate/config.h"
 #include "perfgate/errors.h"
 #include "stats.h"
@@ -84,6 +85,7 @@ static void start_clock(host_state *h)
 {
     if (!h->timing) {
         sync_device(h);
+        pg__region_enter();
         h->t0 = pg__mono_ns();
         h->timing = 1;
     }
@@ -94,6 +96,7 @@ static void stop_clock(host_state *h)
     if (h->timing) {
         sync_device(h);
         h->acc_ns += pg__mono_ns() - h->t0;
+        pg__region_leave();
         h->timing = 0;
     }
 }

@@ -16,6 +16,7 @@
 #include "perfgate/errors.h"
 #include "report/report.h"
 #include "util.h"
+#include "verdict_exact.h"
 
 #include <math.h>
 #include <string.h>
@@ -275,8 +276,8 @@ static void verdict_panel(FILE *f, const pg_comparison *cmp)
     for (i = 0; i < cmp->ncases; i++) {
         const pg_case_verdict *v = &cmp->cases[i];
         char base[32], head[32], ch[32], lo[32], hi[32];
-        pg_fmt_duration(base, sizeof(base), v->base ? v->est.base_median : NAN);
-        pg_fmt_duration(head, sizeof(head), v->head ? v->est.head_median : NAN);
+        pg_fmt_value(base, sizeof(base), v->base ? v->est.base_median : NAN, pg_verdict_unit(v));
+        pg_fmt_value(head, sizeof(head), v->head ? v->est.head_median : NAN, pg_verdict_unit(v));
         pg_fmt_change(ch, sizeof(ch), v->est.ratio);
         pg_fmt_change(lo, sizeof(lo), v->est.ci_lo);
         pg_fmt_change(hi, sizeof(hi), v->est.ci_hi);

@@ -140,6 +140,10 @@ static json_t *verdict_json(const pg_case_verdict *v)
     set(o, "threshold", num(v->threshold));
     set(o, "alpha", num(v->alpha));
     set(o, "resolution", num(v->est.resolution));
+    if (v->paired) { /* interleaved: the rounds this case took, and whether it stopped once settled */
+        set(o, "rounds", json_integer((json_int_t)v->est.head_n));
+        set(o, "settled_at", v->est.settled_at ? json_integer((json_int_t)v->est.settled_at) : json_null());
+    }
     if (v->confirm.state != PG_CONFIRM_NONE) { /* only when there was a re-run to make */
         static const char *const names[] = {"none", "confirmed", "refuted", "not_run"};
         set(o, "confirm", str(names[v->confirm.state]));
@@ -400,6 +404,11 @@ static int load_verdict(pg_comparison *cmp, const pg_run *run, json_t *o)
     v->threshold = get_num(o, "threshold", NAN);
     v->alpha = get_num(o, "alpha", NAN);
     v->est.resolution = get_num(o, "resolution", NAN);
+    /* Interleaved cases carry their rounds: read back, they are written again alike. */
+    if (json_object_get(o, "rounds")) {
+        v->paired = 1;
+        v->est.settled_at = (size_t)get_int(o, "settled_at");
+    }
     cmp->counts[v->verdict]++;
     return 0;
 }

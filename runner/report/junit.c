@@ -9,6 +9,7 @@
 #include "report/report.h"
 
 #include "perfgate/errors.h"
+#include "verdict_exact.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -39,8 +40,8 @@ static void verdict_message(pg_buf *b, const pg_case_verdict *v)
     char ch[80], base[32], head[32], p[32];
 
     pg_fmt_change_ci(ch, sizeof(ch), v->est.ratio, v->est.ci_lo, v->est.ci_hi);
-    pg_fmt_duration(base, sizeof(base), v->est.base_median > 0 ? v->est.base_median : NAN);
-    pg_fmt_duration(head, sizeof(head), v->est.head_median > 0 ? v->est.head_median : NAN);
+    pg_fmt_value(base, sizeof(base), v->est.base_median > 0 ? v->est.base_median : NAN, pg_verdict_unit(v));
+    pg_fmt_value(head, sizeof(head), v->est.head_median > 0 ? v->est.head_median : NAN, pg_verdict_unit(v));
     pg_fmt_p(p, sizeof(p), v->est.p_adj);
     if (isfinite(v->est.ratio))
         pg__buf_printf(b, "%s %s (base %s, head %s, p adj. %s)", pg_verdict_name(v->verdict), ch, base, head, p);

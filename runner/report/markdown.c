@@ -12,6 +12,7 @@
 #include "report/report.h"
 
 #include "perfgate/errors.h"
+#include "verdict_exact.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -97,11 +98,11 @@ static int add_row(section *s, pg_buf *row)
     return 0;
 }
 
-static void cell_duration(pg_buf *b, double s)
+static void cell_duration(pg_buf *b, double s, const char *unit)
 {
-    char t[32];
+    char t[48];
 
-    pg_fmt_duration(t, sizeof(t), s > 0 ? s : NAN);
+    pg_fmt_value(t, sizeof(t), s > 0 ? s : NAN, unit);
     pg__buf_printf(b, " %s |", t);
 }
 
@@ -122,8 +123,8 @@ static int case_row(section *s, const pg_case_verdict *v, int kind, const pg_cas
     pg__buf_puts(&row, " |");
     if (kind == S_OTHER)
         pg__buf_printf(&row, " %s |", pg_verdict_name(v->verdict));
-    cell_duration(&row, v->est.base_median);
-    cell_duration(&row, v->est.head_median);
+    cell_duration(&row, v->est.base_median, pg_verdict_unit(v));
+    cell_duration(&row, v->est.head_median, pg_verdict_unit(v));
     if (kind != S_OTHER)
         pg__buf_printf(&row, " %s |", ch);
     /* The smallest change this case could have detected: users see which cases are too noisy to gate. */

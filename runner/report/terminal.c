@@ -10,6 +10,7 @@
 
 #include "perfgate/errors.h"
 #include "roofline.h"
+#include "verdict_exact.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -239,7 +240,7 @@ static void render_run(pg_buf *b, const pg_run *run, int color)
                 table_row(&t, row, NULL);
                 continue;
             }
-            pg_fmt_duration(med, sizeof(med), r->summary.median);
+            pg_fmt_value(med, sizeof(med), r->summary.median, r->unit);
             snprintf(iqr, sizeof(iqr), "%.1f%%", r->summary.median > 0 ? 100 * r->summary.iqr / r->summary.median : 0);
             snprintf(n, sizeof(n), "%zu", r->nsamples);
             snprintf(thr, sizeof(thr), "%d", r->threads);
@@ -299,8 +300,8 @@ static void render_compare(pg_buf *b, const pg_comparison *cmp, int color)
         char base[32], head[32], ch[80], p[32], res[16];
         const char *row[8];
 
-        pg_fmt_duration(base, sizeof(base), v->est.base_median > 0 ? v->est.base_median : NAN);
-        pg_fmt_duration(head, sizeof(head), v->est.head_median > 0 ? v->est.head_median : NAN);
+        pg_fmt_value(base, sizeof(base), v->est.base_median > 0 ? v->est.base_median : NAN, pg_verdict_unit(v));
+        pg_fmt_value(head, sizeof(head), v->est.head_median > 0 ? v->est.head_median : NAN, pg_verdict_unit(v));
         pg_fmt_change_ci(ch, sizeof(ch), v->est.ratio, v->est.ci_lo, v->est.ci_hi);
         pg_fmt_p(p, sizeof(p), v->est.p_adj);
         row[0] = v->key;

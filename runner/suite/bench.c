@@ -222,6 +222,8 @@ void pg__load_benchmark(pg__loader *L, const pg_node *b)
     proto.min_samples = eff->min_samples;
     proto.threshold = eff->threshold;
     proto.alpha = eff->alpha;
+    proto.instruments = eff->instruments;
+    proto.exact_threshold = eff->exact_threshold;
     if (eff->tags && eff->tags->type == PG_NODE_SCALAR) {
         proto.tags = calloc(1, sizeof(char *));
         if (proto.tags)

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 
 static const char *const schedule_keys[] = {"skip_first", "wait", "warmup", "active", "repeat", NULL};
-static const char *const kinds[] = {"flops", "ops", "schedule", NULL};
+static const char *const kinds[] = {"flops", "ops", "schedule", "memory", NULL};
 /* Workload keys that are not kernel parameters. */
 static const char *const workload_reserved[] = {"kernel", "device", "range", NULL};
 
@@ -197,15 +197,22 @@ void pg__load_check(pg__loader *L, const pg_node *c)
     ck.expect = pg_node_get(c, "expect");
     n = pg_node_get(c, "kind");
     if (!n) {
-        pg__diag_add(d, c, "check '%s' has no 'kind' (flops, ops or schedule)", ck.name);
+        pg__diag_add(d, c, "check '%s' has no 'kind' (flops, ops, schedule or memory)", ck.name);
         return;
     }
-    if (pg__get_enum(d, (const char **)&ck.kind, n, "kind", kinds, "flops, ops or schedule") != 0)
+    if (pg__get_enum(d, (const char **)&ck.kind, n, "kind", kinds, "flops, ops, schedule or memory") != 0)
         return;
+    ck.benchmark = pg_node_get(c, "benchmark");
 
     /* Which sources of events each kind takes. */
-    if (ck.trace && strcmp(ck.kind, "ops") != 0) {
-        pg__diag_add(d, ck.trace, "'trace' applies only to ops checks");
+    if (ck.trace && strcmp(ck.kind, "ops") != 0 && strcmp(ck.kind, "memory") != 0) {
+        pg__diag_add(d, ck.trace, "'trace' applies only to ops and memory checks");
+        bad = 1;
+    }
+    if (ck.benchmark && strcmp(ck.kind, "memory") != 0) {
+        pg__diag_add(d, ck.benchmark, "'benchmark' applies only to memory checks");
+        bad = 1;
+    } else if (ck.benchmark && pg__scalar_of(d, ck.benchmark, "benchmark") != 0) {
         bad = 1;
     }
     if (ck.schedule && strcmp(ck.kind, "schedule") != 0) {
@@ -224,6 +231,13 @@ void pg__load_check(pg__loader *L, const pg_node *c)
     } else if (!strcmp(ck.kind, "ops") && !ck.workload && !ck.trace) {
         pg__diag_add(d, c, "ops check '%s' needs a 'workload' to run or a 'trace' to read", ck.name);
         bad = 1;
+    } else if (!strcmp(ck.kind, "memory")) {
+        if ((ck.workload != NULL) + (ck.trace != NULL) + (ck.benchmark != NULL) != 1) {
+            pg__diag_add(d, c, "memory check '%s' needs exactly one of 'workload', 'benchmark' (a benchmark of this "
+                               "suite) or 'trace' (a torch.profiler trace with profile_memory=True)",
+                         ck.name);
+            bad = 1;
+        }
     } else if (strcmp(ck.kind, "ops") != 0 && !ck.workload) {
         pg__diag_add(d, c, "%s check '%s' needs a 'workload' (e.g. {kernel: sgemm, n: 64})", ck.kind, ck.name);
         bad = 1;
@@ -234,7 +248,7 @@ void pg__load_check(pg__loader *L, const pg_node *c)
     }
     if (ck.schedule && !strcmp(ck.kind, "schedule") && parse_schedule(d, &ck, ck.schedule) != 0)
         bad = 1;
-    if (ck.trace && !strcmp(ck.kind, "ops") && check_trace(L, ck.trace) != 0)
+    if (ck.trace && (!strcmp(ck.kind, "ops") || !strcmp(ck.kind, "memory")) && check_trace(L, ck.trace) != 0)
         bad = 1;
     if (ck.workload && check_workload(L, ck.workload, ck.name, &wc, &have_case) != 0)
         bad = 1;

@@ -16,15 +16,15 @@
 
 static const char *const default_keys[] = {"threads", "device", "min_run_time", "max_run_time",
                                            "min_samples", "warmup", "regression", "tags",
-                                           "params", NULL};
+                                           "params", "instrument", NULL};
 static const char *const bench_keys[] = {"name", "kernel", "plugin", "symbol", "command",
                                          "timeout", "metrics", "output", "cold", "count",
                                          "device", "params", "zip", "threads", "min_run_time",
                                          "max_run_time", "min_samples", "warmup",
-                                         "regression", "tags", "trace", NULL};
+                                         "regression", "tags", "trace", "instrument", NULL};
 static const char *const check_keys[] = {"name", "kind", "workload", "trace", "schedule",
-                                         "steps", "expect", NULL};
-static const char *const regression_keys[] = {"threshold", "alpha", NULL};
+                                         "steps", "expect", "benchmark", NULL};
+static const char *const regression_keys[] = {"threshold", "alpha", "exact_threshold", NULL};
 static const char *const devices[] = {"cpu", "cuda", NULL};
 
 static const pg__hint bench_hints[] = {
@@ -109,7 +109,47 @@ static int check_tags(pg_diags *d, const pg_node *n)
     return bad ? -1 : 0;
 }
 
-static int parse_regression(pg_diags *d, double *threshold, double *alpha, const pg_node *reg)
+/* `instrument: time`, or a list of them: what the case is measured with. */
+static int parse_instruments(pg_diags *d, unsigned *out, const pg_node *n)
+{
+    size_t i, count = n->type == PG_NODE_SEQ ? n->count : 1;
+    unsigned bits = 0;
+
+    if (n->type == PG_NODE_MAP || (n->type == PG_NODE_SEQ && n->count == 0)) {
+        pg__diag_add(d, n, "instrument must be time, instructions or memory, or a list of them");
+        return -1;
+    }
+    for (i = 0; i < count; i++) {
+        const pg_node *t = n->type == PG_NODE_SEQ ? n->items[i] : n;
+        unsigned bit;
+        if (pg__scalar_of(d, t, "instrument") != 0)
+            return -1;
+        if (!(bit = pg_instrument_parse(t->scalar))) {
+            pg__diag_add(d, t, "unknown instrument '%s'; use time, instructions or memory", t->scalar);
+            return -1;
+        }
+        bits |= bit;
+    }
+    *out = bits;
+    return 0;
+}
+
+/* A counted metric's threshold: deterministic counts resolve far below a timing threshold. */
+static int parse_exact_threshold(pg_diags *d, double *out, const pg_node *n)
+{
+    double v;
+
+    if (pg__scalar_of(d, n, "exact_threshold") != 0)
+        return -1;
+    if (pg_parse_percent(&v, n->scalar) != 0 || v <= 0 || v >= 10) {
+        pg__diag_add(d, n, "exact_threshold must be a positive percentage such as 1%%, not '%s'", n->scalar);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static int parse_regression(pg_diags *d, double *threshold, double *alpha, double *exact, const pg_node *reg)
 {
     const pg_node *n;
     int bad = 0;
@@ -142,6 +182,8 @@ static int parse_regression(pg_diags *d, double *threshold, double *alpha, const
     } else if (n) {
         bad = 1;
     }
+    if ((n = pg_node_get(reg, "exact_threshold")) != NULL && parse_exact_threshold(d, exact, n) != 0)
+        bad = 1;
     return bad ? -1 : 0;
 }
 
@@ -174,7 +216,9 @@ static int parse_settings(pg__loader *L, pg__inherit *e, const pg_node *map, int
     if ((n = pg_node_get(map, "min_samples")) != NULL &&
         pg__get_int(d, &e->min_samples, n, "min_samples", 1, 1000000000) != 0)
         bad = 1;
-    if ((n = pg_node_get(map, "regression")) != NULL && parse_regression(d, &e->threshold, &e->alpha, n) != 0)
+    if ((n = pg_node_get(map, "regression")) != NULL && parse_regression(d, &e->threshold, &e->alpha, &e->exact_threshold, n) != 0)
+        bad = 1;
+    if ((n = pg_node_get(map, "instrument")) != NULL && parse_instruments(d, &e->instruments, n) != 0)
         bad = 1;
     if ((n = pg_node_get(map, "tags")) != NULL) {
         if (check_tags(d, n) != 0)

@@ -54,6 +54,8 @@ static int fill_common(pg_case *c, const pg_case *proto)
     c->min_samples = proto->min_samples;
     c->threshold = proto->threshold;
     c->alpha = proto->alpha;
+    c->instruments = proto->instruments;
+    c->exact_threshold = proto->exact_threshold;
     c->node = proto->node;
     if (!c->suite || !c->name || !c->device)
         return PG_ENOMEM;

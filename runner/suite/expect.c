@@ -16,6 +16,7 @@ static const char *const expect_flops[] = {"total", "per_op", "per_module", NULL
 static const char *const expect_ops[] = {"within", "contains", "not_contains", "count", "no_host_sync", "max_kernels",
                                          NULL};
 static const char *const expect_schedule[] = {"windows", "per_window", NULL};
+static const char *const expect_memory[] = {"bytes_per_iter", "allocs_per_iter", "peak", NULL};
 static const char *const count_keys[] = {"min", "max", NULL};
 
 /* ---- expressions ---- */
@@ -196,16 +197,16 @@ static int check_glob_list(pg_diags *d, const pg_node *n, const char *what)
 /* A key that belongs to another kind says so rather than guessing a typo. */
 static int other_kind(pg_diags *d, const pg_node *k, const char *const *known, const char *where, void *payload)
 {
-    static const char *const *const lists[] = {expect_flops, expect_ops, expect_schedule};
-    static const char *const kinds[] = {"flops", "ops", "schedule"};
+    static const char *const *const lists[] = {expect_flops, expect_ops, expect_schedule, expect_memory};
+    static const char *const kinds[] = {"flops", "ops", "schedule", "memory"};
     const char *kind = payload;
     char sug[96];
     size_t j;
 
-    for (j = 0; j < 3; j++)
+    for (j = 0; j < 4; j++)
         if (pg__in_list(lists[j], k->scalar))
             break;
-    if (j < 3)
+    if (j < 4)
         pg__diag_add(d, k, "'%s' is an expectation of %s checks, not of %s checks", k->scalar, kinds[j], kind);
     else
         pg__diag_add(d, k, "unknown key '%s' in %s%s", k->scalar, where,
@@ -218,6 +219,7 @@ int pg__check_expect(pg_diags *d, const pg_check *ck, const pg_node *e, const pg
 {
     const char *const *known = !strcmp(ck->kind, "flops") ? expect_flops
                              : !strcmp(ck->kind, "ops")   ? expect_ops
+                             : !strcmp(ck->kind, "memory") ? expect_memory
                                                           : expect_schedule;
     const pg_node *n;
     size_t i;
@@ -237,6 +239,7 @@ int pg__check_expect(pg_diags *d, const pg_check *ck, const pg_node *e, const pg
         pg__diag_add(d, e, "%s checks expect at least one of: %s", ck->kind,
                      !strcmp(ck->kind, "flops") ? "total, per_op, per_module"
                      : !strcmp(ck->kind, "ops") ? "contains, not_contains, count"
+                     : !strcmp(ck->kind, "memory") ? "bytes_per_iter, allocs_per_iter, peak"
                                                 : "windows, per_window");
         return -1;
     }
@@ -269,6 +272,11 @@ int pg__check_expect(pg_diags *d, const pg_check *ck, const pg_node *e, const pg
             pg__diag_add(d, e, "an ops check needs contains, not_contains or count besides within");
             bad = 1;
         }
+    } else if (!strcmp(ck->kind, "memory")) {
+        /* Each figure is exact (N) or bounded ({min: N, max: M}), as ops counts are. */
+        for (i = 0; expect_memory[i]; i++)
+            if ((n = pg_node_get(e, expect_memory[i])) != NULL && each_range(d, wc, n) != 0)
+                bad = 1;
     } else {
         int64_t w;
         if ((n = pg_node_get(e, "windows")) != NULL && pg__get_int(d, &w, n, "windows", 0, INT64_MAX) != 0)

@@ -108,6 +108,8 @@ typedef struct pg__inherit {
     double min_run_time, max_run_time, warmup;
     int64_t min_samples;
     double threshold, alpha;
+    double exact_threshold;     /* counted metrics; 0: PG_EXACT_THRESHOLD */
+    unsigned instruments;       /* PG_INSTRUMENT_* bits; 0: time */
     const pg_node *tags;
     pg__dim *params;            /* the defaults' parameters */
     size_t nparams;

@@ -96,9 +96,9 @@ Test(ab, build_dirs_substitute_rounds_interleave_and_a_3x_slowdown_regresses)
     cr_assert(mkdir(base, 0755) == 0 && mkdir(head, 0755) == 0);
     /*
      * The builds report their own times (metrics: json): 20 ms against 60 ms,
-     * exactly, whatever the machine does. Every round is then head/base = 3:
-     * the paired interval is [3, 3] and 6 tied positive rounds give
-     * p = P(Z > sqrt 6) = 0.007 (boundary_test.c): REGRESSED.
+     * exactly, whatever the machine does. Every round is then head/base = 3
+     * (Hodges-Lehmann ratio exactly 3), every sign positive: the sequential
+     * rule settles it REGRESSED after 5 rounds.
      */
     write_script(base, "bench.sh", "#!/bin/sh\necho '{\"time\": 0.02}'\n");
     write_script(head, "bench.sh", "#!/bin/sh\necho '{\"time\": 0.06}'\n");
@@ -115,30 +115,37 @@ Test(ab, build_dirs_substitute_rounds_interleave_and_a_3x_slowdown_regresses)
     o.round_time = 0.01;
     o.round_samples = 2;
     pg_assert_ok(pg_ab_run(&ab, &set, &o));
-    cr_assert_eq(ab.rounds, 6);
+    /* Sequential: settled at the first look (5 rounds, all 3x slower), so the sixth round is never run. */
+    cr_assert_eq(ab.rounds, 5);
+    cr_assert_eq(ab.max_rounds, 6);
+    cr_assert(ab.sequential);
     cr_assert_eq(ab.seed, 42);
     slow = index_of(ab.head, "slow");
     broken = index_of(ab.head, "broken");
-    cr_assert_eq(ab.base->results[slow].nsamples, 6, "one sample per round");
-    cr_assert_eq(ab.head->results[slow].nsamples, 6);
+    cr_assert_eq(ab.base->results[slow].nsamples, 5, "one sample per round");
+    cr_assert_eq(ab.head->results[slow].nsamples, 5);
+    cr_assert_eq(ab.head->results[slow].warnings & PG_WARN_FEW_SAMPLES, 0, "settled early is not too few");
     cr_assert_float_eq(ab.head->results[slow].summary.median, 0.06, 1e-9);
     cr_assert_float_eq(ab.base->results[slow].summary.median, 0.02, 1e-9);
     cr_assert_eq(ab.cmp->cases[slow].verdict, PG_VERDICT_REGRESSED, "%s",
                  pg_verdict_name(ab.cmp->cases[slow].verdict));
-    cr_assert_eq(ab.paired[slow].n, 6);
-    cr_assert_eq(ab.paired[slow].head_slower, 6);
+    cr_assert_eq(ab.paired[slow].n, 5);
+    cr_assert_eq(ab.paired[slow].settled_at, 5);
+    cr_assert_eq(ab.cmp->cases[slow].est.settled_at, 5);
+    cr_assert(ab.paired[slow].sequential);
+    cr_assert_eq(ab.paired[slow].head_slower, 5);
     cr_assert_float_eq(ab.paired[slow].ratio, 3.0, 1e-9);
-    cr_assert_float_eq(ab.paired[slow].ci_lo, 3.0, 1e-9);
-    cr_assert_float_eq(ab.paired[slow].p_slower, 0.5 * erfc(sqrt(3.0)), 1e-9);
+    cr_assert_gt(ab.paired[slow].ci_lo, 1.0, "paired interval from %g", ab.paired[slow].ci_lo);
     /* Head's build lacks other.sh: an error of that case only, never a verdict. */
     cr_assert_eq(ab.cmp->cases[broken].verdict, PG_VERDICT_ERROR);
     cr_assert(strstr(ab.cmp->cases[broken].reason, "head build") != NULL, "%s", ab.cmp->cases[broken].reason);
     cr_assert(strstr(ab.cmp->cases[broken].reason, "other.sh") != NULL, "%s", ab.cmp->cases[broken].reason);
     cr_assert_eq(ab.cmp->exit_code, 1);
     /* Both orders occur: the order is drawn per round, from the seed. */
-    for (i = 0; i < 6; i++)
+    for (i = 0; i < 5; i++)
         head_first += ab.order_head_first[i * 2 + slow];
-    cr_assert(head_first > 0 && head_first < 6, "head first in %zu of 6 rounds", head_first);
+    cr_assert(head_first > 0 && head_first < 5, "head first in %zu of 5 rounds", head_first);
+    cr_assert(strstr(ab.cmp->method, "rounds per case: median 5, max 5") != NULL, "%s", ab.cmp->method);
     pg_ab_result_free(&ab);
     pg_suite_set_free(&set);
     free(base);
@@ -235,7 +242,8 @@ Test(ab, the_gate_interleaves_two_builds_stores_the_head_and_confirms)
     /* CI=true confirms: the regressed case got fresh interleaved rounds, and both measurements show. */
     cr_assert(strstr(p.out, "confirming 1 regressed case") != NULL, "%s", p.out);
     cr_assert(strstr(p.out, "confirmed by a re-run: first run +") != NULL, "%s", p.out);
-    cr_assert(strstr(p.out, "Wilcoxon signed-rank") != NULL, "%s", p.out);
+    cr_assert(strstr(p.out, "anytime-valid sign-test confidence sequence") != NULL, "%s", p.out);
+    cr_assert(strstr(p.out, "rounds per case: median") != NULL, "%s", p.out);
     pg_proc_free(&p);
     pg_assert_ok(pg__read_file(&text, &len, md));
     cr_assert(strstr(text, "vs base build") != NULL, "%s", text);
@@ -327,4 +335,53 @@ Test(ab, pairing_finds_a_change_that_phases_hide_from_the_unpaired_test)
     pg_comparison_free(cmp);
     pg_run_free(base);
     pg_run_free(head);
+}
+
+/* The sequential look on recorded log ratios: what settles when, and what never does. */
+Test(ab, sequential_looks_settle_clear_cases_and_keep_the_rest_open)
+{
+    enum { CASES = 4, MAX = 20 };
+    double d[CASES][MAX];
+    pg_ab_seq seq[CASES];
+    int c, r, open = CASES;
+
+    for (r = 0; r < MAX; r++) {
+        d[0][r] = log(1.5);                   /* +50 % every round */
+        d[1][r] = 0;                          /* every round tied: ratio exactly 1 */
+        d[2][r] = r % 2 ? 0.01 : -0.01;       /* within +-1 % */
+        d[3][r] = r % 2 ? 0.3 : -0.3;         /* +-35 %: never settles at 5 % */
+    }
+    for (c = 0; c < CASES; c++) {
+        pg_ab_seq init = PG_AB_SEQ_INIT;
+        seq[c] = init;
+        seq[c].d = d[c];
+    }
+    /* No rounds, two rounds: below the minimum, nothing is looked at and nothing settles. */
+    cr_assert_eq(pg_ab_seq_look(seq, CASES, PG_AB_MIN_ROUNDS), CASES);
+    for (c = 0; c < CASES; c++)
+        seq[c].n = 2;
+    cr_assert_eq(pg_ab_seq_look(seq, CASES, PG_AB_MIN_ROUNDS), CASES);
+    cr_assert(isinf(seq[0].cs.lo));
+    for (r = 3; r <= MAX && open > 0; r++) {
+        for (c = 0; c < CASES; c++)
+            if (!seq[c].settled_at)
+                seq[c].n = (size_t)r;
+        open = pg_ab_seq_look(seq, CASES, PG_AB_MIN_ROUNDS);
+        cr_assert_geq(open, 0);
+    }
+    /* The unchanged cases at the first look (5 rounds), all inside +-5 %. */
+    cr_assert_eq(seq[1].settled, PG_VERDICT_SAME);
+    cr_assert_eq(seq[1].settled_at, 5);
+    cr_assert_float_eq(seq[1].p_slower, 1, 0);
+    cr_assert_eq(seq[2].settled, PG_VERDICT_SAME);
+    cr_assert_eq(seq[2].settled_at, 5);
+    /* +50 %: the bound clears 5 % at once, Holm over 4 cases wants p < 0.0125: 1/wealth(8, 8) = 0.0068. */
+    cr_assert_eq(seq[0].settled, PG_VERDICT_REGRESSED);
+    cr_assert_eq(seq[0].settled_at, 8);
+    cr_assert_float_eq(seq[0].p_slower, 1 / pg_stats_sign_wealth(8, 8, NULL, 0), 1e-12);
+    /* The noisy one uses the whole budget and stays open. */
+    cr_assert_eq(seq[3].settled, PG_VERDICT_UNSURE);
+    cr_assert_eq(seq[3].settled_at, 0);
+    cr_assert_eq(seq[3].n, MAX);
+    cr_assert_eq(open, 1);
 }

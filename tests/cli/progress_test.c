@@ -198,7 +198,7 @@ Test(progress, interleaved_gate_prints_a_line_per_round_in_a_group)
      * whatever the machine does, `broken` an ERROR of its own: nothing compared, exit 4.
      */
     cr_assert_eq(p.status, 4, "status %d, stderr: %s", p.status, p.err);
-    open = strstr(p.err, "::group::perfgate: interleaving 2 cases over 3 rounds\n");
+    open = strstr(p.err, "::group::perfgate: interleaving 2 cases over at most 3 rounds\n");
     close = strstr(p.err, "::endgroup::\n");
     cr_assert(open && close && open < close, "%s", p.err);
     /* The case that cannot run says so once, when it fails. */
@@ -206,7 +206,8 @@ Test(progress, interleaved_gate_prints_a_line_per_round_in_a_group)
     cr_assert(at && open < at && at < close, "%s", p.err);
     at = open;
     for (r = 1; r <= 3; r++) {
-        snprintf(want, sizeof(want), "[round %d/3] 1 case measured on both builds  ", r);
+        /* Below the first look (round 5) nothing settles: the one case stays open every round. */
+        snprintf(want, sizeof(want), "[round %d/3] 1 case measured on both builds, 0 settled before, 1 open  ", r);
         at = strstr(at, want);
         cr_assert(at && at < close, "no '%s' in order inside the group:\n%s", want, p.err);
     }

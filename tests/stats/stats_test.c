@@ -426,3 +426,73 @@ Test(stats_signed_rank, refuses_empty_and_non_finite_and_all_zero_is_no_evidence
     cr_expect_eq(s.p, 1.0);
     cr_expect_eq(s.estimate, 0.0);
 }
+
+/* Reference: tests/data/stats/sign_cs_reference.py (exact rational arithmetic, independent of the C code). */
+Test(stats_sign_cs, wealth_and_k_match_the_reference)
+{
+    static const size_t k05[30] = {2, 3, 4, 5, 5, 6, 7, 8, 9, 9, 10, 11, 12, 12, 13,
+                                   14, 15, 15, 16, 17, 17, 18, 19, 19, 20, 21, 21, 22, 23, 23};
+    static const size_t k01[30] = {2, 3, 4, 5, 6, 7, 8, 8, 9, 10, 11, 12, 12, 13, 14,
+                                   15, 15, 16, 17, 18, 18, 19, 20, 20, 21, 22, 22, 23, 24, 24};
+    size_t n;
+
+    for (n = 1; n <= 30; n++) {
+        cr_assert_eq(pg_stats_sign_cs_k(n, 0.05, NULL, 0), k05[n - 1], "n=%zu", n);
+        cr_assert_eq(pg_stats_sign_cs_k(n, 0.01, NULL, 0), k01[n - 1], "n=%zu", n);
+    }
+    cr_assert_float_eq(pg_stats_sign_wealth(5, 5, NULL, 0), 21.823152604800001, 1e-12);
+    cr_assert_float_eq(pg_stats_sign_wealth(10, 9, NULL, 0), 24.967090876025182, 1e-12);
+    cr_assert_float_eq(pg_stats_sign_wealth(20, 15, NULL, 0), 3.4952667199187761, 1e-12);
+    cr_assert_float_eq(pg_stats_sign_wealth(8, 0, NULL, 0), 0.0001644800419968, 1e-15);
+    cr_assert(isnan(pg_stats_sign_wealth(3, 4, NULL, 0)));
+}
+
+Test(stats_sign_cs, bounds_are_order_statistics_and_ties_count_against_a_claim)
+{
+    const double d[10] = {0.07, 0.02, 0.09, 0.05, 0.11, 0.08, 0.06, 0.10, 0.04, 0.12};
+    const double zeros[6] = {0, 0, 0, 0, 0, 0};
+    pg_sign_cs cs;
+
+    /* k(10) = 9: lo is the 9th largest (0.04), hi the 9th smallest (0.11). */
+    pg_assert_ok(pg_stats_sign_cs(&cs, d, 10, 0.05, NULL, 0));
+    cr_assert_eq(cs.k, 9);
+    cr_assert_float_eq(cs.lo, 0.04, 1e-15);
+    cr_assert_float_eq(cs.hi, 0.11, 1e-15);
+    cr_assert_float_eq(cs.wealth_up, pg_stats_sign_wealth(10, 10, NULL, 0), 1e-12);
+    cr_assert_float_eq(cs.wealth_down, pg_stats_sign_wealth(10, 0, NULL, 0), 1e-15);
+    /* Before k <= n there is no bound; with every round tied at 0, no evidence either way. */
+    pg_assert_ok(pg_stats_sign_cs(&cs, d, 4, 0.05, NULL, 0));
+    cr_assert(isinf(cs.lo) && cs.lo < 0 && isinf(cs.hi) && cs.hi > 0);
+    pg_assert_ok(pg_stats_sign_cs(&cs, zeros, 6, 0.05, NULL, 0));
+    cr_assert_float_eq(cs.lo, 0, 0);
+    cr_assert_float_eq(cs.hi, 0, 0);
+    cr_assert_float_eq(cs.wealth_up, pg_stats_sign_wealth(6, 0, NULL, 0), 1e-15);
+    cr_assert_lt(cs.wealth_up, 1);
+    pg_assert_ok(pg_stats_sign_cs(&cs, d, 0, 0.05, NULL, 0));
+    cr_assert(isinf(cs.lo) && isinf(cs.hi));
+    cr_assert_eq(pg_stats_sign_cs(&cs, d, 3, 1.5, NULL, 0), PG_EINVAL);
+}
+
+/* Ville's inequality in practice: under a null median, the wealth rarely ever reaches 1/alpha. */
+Test(stats_sign_cs, the_sequence_covers_the_median_at_every_look_in_simulation)
+{
+    pg_rng g;
+    double d[40];
+    int trial, miss = 0, n;
+
+    pg_stats_rng_seed(&g, 5);
+    for (trial = 0; trial < 2000; trial++) {
+        int missed = 0;
+        for (n = 0; n < 40; n++) {
+            /* Cauchy differences about 0: no mean, no variance. */
+            double u = ((double)(pg_stats_rng_next(&g) >> 11) + 0.5) * 0x1.0p-53;
+            pg_sign_cs cs;
+            d[n] = tan(M_PI * (u - 0.5));
+            pg_assert_ok(pg_stats_sign_cs(&cs, d, (size_t)n + 1, 0.05, NULL, 0));
+            missed |= cs.lo > 0 || cs.hi < 0;
+        }
+        miss += missed;
+    }
+    /* Each side at most 5 %, both at most 10 %: 2000 trials put 200 at 2.2 sd above what is allowed. */
+    cr_assert_lt(miss, 200, "%d of 2000 sequences missed the median at some look", miss);
+}

@@ -1,0 +1,34 @@
+# perfgate-meter and libperfgate-memshim.so, beside perfgate (runner/meter/meter.h).
+set(PG_METER_SOURCES
+  runner/meter/main.c runner/meter/meter_child.c runner/region.c runner/case.c runner/util.c
+  runner/error.c runner/model.c runner/instrument.c runner/measure.c runner/stats.c runner/signed_rank.c
+  runner/testhooks.c runner/plugin/loader.c runner/plugin/host.c)
+file(GLOB PG_METER_KERNELS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/runner/kernels/*.c)
+add_executable(perfgate-meter ${PG_METER_SOURCES} ${PG_METER_KERNELS})
+# No sanitizers here: reset what add_compile_options/add_link_options gave every target.
+set_property(TARGET perfgate-meter PROPERTY COMPILE_OPTIONS "")
+set_property(TARGET perfgate-meter PROPERTY LINK_OPTIONS "")
+target_compile_options(perfgate-meter PRIVATE ${PG_WARNINGS})
+target_compile_definitions(perfgate-meter PRIVATE _GNU_SOURCE)
+if(PG_TEST_HOOKS)
+  target_compile_definitions(perfgate-meter PRIVATE PG_TEST_HOOKS=1)
+endif()
+target_include_directories(perfgate-meter PRIVATE
+  ${CMAKE_SOURCE_DIR}/include ${CMAKE_SOURCE_DIR}/runner ${CMAKE_BINARY_DIR}/generated)
+target_link_libraries(perfgate-meter PRIVATE PkgConfig::OPENBLAS PkgConfig::JANSSON
+  Threads::Threads ${CMAKE_DL_LIBS} m)
+if(PG_HAS_CUDA)
+  target_link_libraries(perfgate-meter PRIVATE CUDA::cudart)
+endif()
+
+add_library(perfgate-memshim SHARED runner/meter/memshim.c)
+set_property(TARGET perfgate-memshim PROPERTY COMPILE_OPTIONS "")
+set_property(TARGET perfgate-memshim PROPERTY LINK_OPTIONS "")
+set_target_properties(perfgate-memshim PROPERTIES OUTPUT_NAME perfgate-memshim
+  LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR} C_VISIBILITY_PRESET hidden)
+target_compile_options(perfgate-memshim PRIVATE ${PG_WARNINGS} -fno-builtin)
+target_compile_definitions(perfgate-memshim PRIVATE _GNU_SOURCE)
+target_include_directories(perfgate-memshim PRIVATE ${CMAKE_SOURCE_DIR}/include ${CMAKE_SOURCE_DIR}/runner)
+set_target_properties(perfgate-meter PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
+# They are part of perfgate at run time: building perfgate builds them.
+add_dependencies(perfgate perfgate-meter perfgate-memshim)

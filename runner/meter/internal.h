@@ -1,0 +1,34 @@
+/*
+ * internal.h - what the files of the counting instruments share: reading a
+ * Callgrind output file.
+ */
+#ifndef PG_METER_INTERNAL_H
+#define PG_METER_INTERNAL_H
+
+#include <stdint.h>
+
+/* Callgrind's events with --cache-sim=yes, in its order. */
+enum { PG_CG_IR, PG_CG_DR, PG_CG_DW, PG_CG_I1MR, PG_CG_D1MR, PG_CG_D1MW, PG_CG_ILMR, PG_CG_DLMR, PG_CG_DLMW,
+       PG_CG__COUNT };
+
+typedef struct pg__callgrind {
+    int64_t ev[PG_CG__COUNT];
+    int cache_sim;      /* the file had the cache events */
+} pg__callgrind;
+
+/**
+ * Reads the `summary:` (or `totals:`) line of a Callgrind output file,
+ * mapping its `events:` line onto PG_CG_*; absent events are 0.
+ * @return 0, PG_EIO when the file cannot be read, PG_EFORMAT when it has no
+ *         events or summary line.
+ */
+int pg__callgrind_read(pg__callgrind *out, const char *path);
+
+/**
+ * Estimated cycles, iai-callgrind's model: L1 hits + 5 * LL hits + 35 * RAM
+ * hits, where L1 hits = Ir + Dr + Dw - (I1mr + D1mr + D1mw), LL hits =
+ * (I1mr + D1mr + D1mw) - (ILmr + DLmr + DLmw) and RAM hits = ILmr + DLmr + DLmw.
+ */
+int64_t pg__callgrind_cycles(const pg__callgrind *c);
+
+#endif

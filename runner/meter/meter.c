@@ -1,0 +1,728 @@
+/*
+ * meter.c - measuring a case with a counting instrument (meter.h): the
+ * child processes, their environment, and the results they give.
+ *
+ * Every process starts from the same state, so that its counts depend on
+ * the code alone: address-space randomisation off, a fixed small
+ * environment (PATH, HOME, LD_LIBRARY_PATH and the pinned library
+ * settings), one thread for OpenBLAS and OpenMP, and OpenBLAS's kernel
+ * pinned (OPENBLAS_CORETYPE: Valgrind cannot run AVX-512 code, and the
+ * kernel OpenBLAS picks decides the instructions). The pinned kernel and
+ * the Valgrind version go into the result, since both change the counts.
+ */
+#include "meter/meter.h"
+
+#include "fingerprint.h"
+#include "meter/internal.h"
+#include "perfgate/errors.h"
+#include "plugin/plugin.h"
+#include "proc.h"
+#include "stats.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/personality.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define DEFAULT_TIMEOUT 600.0
+
+int pg_meter_is_exact(const char *metric)
+{
+    static const char *const exact[] = {"instructions", "est_cycles", "bytes_per_iter", "allocs_per_iter", "peak",
+                                        NULL};
+    size_t i;
+
+    for (i = 0; metric && exact[i]; i++)
+        if (strcmp(metric, exact[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* ---- finding the programs ---------------------------------------------- */
+
+static int executable(const char *path)
+{
+    return path && access(path, X_OK) == 0;
+}
+
+static int readable(const char *path)
+{
+    return path && access(path, R_OK) == 0;
+}
+
+/* `name` beside this process's executable, or NULL. */
+static char *beside_self(const char *name)
+{
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    char *slash;
+
+    if (n <= 0)
+        return NULL;
+    self[n] = '\0';
+    if (!(slash = strrchr(self, '/')))
+        return NULL;
+    *slash = '\0';
+    return pg__asprintf("%s/%s", self, name);
+}
+
+static char *find_program(const pg_meter_options *o)
+{
+    const char *env = getenv("PERFGATE_METER");
+
+    if (o->program)
+        return pg__strdup(o->program);
+    if (env && *env)
+        return pg__strdup(env);
+    return beside_self("perfgate-meter");
+}
+
+static char *find_shim(const pg_meter_options *o, const char *program)
+{
+    const char *env = getenv("PERFGATE_MEMSHIM");
+    const char *slash;
+
+    if (o->shim)
+        return pg__strdup(o->shim);
+    if (env && *env)
+        return pg__strdup(env);
+    if (!program || !(slash = strrchr(program, '/')))
+        return NULL;
+    return pg__asprintf("%.*s/libperfgate-memshim.so", (int)(slash - program), program);
+}
+
+/* Valgrind: $PERFGATE_VALGRIND, else the first `valgrind` on PATH; NULL when none. */
+static char *find_valgrind(void)
+{
+    const char *env = getenv("PERFGATE_VALGRIND"), *path = getenv("PATH"), *p;
+
+    if (env)
+        return *env && executable(env) ? pg__strdup(env) : NULL;
+    for (p = path; p && *p;) {
+        size_t len = strcspn(p, ":");
+        char *cand = pg__asprintf("%.*s/valgrind", (int)len, p);
+        if (executable(cand))
+            return cand;
+        free(cand);
+        p += len + (p[len] == ':');
+    }
+    return NULL;
+}
+
+int pg_meter_ready(unsigned instruments, const pg_meter_options *opts)
+{
+    pg_meter_options dflt = PG_METER_OPTIONS_INIT;
+    char *program, *shim = NULL, *vg = NULL;
+    int err = 0;
+
+    if (!opts)
+        opts = &dflt;
+    if (!(instruments & (PG_INSTRUMENT_INSTRUCTIONS | PG_INSTRUMENT_MEMORY)))
+        return 0;
+    program = find_program(opts);
+    if ((instruments & PG_INSTRUMENT_INSTRUCTIONS) && !(vg = find_valgrind()))
+        err = pg_error_set(PG_EUSAGE, "instrument 'instructions' needs Valgrind, and %s; install it "
+                                      "(Debian: apt-get install valgrind; ci/install-deps.sh does) or measure with "
+                                      "--instrument time",
+                           getenv("PERFGATE_VALGRIND") ? "$PERFGATE_VALGRIND is not an executable"
+                                                       : "no 'valgrind' is on PATH");
+    else if (!executable(program))
+        err = pg_error_set(PG_EUSAGE, "the counting instruments need perfgate-meter, built beside perfgate; "
+                                      "'%s' is not an executable (set PERFGATE_METER)",
+                           program ? program : "perfgate-meter");
+    else if ((instruments & PG_INSTRUMENT_MEMORY) && !readable(shim = find_shim(opts, program)))
+        err = pg_error_set(PG_EUSAGE, "instrument 'memory' needs libperfgate-memshim.so, built beside perfgate; "
+                                      "'%s' is not readable (set PERFGATE_MEMSHIM)",
+                           shim ? shim : "libperfgate-memshim.so");
+    free(program);
+    free(shim);
+    free(vg);
+    return err;
+}
+
+/* ---- one child process ------------------------------------------------- */
+
+/* OpenBLAS's kernel under the instruments: the caller's choice, else one Valgrind runs on every x86-64 CPU. */
+static const char *pinned_coretype(void)
+{
+    const char *env = getenv("OPENBLAS_CORETYPE");
+
+    if (env && *env)
+        return env;
+#if defined(__x86_64__)
+    return "Haswell";
+#elif defined(__aarch64__)
+    return "ARMV8";
+#else
+    return NULL;
+#endif
+}
+
+static char *valgrind_version(const char *vg)
+{
+    static char cached[64];
+    char *cmd;
+    FILE *p;
+
+    if (cached[0])
+        return pg__strdup(cached);
+    cmd = pg__asprintf("'%s' --version 2>/dev/null", vg);
+    if (cmd && (p = popen(cmd, "r")) != NULL) {
+        if (fgets(cached, sizeof(cached), p))
+            cached[strcspn(cached, "\r\n")] = '\0';
+        pclose(p);
+    }
+    free(cmd);
+    return pg__strdup(cached[0] ? cached : "unknown");
+}
+
+/* ---- the fingerprint of counts ------------------------------------------ */
+
+/* The ISA list without AVX-512: Valgrind hides it, so it cannot change what a counted process runs. */
+static char *isa_without_avx512(const char *isa)
+{
+    pg_buf b = PG_BUF_INIT;
+    const char *p = isa;
+
+    while (p && *p) {
+        size_t len = strcspn(p, " ");
+        if (len && strncmp(p, "avx512", 6) != 0)
+            pg__buf_printf(&b, "%s%.*s", b.len ? " " : "", (int)len, p);
+        p += len + (p[len] == ' ');
+    }
+    return b.ptr ? pg__buf_detach(&b) : pg__strdup("");
+}
+
+int pg_meter_fingerprint_run(pg_run *run)
+{
+    static const char *const kept[] = {"arch", "libc", "openblas_version"};
+    json_t *machine, *o;
+    char *vg = NULL, *ver = NULL, *isa = NULL, *text, *hash;
+    const char *coretype = pinned_coretype();
+    size_t i;
+
+    if (run->nresults == 0)
+        return 0;
+    for (i = 0; i < run->nresults; i++)
+        if (!pg_meter_is_exact(run->results[i].metric))
+            return 0;
+    machine = run->machine_json ? json_loads(run->machine_json, 0, NULL) : json_object();
+    if (!machine || !(o = json_object())) {
+        json_decref(machine);
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    }
+    json_object_set_new(o, "kind", json_string("counts"));
+    for (i = 0; i < sizeof(kept) / sizeof(kept[0]); i++) {
+        json_t *v = json_object_get(machine, kept[i]);
+        json_object_set(o, kept[i], v ? v : json_null());
+    }
+    isa = isa_without_avx512(json_string_value(json_object_get(machine, "isa")));
+    json_object_set_new(o, "isa", json_string(isa ? isa : ""));
+    json_object_set_new(o, "openblas_coretype", coretype ? json_string(coretype) : json_null());
+    vg = find_valgrind();
+    ver = vg ? valgrind_version(vg) : NULL;
+    json_object_set_new(o, "valgrind", ver ? json_string(ver) : json_null());
+#ifdef __VERSION__
+    json_object_set_new(o, "compiler", json_string(__VERSION__));
+#endif
+    json_object_set_new(o, "perfgate", run->tool_version ? json_string(run->tool_version) : json_null());
+    /* The identity: everything above; the machine itself rides along, outside the hash. */
+    text = json_dumps(o, JSON_SORT_KEYS | JSON_COMPACT);
+    hash = text ? pg_fingerprint_hash(text) : NULL;
+    free(text);
+    json_object_set(o, "measured_on", machine);
+    text = json_dumps(o, JSON_SORT_KEYS | JSON_COMPACT);
+    json_decref(o);
+    json_decref(machine);
+    free(vg);
+    free(ver);
+    free(isa);
+    if (!text || !hash) {
+        free(text);
+        free(hash);
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    }
+    free(run->machine_json);
+    free(run->machine_hash);
+    run->machine_json = text;
+    run->machine_hash = hash;
+    return 0;
+}
+
+/* ---- running one child process ---------------------------------------- */
+
+typedef struct spawn {
+    char **argv;
+    char **envp;
+    const char *log;
+    double timeout;
+} spawn;
+
+/* Runs argv with its own fixed environment, output to `log`; 0 with the exit status, or an error. */
+static int run_process(int *status, const spawn *s)
+{
+    int64_t deadline = pg__mono_ns() + (int64_t)(s->timeout * 1e9);
+    pid_t parent = getpid(), pid, w;
+    sigset_t old;
+
+    /* A process group of its own, killed with perfgate however perfgate ends (proc.h). */
+    pg__proc_begin(&old);
+    if ((pid = fork()) < 0) {
+        pg__proc_end(&old);
+        return pg_error_set(PG_EIO, "fork: %s", strerror(errno));
+    }
+    if (pid == 0) {
+        int fd;
+        pg__proc_child_init(parent);
+        /* The same addresses in every process: hash orders and alignments then do not vary. */
+        personality(ADDR_NO_RANDOMIZE);
+        if ((fd = open(s->log, O_WRONLY | O_CREAT | O_TRUNC, 0600)) >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+            close(fd);
+        }
+        execve(s->argv[0], s->argv, s->envp);
+        _exit(127);
+    }
+    pg__proc_track(pid);
+    pg__proc_end(&old);
+    for (;;) {
+        struct timespec ts = {0, 5 * 1000 * 1000};
+        if ((w = waitpid(pid, status, WNOHANG)) == pid)
+            break;
+        if (w < 0 && errno != EINTR) {
+            pg__proc_kill_group(pid);
+            return pg_error_set(PG_EIO, "waitpid: %s", strerror(errno));
+        }
+        if (pg__mono_ns() > deadline) {
+            kill(-pid, SIGKILL);
+            waitpid(pid, status, 0);
+            pg__proc_kill_group(pid);
+            return pg_error_set(PG_ETIMEOUT, "timed out after %gs", s->timeout);
+        }
+        nanosleep(&ts, NULL);
+    }
+    pg__proc_kill_group(pid);
+    return 0;
+}
+
+/* ---- the results ------------------------------------------------------- */
+
+/* What one process measured: per-iteration figures, or why not. */
+typedef struct reading {
+    int64_t iterations;
+    pg__callgrind cg;
+    pg_meter_memory mem;
+} reading;
+
+static int read_child_file(reading *out, char **why, const char *path)
+{
+    char *text = NULL, *line, *save = NULL;
+    size_t len;
+    int ok = 0;
+
+    *why = NULL;
+    if (pg__read_file(&text, &len, path) != 0) {
+        *why = pg__strdup("the measuring child wrote no result");
+        return 0;
+    }
+    for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        long long v = 0;
+        if (strcmp(line, "ok") == 0)
+            ok = 1;
+        else if (strncmp(line, "skip ", 5) == 0 || strncmp(line, "error ", 6) == 0)
+            *why = pg__strdup(line);
+        else if (sscanf(line, "iterations %lld", &v) == 1)
+            out->iterations = v;
+        else if (sscanf(line, "alloc_bytes %lld", &v) == 1)
+            out->mem.bytes = v;
+        else if (sscanf(line, "allocs %lld", &v) == 1)
+            out->mem.allocs = v;
+        else if (sscanf(line, "peak %lld", &v) == 1)
+            out->mem.peak = v;
+        else if (sscanf(line, "live_end %lld", &v) == 1)
+            out->mem.live_end = v;
+        else if (sscanf(line, "overflow %lld", &v) == 1)
+            out->mem.overflow = (int)v;
+    }
+    free(text);
+    if (!ok && !*why)
+        *why = pg__strdup("the measuring child's result is incomplete");
+    return ok;
+}
+
+/* The tail of a child's log, for an error message. */
+static char *log_tail(const char *path)
+{
+    char *text = NULL, *tail;
+    size_t len = 0, start;
+
+    if (pg__read_file(&text, &len, path) != 0 || len == 0) {
+        free(text);
+        return pg__strdup("(no output)");
+    }
+    while (len && (text[len - 1] == '\n' || text[len - 1] == '\r'))
+        text[--len] = '\0';
+    start = len > 300 ? len - 300 : 0;
+    tail = pg__strdup(text + start);
+    free(text);
+    for (start = 0; tail && tail[start]; start++)
+        if (tail[start] == '\n')
+            tail[start] = ' ';
+    return tail;
+}
+
+/* The metrics an instrument gives, in the order its results are appended. */
+typedef struct metric_def {
+    const char *name, *unit;
+} metric_def;
+
+static const metric_def instr_metrics[] = {{"instructions", "Ir"}, {"est_cycles", "cycles"}};
+static const metric_def mem_metrics[] = {{"bytes_per_iter", "B"}, {"allocs_per_iter", "allocs"}, {"peak", "B"}};
+
+static double metric_value(const reading *r, unsigned instrument, size_t m)
+{
+    double n = r->iterations > 0 ? (double)r->iterations : 1;
+
+    if (instrument == PG_INSTRUMENT_INSTRUCTIONS)
+        return m == 0 ? (double)r->cg.ev[PG_CG_IR] / n : (double)pg__callgrind_cycles(&r->cg) / n;
+    if (m == 0)
+        return (double)r->mem.bytes / n;
+    if (m == 1)
+        return (double)r->mem.allocs / n;
+    /* The peak is the region's, not per iteration: a leak makes it grow with the iterations. */
+    return (double)r->mem.peak;
+}
+
+static int add_results(pg_run *run, const pg_case *c, unsigned instrument, const reading *rs, int n,
+                       const char *why, pg_status status, json_t *extra)
+{
+    const metric_def *defs = instrument == PG_INSTRUMENT_INSTRUCTIONS ? instr_metrics : mem_metrics;
+    size_t nm = instrument == PG_INSTRUMENT_INSTRUCTIONS ? 2 : 3, m;
+    int i;
+
+    for (m = 0; m < nm; m++) {
+        pg_result *r;
+        int err;
+        if ((err = pg_run_add_result(&r, run)) != 0)
+            return err;
+        r->key = pg__asprintf("%s#%s", c->key, defs[m].name);
+        r->suite = pg__strdup(c->suite);
+        r->name = pg__strdup(c->name);
+        r->params_json = pg__strdup(c->params_json ? c->params_json : "{}");
+        r->threads = c->threads;
+        r->device = pg__strdup(c->device ? c->device : "cpu");
+        r->metric = pg__strdup(defs[m].name);
+        r->unit = pg__strdup(defs[m].unit);
+        r->threshold = c->exact_threshold > 0 ? c->exact_threshold : PG_EXACT_THRESHOLD;
+        r->alpha = c->alpha;
+        if (status != PG_STATUS_OK) {
+            r->status = status;
+            r->message = pg__strdup(why);
+        } else {
+            double lo, hi;
+            if (!(r->samples = malloc((size_t)n * sizeof(double))))
+                return pg_error_set(PG_ENOMEM, "out of memory");
+            for (i = 0; i < n; i++)
+                r->samples[i] = metric_value(&rs[i], instrument, m);
+            r->nsamples = (size_t)n;
+            r->number_per_run = rs[0].iterations;
+            pg_stats_summarize(&r->summary, r->samples, r->nsamples);
+            lo = r->summary.min;
+            hi = r->summary.max;
+            json_object_set_new(extra, "deterministic", json_boolean(lo == hi));
+            json_object_set_new(extra, "spread", json_real(r->summary.median > 0 ? (hi - lo) / r->summary.median
+                                                                                  : 0));
+            r->extra_json = json_dumps(extra, JSON_COMPACT | JSON_SORT_KEYS);
+        }
+        if (!r->key || !r->suite || !r->name || !r->params_json || !r->device || !r->metric || !r->unit)
+            return pg_error_set(PG_ENOMEM, "out of memory");
+    }
+    return 0;
+}
+
+/* Why this case cannot be counted exactly, or NULL. */
+static char *refusal(const pg_case *c, unsigned instrument)
+{
+    const char *inst = pg_instrument_name(instrument);
+
+    if (c->device && strcmp(c->device, "cpu") != 0)
+        return pg__asprintf("instrument '%s' counts CPU code; a %s case runs on the GPU, which Valgrind and the "
+                            "allocation counter do not see",
+                            inst, c->device);
+    if (!c->kernel && !c->plugin && !c->command)
+        return pg__asprintf("instrument '%s' counts code it runs; this case only reads a recorded trace", inst);
+    if (c->threads > 1)
+        return pg__asprintf("instrument '%s' needs one thread: with %d the interleaving of threads decides the "
+                            "counts; measure threads: 1 or use time",
+                            inst, c->threads);
+    return NULL;
+}
+
+static char **fixed_env(const char *extra1, const char *extra2)
+{
+    const char *keep[] = {"PATH", "HOME", "LD_LIBRARY_PATH", "TMPDIR"};
+    const char *coretype = pinned_coretype();
+    char **env = calloc(12, sizeof(char *));
+    size_t i, n = 0;
+
+    if (!env)
+        return NULL;
+    for (i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
+        if (getenv(keep[i]))
+            env[n++] = pg__asprintf("%s=%s", keep[i], getenv(keep[i]));
+    env[n++] = pg__strdup("OPENBLAS_NUM_THREADS=1");
+    env[n++] = pg__strdup("OMP_NUM_THREADS=1");
+    if (coretype)
+        env[n++] = pg__asprintf("OPENBLAS_CORETYPE=%s", coretype);
+    if (extra1)
+        env[n++] = pg__strdup(extra1);
+    if (extra2)
+        env[n++] = pg__strdup(extra2);
+    return env;
+}
+
+static void free_strv(char **v)
+{
+    size_t i;
+
+    for (i = 0; v && v[i]; i++)
+        free(v[i]);
+    free(v);
+}
+
+/* argv of one process: [valgrind ...] (perfgate-meter ... | the command). */
+static char **build_argv(const pg_case *c, unsigned instrument, const char *vg, const char *program,
+                         const char *dir, int64_t iters)
+{
+    size_t cap = 32 + 2 * c->nparams, n = 0, i;
+    char **argv;
+
+    for (i = 0; c->command && c->command[i]; i++)
+        cap++;
+    if (!(argv = calloc(cap, sizeof(char *))))
+        return NULL;
+    if (instrument == PG_INSTRUMENT_INSTRUCTIONS) {
+        argv[n++] = pg__strdup(vg);
+        argv[n++] = pg__strdup("--tool=callgrind");
+        /* A command is counted whole; the meter collects only inside its region. */
+        argv[n++] = pg__strdup(c->command ? "--collect-atstart=yes" : "--collect-atstart=no");
+        argv[n++] = pg__strdup("--cache-sim=yes");
+        argv[n++] = pg__strdup("--dump-line=no");
+        argv[n++] = pg__asprintf("--callgrind-out-file=%s/callgrind.out", dir);
+        argv[n++] = pg__strdup("--log-file=/dev/null");
+    }
+    if (c->command) {
+        /* {build} and {suite_dir} as the command backend expands them. */
+        for (i = 0; c->command[i]; i++)
+            if (pg__plugin_subst(&argv[n++], c->command[i], c, NULL) != 0) {
+                free_strv(argv);
+                return NULL;
+            }
+        return argv;
+    }
+    argv[n++] = pg__strdup(program);
+    argv[n++] = pg__strdup("--out");
+    argv[n++] = pg__asprintf("%s/result", dir);
+    argv[n++] = pg__strdup("--iters");
+    argv[n++] = pg__asprintf("%lld", (long long)iters);
+    argv[n++] = pg__strdup("--key");
+    argv[n++] = pg__strdup(c->key);
+    if (c->plugin) {
+        argv[n++] = pg__strdup("--plugin");
+        if (pg__plugin_path(&argv[n++], c, NULL) != 0) {
+            free_strv(argv);
+            return NULL;
+        }
+        argv[n++] = pg__strdup("--symbol");
+        argv[n++] = pg__strdup(c->symbol ? c->symbol : c->name);
+    } else {
+        argv[n++] = pg__strdup("--kernel");
+        argv[n++] = pg__strdup(c->kernel);
+    }
+    for (i = 0; i < c->nparams; i++) {
+        argv[n++] = pg__strdup("--param");
+        argv[n++] = pg__asprintf("%s=%s", c->params[i].name, c->params[i].value);
+    }
+    return argv;
+}
+
+/* One process: runs it and reads what it measured into `out`; *why says what went wrong. */
+static int measure_once(reading *out, char **why, const pg_case *c, unsigned instrument, const char *vg,
+                        const char *program, const char *shim, int64_t iters, double timeout)
+{
+    char dir[] = "/tmp/perfgate-meter-XXXXXX";
+    char *log = NULL, *result = NULL, *cgfile = NULL, *preload = NULL, *memout = NULL;
+    spawn s = {NULL, NULL, NULL, timeout};
+    int status = 0, err = 0;
+
+    memset(out, 0, sizeof(*out));
+    *why = NULL;
+    if (!mkdtemp(dir))
+        return pg_error_set(PG_EIO, "mkdtemp: %s", strerror(errno));
+    log = pg__asprintf("%s/log", dir);
+    result = pg__asprintf("%s/result", dir);
+    cgfile = pg__asprintf("%s/callgrind.out%s", dir, c->command ? "" : ".1");
+    if (instrument == PG_INSTRUMENT_MEMORY) {
+        preload = pg__asprintf("LD_PRELOAD=%s", shim);
+        if (c->command)
+            memout = pg__asprintf("PG_MEMSHIM_OUT=%s", result);
+    }
+    if (!(s.argv = build_argv(c, instrument, vg, program, dir, iters))) {
+        /* A plugin path that does not resolve is the case's failure, said as the plugin backend says it. */
+        *why = pg__strdup(pg_error_last());
+        goto cleanup;
+    }
+    s.envp = fixed_env(preload, memout);
+    s.log = log;
+    if (!log || !result || !cgfile || !s.envp || (instrument == PG_INSTRUMENT_MEMORY && !preload)) {
+        err = pg_error_set(PG_ENOMEM, "out of memory");
+        goto cleanup;
+    }
+    if ((err = run_process(&status, &s)) != 0) {
+        if (err == PG_ETIMEOUT) {
+            *why = pg__strdup(pg_error_last());
+            err = 0;
+        }
+        goto cleanup;
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        char *tail = log_tail(log);
+        *why = WIFSIGNALED(status) ? pg__asprintf("the measuring process died of signal %d: %s", WTERMSIG(status),
+                                                  tail)
+                                   : pg__asprintf("the measuring process exited with status %d: %s",
+                                                  WEXITSTATUS(status), tail);
+        free(tail);
+        goto cleanup;
+    }
+    if (c->command && instrument == PG_INSTRUMENT_INSTRUCTIONS)
+        out->iterations = 1;
+    else if (!read_child_file(out, why, result))
+        goto cleanup;
+    if (instrument == PG_INSTRUMENT_INSTRUCTIONS && pg__callgrind_read(&out->cg, cgfile) != 0)
+        *why = pg__strdup(pg_error_last());
+    else if (instrument == PG_INSTRUMENT_MEMORY && out->mem.overflow)
+        *why = pg__strdup("more live blocks than the allocation counter holds; figures incomplete");
+
+cleanup:
+    /* The folder holds only what this function named: remove each, then the folder. */
+    if (log)
+        unlink(log);
+    if (result)
+        unlink(result);
+    if (cgfile)
+        unlink(cgfile);
+    {
+        char *whole = pg__asprintf("%s/callgrind.out", dir);
+        if (whole)
+            unlink(whole);
+        free(whole);
+    }
+    rmdir(dir);
+    free(log);
+    free(result);
+    free(cgfile);
+    free(preload);
+    free(memout);
+    free_strv(s.argv);
+    free_strv(s.envp);
+    return err;
+}
+
+int pg_meter_case(pg_run *run, const pg_case *c, unsigned instrument, const pg_meter_options *opts)
+{
+    pg_meter_options dflt = PG_METER_OPTIONS_INIT;
+    char *why = NULL, *vg = NULL, *program = NULL, *shim = NULL;
+    reading *rs = NULL;
+    json_t *extra = json_object();
+    int n, i, err = 0;
+    int64_t iters;
+    double timeout;
+    pg_status status = PG_STATUS_OK;
+
+    if (!opts)
+        opts = &dflt;
+    n = opts->processes >= 2 ? opts->processes : 2;
+    iters = opts->iterations > 0 ? opts->iterations : 2;
+    timeout = opts->timeout > 0 ? opts->timeout : (c->command && c->timeout > 0 ? c->timeout : DEFAULT_TIMEOUT);
+    if (instrument == PG_INSTRUMENT_INSTRUCTIONS && c->command)
+        timeout *= 50; /* Valgrind: tens of times slower than the command's own limit assumes. */
+    if (!extra)
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    if ((why = refusal(c, instrument)) != NULL) {
+        status = PG_STATUS_SKIPPED;
+        goto done;
+    }
+    if ((err = pg_meter_ready(instrument, opts)) != 0) {
+        /* Checked before the run starts; here only if something vanished meanwhile. */
+        why = pg__strdup(pg_error_last());
+        status = PG_STATUS_ERROR;
+        err = 0;
+        goto done;
+    }
+    program = find_program(opts);
+    if (instrument == PG_INSTRUMENT_INSTRUCTIONS)
+        vg = find_valgrind();
+    else
+        shim = find_shim(opts, program);
+    if (!(rs = calloc((size_t)n, sizeof(*rs)))) {
+        err = pg_error_set(PG_ENOMEM, "out of memory");
+        goto done;
+    }
+    for (i = 0; i < n && !why; i++)
+        if ((err = measure_once(&rs[i], &why, c, instrument, vg, program, shim, iters, timeout)) != 0)
+            goto done;
+    if (why) {
+        status = strncmp(why, "skip ", 5) == 0 ? PG_STATUS_SKIPPED : PG_STATUS_ERROR;
+        if (strncmp(why, "skip ", 5) == 0 || strncmp(why, "error ", 6) == 0) {
+            char *plain = pg__strdup(strchr(why, ' ') + 1);
+            free(why);
+            why = plain;
+        }
+        goto done;
+    }
+    json_object_set_new(extra, "instrument", json_string(pg_instrument_name(instrument)));
+    json_object_set_new(extra, "processes", json_integer(n));
+    json_object_set_new(extra, "iterations", json_integer(iters));
+    json_object_set_new(extra, "region", json_string(c->command ? "whole process" : "measured iterations"));
+    if (instrument == PG_INSTRUMENT_INSTRUCTIONS) {
+        json_t *ev = json_object();
+        static const char *const names[PG_CG__COUNT] = {"Ir", "Dr", "Dw", "I1mr", "D1mr", "D1mw",
+                                                        "ILmr", "DLmr", "DLmw"};
+        char *ver = valgrind_version(vg);
+        const char *coretype = pinned_coretype();
+        int k;
+        for (k = 0; ev && k < PG_CG__COUNT; k++)
+            json_object_set_new(ev, names[k], json_real((double)rs[0].cg.ev[k] / (double)rs[0].iterations));
+        json_object_set_new(extra, "per_iteration", ev);
+        json_object_set_new(extra, "valgrind", json_string(ver ? ver : "unknown"));
+        json_object_set_new(extra, "openblas_coretype", coretype ? json_string(coretype) : json_null());
+        json_object_set_new(extra, "cycles_formula", json_string("L1 hits + 5*LL hits + 35*RAM hits"));
+        free(ver);
+    } else {
+        json_object_set_new(extra, "live_end", json_integer(rs[0].mem.live_end));
+        json_object_set_new(extra, "allocs", json_integer(rs[0].mem.allocs));
+        json_object_set_new(extra, "bytes", json_integer(rs[0].mem.bytes));
+    }
+
+done:
+    if (!err)
+        err = add_results(run, c, instrument, rs, n, why, status, extra);
+    json_decref(extra);
+    free(rs);
+    free(why);
+    free(vg);
+    free(program);
+    free(shim);
+    return err;
+}
