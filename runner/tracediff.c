@@ -244,8 +244,11 @@ int pg_trace_diff_new(pg_trace_diff **out, const pg_trace_steps *bs, const pg_tr
         o.threshold = 0.05;
     if (o.alpha <= 0)
         o.alpha = 0.05;
+    /* Timestamps are whole microseconds: an op shorter than 1 µs / threshold
+     * changes by less than one tick at the threshold, so its ratio measures
+     * rounding (and the cache state its neighbours leave) more than itself. */
     if (o.floor_ns <= 0)
-        o.floor_ns = 5000;
+        o.floor_ns = 1000.0 / o.threshold;
     if (o.paired && (bs->sources != hs->sources || bs->sources < 2))
         return pg_error_set(PG_EINVAL, "paired rounds need the same number of trace files on each side, 2 or more "
                                        "(base has %zu, head %zu)", bs->sources, hs->sources);

@@ -77,7 +77,7 @@ typedef struct pg_trace_diff_options {
     unsigned version;
     double threshold;             /* <=0: 5% */
     double alpha;                 /* <=0: 0.05 */
-    double floor_ns;              /* <=0: 5000 */
+    double floor_ns;              /* <=0: 1 µs / threshold (20 µs at 5%) */
     int paired;                   /* the i-th file of each side was captured beside the other's i-th */
 } pg_trace_diff_options;
 

@@ -247,7 +247,8 @@ static int check_unique(const pg_run *run, size_t from, const char *name)
     for (i = 0; i < n; i++)
         idx[i] = from + i;
     sort_run = run;
-    qsort(idx, n, sizeof(*idx), key_cmp);
+    if (n > 1)
+        qsort(idx, n, sizeof(*idx), key_cmp);
     for (i = 1; i < n; i++) {
         if (strcmp(run->results[idx[i - 1]].key, run->results[idx[i]].key) == 0) {
             err = pg_error_set(PG_EFORMAT, "%s: two cases have the key '%s'; give them distinct names or "
@@ -269,7 +270,8 @@ int pg__import_disambiguate(pg_run *run, size_t from, const char *param, char *c
     for (i = 0; i < n; i++)
         idx[i] = from + i;
     sort_run = run;
-    qsort(idx, n, sizeof(*idx), key_cmp);
+    if (n > 1)
+        qsort(idx, n, sizeof(*idx), key_cmp);
     for (i = 0; i < n && !err; i = j) {
         for (j = i + 1; j < n && strcmp(run->results[idx[i]].key, run->results[idx[j]].key) == 0; j++)
             ;

@@ -241,7 +241,7 @@ static int is_runtime_cat(const char *cat)
 
 int pg_trace_nest(pg_trace *t)
 {
-    idmap tracks = {0}, corr = {0}, ext = {0};
+    idmap tracks = {0}, dtracks = {0}, corr = {0}, ext = {0};
     size_t *stack_top = NULL;  /* per track: index of its innermost open event, or SIZE_MAX */
     size_t i, ntracks = 0;
     int err;
@@ -249,7 +249,8 @@ int pg_trace_nest(pg_trace *t)
     if (t->nevents == 0)
         return 0;
     qsort(t->events, t->nevents, sizeof(*t->events), event_cmp);
-    if ((err = idmap_init(&tracks)) != 0 || (err = idmap_init(&corr)) != 0 || (err = idmap_init(&ext)) != 0)
+    if ((err = idmap_init(&tracks)) != 0 || (err = idmap_init(&dtracks)) != 0 || (err = idmap_init(&corr)) != 0 ||
+        (err = idmap_init(&ext)) != 0)
         goto cleanup;
     if (!(stack_top = malloc(t->nevents * sizeof(*stack_top)))) {
         err = pg_error_set(PG_ENOMEM, "out of memory nesting %zu trace events", t->nevents);
@@ -259,16 +260,20 @@ int pg_trace_nest(pg_trace *t)
      * One pass in start order. Each track keeps the chain of open events
      * through the parent links: an event's parent is the innermost open
      * event that still contains it; events that end before it starts (or
-     * overlap it only partly) are closed first.
+     * overlap it only partly) are closed first. GPU events nest in tracks
+     * of their own even where a file gives them a CPU thread's ids: a CPU
+     * event never hangs under GPU work, so the links below (GPU work to
+     * the CPU call that launched it) can never close a circle.
      */
     for (i = 0; i < t->nevents; i++) {
         pg_trace_event *e = &t->events[i];
         uint64_t key = ((uint64_t)e->pid << 32) | e->tid;
-        int64_t tr = idmap_get(&tracks, key);
+        idmap *tm = e->device ? &dtracks : &tracks;
+        int64_t tr = idmap_get(tm, key);
         size_t top;
 
         if (tr == -1) {
-            if ((err = idmap_put(&tracks, key, (int64_t)ntracks)) != 0)
+            if ((err = idmap_put(tm, key, (int64_t)ntracks)) != 0)
                 goto cleanup;
             tr = (int64_t)ntracks;
             stack_top[ntracks++] = SIZE_MAX;
@@ -310,6 +315,7 @@ int pg_trace_nest(pg_trace *t)
 cleanup:
     free(stack_top);
     idmap_free(&tracks);
+    idmap_free(&dtracks);
     idmap_free(&corr);
     idmap_free(&ext);
     return err;
