@@ -340,6 +340,14 @@ void pg_trace_diff_free(pg_trace_diff *d)
     free(d);
 }
 
+int pg_trace_diff_undecided(const pg_trace_diff *d)
+{
+    return d->step.verdict == PG_VERDICT_UNSURE && d->counts[PG_VERDICT_REGRESSED] + d->counts[PG_VERDICT_SAME] +
+                                                           d->counts[PG_VERDICT_IMPROVED] ==
+                                                       0 &&
+           d->appeared + d->disappeared + d->count_changed == 0;
+}
+
 int pg_trace_diff_regressed(const pg_trace_diff *d)
 {
     return d->step.verdict == PG_VERDICT_REGRESSED || d->counts[PG_VERDICT_REGRESSED] > 0;

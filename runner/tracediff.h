@@ -93,6 +93,12 @@ int pg_trace_diff_new(pg_trace_diff **out, const pg_trace_steps *base, const pg_
                       const pg_trace_diff_options *opts);
 void pg_trace_diff_free(pg_trace_diff *d);
 
+/**
+ * Whether the diff decided nothing: the step time and every timed op UNSURE,
+ * and no op appeared, disappeared or changed its count per step.
+ */
+int pg_trace_diff_undecided(const pg_trace_diff *d);
+
 /** 1 when the step time or a timed op REGRESSED. */
 int pg_trace_diff_regressed(const pg_trace_diff *d);
 

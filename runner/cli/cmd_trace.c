@@ -50,7 +50,9 @@ static int cmd_trace_diff(int argc, char **argv)
         "round pairs up and the paired verdict of `perfgate ab` decides, which a\n"
         "machine phase cannot move. Without it, a loaded machine leaves small\n"
         "changes UNSURE.\n\n"
-        "exit: 0 nothing regressed, 1 the step time or an op REGRESSED, 2 bad input.\n\n"
+        "exit: 0 nothing regressed, 1 the step time or an op REGRESSED, 2 bad input,\n"
+        "4 nothing decided (every time UNSURE and no op appeared, disappeared or\n"
+        "changed count).\n\n"
         "examples:\n"
         "  perfgate trace diff base/ head/\n"
         "  perfgate trace diff --step train_step -f json base.json head.json",
@@ -86,6 +88,12 @@ static int cmd_trace_diff(int argc, char **argv)
         pg_trace_diff_print(stdout, d, (size_t)limit);
     }
     rc = pg_trace_diff_regressed(d) ? 1 : 0;
+    if (rc == 0 && pg_trace_diff_undecided(d)) {
+        fprintf(stderr, "perfgate trace diff: nothing decided: the step time and every op are UNSURE (reasons above) "
+                        "and no op appeared, disappeared or changed count; record more steps per side, or "
+                        "interleaved rounds compared with --paired\n");
+        rc = 4;
+    }
 
 cleanup:
     pg_trace_diff_free(d);

@@ -5,8 +5,9 @@ for the trace diff tests. Run with Debian's python3-torch:
     /usr/bin/python3 torch_steps.py OUTDIR [VARIANT...]
 
 Each variant gets OUTDIR/VARIANT/ holding one trace file per round. The
-variants are profiled in interleaved rounds (base, mask, wide, same, base,
-mask, ...) so a phase of the machine falls on all of them alike:
+variants are profiled in interleaved rounds, each round in a fresh random
+order, so a phase of the machine, and what one variant leaves in the caches
+for the next, falls on all of them alike:
 
   base  Linear(256 -> 256) -> ReLU -> Linear(256 -> 256), loss, backward,
         all inside a range 'train_step' within each ProfilerStep#N
@@ -20,7 +21,7 @@ mask, ...) so a phase of the machine falls on all of them alike:
 
 A single variant name runs only that one (used as a gate's timed command).
 """
-import os, sys
+import os, random, sys
 import torch
 import torch.nn as nn
 from torch.profiler import ProfilerActivity, profile, record_function, schedule
@@ -54,8 +55,12 @@ steps = {n: variant(n) for n in names}
 for n in names:
     os.makedirs(os.path.join(out, n), exist_ok=True)
     steps[n]()  # warm up outside the profile
+order = random.Random(ROUNDS)  # seeded: the same orders for the same settings
 for r in range(ROUNDS):
-    for n in names:
+    # A fixed order would put each variant in the same place every round
+    # (same always right after wide), and what the previous variant leaves in
+    # the caches and the allocator would read as a change of its own.
+    for n in order.sample(names, len(names)):
         path = os.path.join(out, n, "round%02d.json" % r)
         # ProfilerStep#N ranges are only recorded under a schedule.
         with profile(activities=[ProfilerActivity.CPU], schedule=schedule(wait=0, warmup=1, active=STEPS, repeat=1),
