@@ -22,43 +22,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static const pg_cuda_module *module_table;
 static char load_error[1024];
 
-static int readable(const char *path)
-{
-    return path && access(path, R_OK) == 0;
-}
-
 /* $PERFGATE_CUDA_MODULE, beside this program, in ../lib/perfgate, or in the build tree (tests). */
 static char *find_module(void)
 {
     const char *env = getenv("PERFGATE_CUDA_MODULE");
-    char exe[4096], *slash, *p = NULL;
-    ssize_t n;
 
     if (env && *env)
         return pg__strdup(env);
-    n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    if (n > 0) {
-        exe[n] = '\0';
-        if ((slash = strrchr(exe, '/')) != NULL) {
-            *slash = '\0';
-            p = pg__asprintf("%s/%s", exe, PG_CUDA_MODULE_FILE);
-            if (!readable(p)) {
-                free(p);
-                p = pg__asprintf("%s/../lib/perfgate/%s", exe, PG_CUDA_MODULE_FILE);
-            }
-        }
-    }
-    if (!readable(p)) {
-        free(p);
-        p = pg__asprintf("%s/%s", PG_CUDA_MODULE_BUILD_DIR, PG_CUDA_MODULE_FILE);
-    }
-    return p;
+    return pg__find_companion(PG_CUDA_MODULE_FILE, PG_CUDA_MODULE_BUILD_DIR);
 }
 
 static void load(void)
@@ -72,7 +48,10 @@ static void load(void)
     (void)&pg__instrument;
     (void)&pg_error_last;
     if (!path) {
-        snprintf(load_error, sizeof(load_error), "no CUDA device: out of memory locating %s", PG_CUDA_MODULE_FILE);
+        snprintf(load_error, sizeof(load_error),
+                 "no CUDA device: the CUDA backend (%s) is not beside perfgate, in ../lib/perfgate or in %s; "
+                 "set PERFGATE_CUDA_MODULE to it",
+                 PG_CUDA_MODULE_FILE, PG_CUDA_MODULE_BUILD_DIR);
         return;
     }
     if (!(h = dlopen(path, RTLD_NOW | RTLD_LOCAL))) {
