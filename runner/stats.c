@@ -441,47 +441,49 @@ cleanup:
     return err;
 }
 
-typedef struct ranked {
-    double v;
-    size_t from_x;
-} ranked;
-
-static int cmp_ranked(const void *a, const void *b)
-{
-    return cmp_double(&((const ranked *)a)->v, &((const ranked *)b)->v);
-}
-
 int pg_stats_mwu(pg_mwu *out, const double *x, size_t nx, const double *y, size_t ny, pg_alternative alt,
                  pg_mwu_method method)
 {
-    size_t n = nx + ny, i, j;
-    ranked *r = NULL;
-    double *pmf = NULL, r1 = 0, tie = 0, u, mu, s, z;
+    size_t n = nx + ny, i = 0, a = 0, b = 0;
+    double *sx = NULL, *sy, *pmf = NULL, r1 = 0, tie = 0, u, mu, s, z;
     int err = PG_ENOMEM;
 
     memset(out, 0, sizeof(*out));
     if (nx == 0 || ny == 0)
         return pg_error_set(PG_EINVAL, "Mann-Whitney U needs samples on both sides (%zu and %zu)", nx, ny);
-    if (!(r = malloc(n * sizeof(*r))))
+    /* Both sides sorted on their own and merged: the ranks without sorting (value, side) records. */
+    if (!(sx = malloc(n * sizeof(*sx))))
         goto cleanup;
-    for (i = 0; i < nx; i++)
-        r[i] = (ranked){x[i], 1};
-    for (i = 0; i < ny; i++)
-        r[nx + i] = (ranked){y[i], 0};
-    qsort(r, n, sizeof(*r), cmp_ranked);
+    sy = sx + nx;
+    memcpy(sx, x, nx * sizeof(*sx));
+    memcpy(sy, y, ny * sizeof(*sy));
+    sort_doubles(sx, nx);
+    sort_doubles(sy, ny);
     /* Average ranks over runs of equal values; accumulate sum(t^3 - t) for the tie correction. */
-    for (i = 0; i < n; i = j) {
-        double avg, t;
-        size_t cx = 0, m;
-        for (j = i; j < n && r[j].v == r[i].v; j++)
-            cx += r[j].from_x;
-        avg = (double)(i + 1 + j) / 2.0;
+    while (i < n) {
+        int from_x = a < nx && (b >= ny || sx[a] <= sy[b]);
+        double v = from_x ? sx[a] : sy[b], avg, t;
+        size_t cx = 0, m = 0;
+        for (; a < nx && sx[a] == v; a++, m++)
+            cx++;
+        for (; b < ny && sy[b] == v; b++)
+            m++;
+        if (m == 0) { /* a NaN, equal to nothing: a run of its own */
+            if (from_x) {
+                a++;
+                cx++;
+            } else {
+                b++;
+            }
+            m = 1;
+        }
+        avg = (double)(2 * i + 1 + m) / 2.0;
         r1 += avg * (double)cx;
-        t = (double)(j - i);
+        t = (double)m;
         tie += t * t * t - t;
-        m = j - i;
         if (m > 1)
             out->ties = 1;
+        i += m;
     }
     out->u1 = r1 - (double)nx * (double)(nx + 1) / 2.0;
     if (alt == PG_ALT_GREATER)
@@ -526,7 +528,7 @@ cleanup:
     if (err == PG_ENOMEM)
         pg_error_set(err, "out of memory in the Mann-Whitney test (%zu x %zu samples)", nx, ny);
 done:
-    free(r);
+    free(sx);
     free(pmf);
     return err;
 }
