@@ -290,9 +290,13 @@ Test(cuda_loading, the_doctor_opens_the_backend_where_it_is_built)
 
     run_traced(&p, argv);
     cr_assert_eq(p.status, 0, "%s", p.err);
-    if (PG_HAS_CUDA)
+    if (PG_HAS_CUDA) {
         cr_assert(strstr(p.err, "libperfgate-cuda.so") && strstr(p.err, "libcudart"),
                   "the doctor did not load the CUDA backend: %.4000s", p.err);
+        /* Opened and linked: its answer is the runtime's, not the loader's. */
+        cr_assert(strstr(p.out, "could not be loaded") == NULL && strstr(p.out, "is not this perfgate") == NULL,
+                  "%s", p.out);
+    }
     else
         cr_assert(!opened_cuda(p.err), "a build without CUDA opened it: %.4000s", p.err);
     pg_proc_free(&p);
