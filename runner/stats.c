@@ -570,46 +570,238 @@ static void select_rank(double *a, size_t n, size_t k)
     }
 }
 
-/* The largest of a[0..n), n > 0. */
-static double max_of(const double *a, size_t n)
+/*
+ * Order statistics of the n*m differences r[i] - c[j] without forming them
+ * (Johnson and Mizoguchi, SIAM J. Comput. 7 (1978); Monahan, ACM TOMS 10
+ * (1984) for the Hodges-Lehmann estimate): r ascending and c descending make
+ * the matrix sorted along rows and columns, so the number of differences
+ * below a pivot is one staircase walk, O(n + m). Each row keeps the range
+ * [lo, hi) of columns still in play; a pivot near the wanted rank cuts the
+ * ranges, and once few are left they are gathered and selected. Every value
+ * compared or returned is a difference computed as r[i] - c[j], so the
+ * result is the same double a selection over all n*m of them gives.
+ */
+typedef struct diff_pick {
+    double v;
+    size_t w;
+} diff_pick;
+
+typedef struct diff_matrix {
+    const double *r, *c;
+    size_t n, m;
+    size_t *lo, *hi, *cut; /* n each */
+    diff_pick *pick;       /* n */
+    double *buf;           /* gather room */
+    size_t nbuf;
+} diff_matrix;
+
+static int cmp_pick(const void *a, const void *b)
 {
-    double m = a[0];
+    double x = ((const diff_pick *)a)->v, y = ((const diff_pick *)b)->v;
+
+    return (x > y) - (x < y);
+}
+
+/*
+ * cut[i] = columns of row i below the pivot (strict: < p, else <= p); returns
+ * their sum. The pivot is a candidate, so every column left of lo[i] is below
+ * it and every column from hi[i] on above it: only the ranges are walked.
+ */
+static size_t diff_count(const diff_matrix *dm, double p, int strict)
+{
+    size_t i, j = dm->m, total = 0;
+
+    for (i = 0; i < dm->n; i++) {
+        double ri = dm->r[i];
+        size_t lo = dm->lo[i];
+        if (j > dm->hi[i])
+            j = dm->hi[i];
+        if (strict)
+            while (j > lo && ri - dm->c[j - 1] >= p)
+                j--;
+        else
+            while (j > lo && ri - dm->c[j - 1] > p)
+                j--;
+        dm->cut[i] = j;
+        total += j;
+    }
+    return total;
+}
+
+/* A candidate near rank `at` (0-based) among the `rest` in play: the weighted quantile of each row's own. */
+static double diff_pivot(diff_matrix *dm, size_t at, size_t rest)
+{
+    size_t i, j, np = 0, acc = 0;
+    double f = ((double)at + 0.5) / (double)rest;
+
+    for (i = 0; i < dm->n; i++) {
+        size_t w = dm->hi[i] - dm->lo[i], pos;
+        if (w == 0)
+            continue;
+        pos = dm->lo[i] + (size_t)(f * (double)w);
+        if (pos >= dm->hi[i])
+            pos = dm->hi[i] - 1;
+        dm->pick[np].v = dm->r[i] - dm->c[pos];
+        dm->pick[np].w = w;
+        np++;
+    }
+    if (np <= 32) {
+        for (i = 1; i < np; i++) {
+            diff_pick t = dm->pick[i];
+            for (j = i; j > 0 && dm->pick[j - 1].v > t.v; j--)
+                dm->pick[j] = dm->pick[j - 1];
+            dm->pick[j] = t;
+        }
+    } else {
+        qsort(dm->pick, np, sizeof(*dm->pick), cmp_pick);
+    }
+    for (i = 0; i + 1 < np; i++) {
+        acc += dm->pick[i].w;
+        if (acc > at)
+            break;
+    }
+    return dm->pick[i].v;
+}
+
+/*
+ * The difference of rank k (0-based) among all n*m. Two pivots bracket the
+ * wanted rank (as in Floyd and Rivest's selection), so a pass keeps about
+ * the slice between them, not one side.
+ */
+static double diff_select(diff_matrix *dm, size_t k)
+{
+    size_t i, j, left = 0, rest = dm->n * dm->m;
+    int stuck = 0;
+
+    for (i = 0; i < dm->n; i++) {
+        dm->lo[i] = 0;
+        dm->hi[i] = dm->m;
+    }
+    for (;;) {
+        /* Ties can keep every candidate between the pivots: then one pivot at the rank, which always cuts. */
+        size_t want = k - left, gap = stuck ? 0 : rest / 32 + dm->n, before = rest;
+        double plo, phi;
+        if (rest <= dm->nbuf) {
+            size_t t = 0;
+            for (i = 0; i < dm->n; i++)
+                for (j = dm->lo[i]; j < dm->hi[i]; j++)
+                    dm->buf[t++] = dm->r[i] - dm->c[j];
+            select_rank(dm->buf, t, want);
+            return dm->buf[want];
+        }
+        plo = diff_pivot(dm, want > gap ? want - gap : 0, rest);
+        phi = gap == 0 ? plo : diff_pivot(dm, want + gap < rest ? want + gap : rest - 1, rest);
+        if (k < diff_count(dm, plo, 1)) {
+            for (i = 0; i < dm->n; i++)
+                dm->hi[i] = dm->cut[i]; /* the rank is below the lower pivot */
+        } else {
+            for (i = 0; i < dm->n; i++)
+                dm->lo[i] = dm->cut[i]; /* nothing under the lower pivot is wanted */
+            if (k < diff_count(dm, phi, 0)) {
+                if (plo == phi)
+                    return plo; /* at or above its first rank, under its last */
+                for (i = 0; i < dm->n; i++)
+                    dm->hi[i] = dm->cut[i];
+            } else {
+                for (i = 0; i < dm->n; i++)
+                    dm->lo[i] = dm->cut[i];
+            }
+        }
+        left = rest = 0;
+        for (i = 0; i < dm->n; i++) {
+            left += dm->lo[i];
+            rest += dm->hi[i] - dm->lo[i];
+        }
+        stuck = rest == before;
+    }
+}
+
+/* Whether every x_i - y_j is a number: no NaN, and no infinity of the same sign on both sides. */
+static int differences_are_numbers(const double *x, size_t nx, const double *y, size_t ny)
+{
+    int inf[2][2] = {{0, 0}, {0, 0}}; /* [side][positive] */
     size_t i;
 
-    for (i = 1; i < n; i++)
-        m = a[i] > m ? a[i] : m;
-    return m;
+    for (i = 0; i < nx; i++) {
+        if (isnan(x[i]))
+            return 0;
+        if (isinf(x[i]))
+            inf[0][x[i] > 0] = 1;
+    }
+    for (i = 0; i < ny; i++) {
+        if (isnan(y[i]))
+            return 0;
+        if (isinf(y[i]))
+            inf[1][y[i] > 0] = 1;
+    }
+    return !(inf[0][0] && inf[1][0]) && !(inf[0][1] && inf[1][1]);
+}
+
+/* dst = src sorted in reverse, negated when `neg`. */
+static void reverse_into(double *dst, const double *src, size_t n, int neg)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        dst[i] = neg ? -src[n - 1 - i] : src[n - 1 - i];
 }
 
 int pg_stats_hodges_lehmann(pg_shift *out, const double *x, size_t nx, const double *y, size_t ny, double level)
 {
-    size_t mn = nx * ny, i, j, k = 0;
-    double *d = NULL, *pmf = NULL;
+    size_t mn = nx * ny, i, k = 0, n, m;
+    double *pmf = NULL, *sx = NULL, *sy = NULL, *r = NULL, *c = NULL;
+    size_t *idx = NULL;
+    diff_matrix dm;
     int err = PG_ENOMEM;
 
     memset(out, 0, sizeof(*out));
+    memset(&dm, 0, sizeof(dm));
     out->level = level;
     if (nx == 0 || ny == 0)
         return pg_error_set(PG_EINVAL, "a shift estimate needs samples on both sides (%zu and %zu)", nx, ny);
     if (!(level > 0 && level < 1))
         return pg_error_set(PG_EINVAL, "confidence level %g is not between 0 and 1", level);
-    if (!(d = malloc(mn * sizeof(*d))))
+    /* x - y is NaN exactly when one is NaN or both are the same infinity. */
+    if (!differences_are_numbers(x, nx, y, ny))
+        return pg_error_set(PG_EINVAL, "a shift estimate needs numbers, not NaN");
+    if (!(sx = sorted_copy(x, nx)) || !(sy = sorted_copy(y, ny)))
         goto cleanup;
-    for (i = 0; i < nx; i++)
-        for (j = 0; j < ny; j++) {
-            d[i * ny + j] = x[i] - y[j];
-            if (isnan(d[i * ny + j])) {
-                err = pg_error_set(PG_EINVAL, "a shift estimate needs numbers, not NaN");
-                goto done;
-            }
-        }
-    /* The median of the differences (numpy's 'linear': the mean of the middle two when mn is even). */
-    select_rank(d, mn, mn / 2);
-    if (mn % 2) {
-        out->estimate = d[mn / 2];
+    /*
+     * Rows are the shorter side. x_i - y_j is r - c with r = x ascending and
+     * c = y descending, or r = -y ascending and c = -x descending:
+     * (-y) - (-x) rounds as x + (-y), the same double as x - y.
+     */
+    n = nx <= ny ? nx : ny;
+    m = nx <= ny ? ny : nx;
+    r = malloc(n * sizeof(*r));
+    c = malloc(m * sizeof(*c));
+    dm.nbuf = 2 * (n + m) > 64 ? 2 * (n + m) : 64;
+    dm.buf = malloc(dm.nbuf * sizeof(*dm.buf));
+    dm.pick = malloc(n * sizeof(*dm.pick));
+    idx = malloc(3 * n * sizeof(*idx));
+    if (!r || !c || !dm.buf || !dm.pick || !idx)
+        goto cleanup;
+    if (nx <= ny) {
+        memcpy(r, sx, n * sizeof(*r));
+        reverse_into(c, sy, m, 0);
     } else {
-        double below = max_of(d, mn / 2);
-        out->estimate = d[mn / 2] - (d[mn / 2] - below) * 0.5; /* as pg_stats_quantile_sorted() */
+        reverse_into(r, sy, n, 1);
+        for (i = 0; i < m; i++)
+            c[i] = -sx[i];
+    }
+    dm.r = r;
+    dm.c = c;
+    dm.n = n;
+    dm.m = m;
+    dm.lo = idx;
+    dm.hi = idx + n;
+    dm.cut = idx + 2 * n;
+
+    /* The median of the differences (numpy's 'linear': the mean of the middle two when mn is even). */
+    out->estimate = diff_select(&dm, mn / 2);
+    if (mn % 2 == 0) {
+        double below = diff_select(&dm, mn / 2 - 1);
+        out->estimate = out->estimate - (out->estimate - below) * 0.5; /* as pg_stats_quantile_sorted() */
     }
 
     if ((nx < ny ? nx : ny) <= 8) {
@@ -637,18 +829,8 @@ int pg_stats_hodges_lehmann(pg_shift *out, const double *x, size_t nx, const dou
         out->lo = -INFINITY;
         out->hi = INFINITY;
     } else {
-        /* Ranks k-1 and mn-k: below and above the median's, so each is selected within its side. */
-        size_t half = mn / 2;
-        if (k - 1 < half)
-            select_rank(d, half, k - 1);
-        else
-            select_rank(d, mn, k - 1);
-        out->lo = d[k - 1];
-        if (mn - k > half)
-            select_rank(d + half + 1, mn - half - 1, mn - k - half - 1);
-        else
-            select_rank(d, mn, mn - k);
-        out->hi = d[mn - k];
+        out->lo = diff_select(&dm, k - 1);
+        out->hi = diff_select(&dm, mn - k);
     }
     err = 0;
 
@@ -656,7 +838,13 @@ cleanup:
     if (err == PG_ENOMEM)
         pg_error_set(err, "out of memory estimating a shift (%zu x %zu samples)", nx, ny);
 done:
-    free(d);
+    free(sx);
+    free(sy);
+    free(r);
+    free(c);
+    free(idx);
+    free(dm.buf);
+    free(dm.pick);
     free(pmf);
     return err;
 }

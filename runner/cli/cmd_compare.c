@@ -125,8 +125,14 @@ int pg_cmd_compare(int argc, char **argv)
     }
     if (json) {
         json_t *doc = comparison_json(sc.cmp, sc.head->id, &sc.selection);
-        json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+        /* One write of the whole text: json_dumpf writes each token through a locked fwrite. */
+        char *text = doc ? json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) : NULL;
+        if (text)
+            fputs(text, stdout);
+        else if (doc)
+            json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
         fputc('\n', stdout);
+        free(text);
         json_decref(doc);
     } else {
         if (sc.nbases == 0)

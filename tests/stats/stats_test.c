@@ -496,3 +496,79 @@ Test(stats_sign_cs, the_sequence_covers_the_median_at_every_look_in_simulation)
     /* Each side at most 5 %, both at most 10 %: 2000 trials put 200 at 2.2 sd above what is allowed. */
     cr_assert_lt(miss, 200, "%d of 2000 sequences missed the median at some look", miss);
 }
+
+static int cmp_sorted_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* The order statistic of rank k (0-based) of all x_i - y_j, by sorting them. */
+static double sorted_difference(const double *x, size_t nx, const double *y, size_t ny, size_t k)
+{
+    double *d = malloc(nx * ny * sizeof(*d)), v;
+    size_t i, j;
+
+    cr_assert_not_null(d);
+    for (i = 0; i < nx; i++)
+        for (j = 0; j < ny; j++)
+            d[i * ny + j] = x[i] - y[j];
+    qsort(d, nx * ny, sizeof(*d), cmp_sorted_double);
+    v = d[k];
+    free(d);
+    return v;
+}
+
+Test(stats_hodges_lehmann, order_statistics_equal_a_sort_of_every_difference)
+{
+    /* Sizes both ways round (the shorter side becomes the rows), large enough not to be gathered at once;
+       values drawn from few levels, so long runs of equal differences, and with infinities. */
+    static const size_t sizes[][2] = {{3, 40}, {40, 3}, {20, 100}, {100, 20}, {57, 61}, {1, 500}, {500, 1}, {9, 9}};
+    pg_rng g;
+    size_t t, i;
+    int trial;
+
+    pg_stats_rng_seed(&g, 2026);
+    for (trial = 0; trial < 4; trial++)
+        for (t = 0; t < sizeof(sizes) / sizeof(sizes[0]); t++) {
+            size_t nx = sizes[t][0], ny = sizes[t][1], mn = nx * ny, levels = trial == 0 ? 3 : trial == 1 ? 40 : 0;
+            double *x = malloc(nx * sizeof(*x)), *y = malloc(ny * sizeof(*y)), med;
+            pg_shift s;
+            for (i = 0; i < nx + ny; i++) {
+                double u = (double)(pg_stats_rng_next(&g) >> 11) / 9007199254740992.0, v;
+                v = levels ? floor(u * (double)levels) / (double)levels : log(u + 1e-3) * 0.1;
+                if (trial == 3 && i % 17 == 5)
+                    v = i < nx ? INFINITY : -INFINITY; /* x = +inf, y = -inf: +inf differences, no NaN */
+                if (i < nx)
+                    x[i] = v + 0.05;
+                else
+                    y[i - nx] = v;
+            }
+            pg_assert_ok(pg_stats_hodges_lehmann(&s, x, nx, y, ny, 0.95));
+            med = sorted_difference(x, nx, y, ny, mn / 2);
+            if (mn % 2 == 0) {
+                double below = sorted_difference(x, nx, y, ny, mn / 2 - 1);
+                med = med - (med - below) * 0.5;
+            }
+            cr_expect(s.estimate == med || (isnan(s.estimate) && isnan(med)),
+                      "%zu x %zu, trial %d: estimate %.17g, sort says %.17g", nx, ny, trial, s.estimate, med);
+            if (s.k >= 1) {
+                cr_expect_eq(s.lo, sorted_difference(x, nx, y, ny, s.k - 1), "%zu x %zu, trial %d: lo", nx, ny, trial);
+                cr_expect_eq(s.hi, sorted_difference(x, nx, y, ny, mn - s.k), "%zu x %zu, trial %d: hi", nx, ny, trial);
+            }
+            free(x);
+            free(y);
+        }
+}
+
+Test(stats_hodges_lehmann, refuses_differences_that_are_not_numbers)
+{
+    double x[] = {1, 2, INFINITY}, y[] = {0, INFINITY}, z[] = {0, NAN}, w[] = {0, -INFINITY, 5};
+    pg_shift s;
+
+    cr_expect_eq(pg_stats_hodges_lehmann(&s, x, 3, y, 2, 0.95), PG_EINVAL, "inf - inf is NaN");
+    cr_expect_eq(pg_stats_hodges_lehmann(&s, x, 2, z, 2, 0.95), PG_EINVAL, "NaN on one side");
+    pg_assert_ok(pg_stats_hodges_lehmann(&s, x, 3, w, 3, 0.95));
+    cr_expect(isinf(s.estimate) && s.estimate > 0, "five of the nine differences are +inf: %g", s.estimate);
+}
