@@ -60,6 +60,30 @@ static json_t *comparison_json(const pg_comparison *cmp, int64_t head_id, const 
     return root;
 }
 
+/*
+ * The JSON text in 64 KiB writes: json_dumpf puts every token through its
+ * own locked fwrite, a tenth of a large comparison's time.
+ */
+typedef struct json_chunks {
+    char buf[65536];
+    size_t n;
+} json_chunks;
+
+static int take_chunk(const char *text, size_t size, void *data)
+{
+    json_chunks *out = data;
+
+    if (out->n + size > sizeof(out->buf)) {
+        fwrite(out->buf, 1, out->n, stdout);
+        out->n = 0;
+    }
+    if (size > sizeof(out->buf))
+        return fwrite(text, 1, size, stdout) == size ? 0 : -1;
+    memcpy(out->buf + out->n, text, size);
+    out->n += size;
+    return 0;
+}
+
 int pg_cmd_compare(int argc, char **argv)
 {
     const char *db = NULL, *base_sel = NULL, *head_sel = NULL, *format = "table";
@@ -125,14 +149,11 @@ int pg_cmd_compare(int argc, char **argv)
     }
     if (json) {
         json_t *doc = comparison_json(sc.cmp, sc.head->id, &sc.selection);
-        /* One write of the whole text: json_dumpf writes each token through a locked fwrite. */
-        char *text = doc ? json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) : NULL;
-        if (text)
-            fputs(text, stdout);
-        else if (doc)
-            json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+        json_chunks out;
+        out.n = 0;
+        json_dump_callback(doc, take_chunk, &out, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+        fwrite(out.buf, 1, out.n, stdout);
         fputc('\n', stdout);
-        free(text);
         json_decref(doc);
     } else {
         if (sc.nbases == 0)
