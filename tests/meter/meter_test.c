@@ -596,3 +596,43 @@ Test(meter, history_flags_a_one_percent_step_in_stored_instruction_counts)
     json_decref(root);
     free(db);
 }
+
+/* `ab` and `gate --base-build` under instructions: each side counted, no rounds; a 1% data change REGRESSED. */
+Test(meter, ab_and_interleaved_gate_count_each_side_and_decide_exactly)
+{
+    char *base = pg__strdup(counted_lib(NULL)), *head = pg__strdup(counted_lib("-DEXTRA_PERMILLE=10"));
+    char *suite = pg_test_write(tmp, "ab.yaml", "suite: c\ndefaults: {threads: 1}\nbenchmarks:\n"
+                                                "  - {name: work, symbol: work, plugin: ./none.so, params: {n: 20000}}\n");
+    const char *ab[] = {"ab", "--instrument", "instructions", "--base", base, "--head", head, suite, NULL};
+    const char *same[] = {"ab", "--instrument", "instructions", "--base", base, "--head", base, suite, NULL};
+    const char *gate[] = {"gate", "--no-store", "--instrument", "instructions", "--base-build", base,
+                          "--head-build", head, suite, NULL};
+    const char *mixed[] = {"ab", "--instrument", "time,instructions", "--base", base, "--head", head, suite, NULL};
+    const char *novg[] = {"PERFGATE_VALGRIND=/nonexistent/valgrind", NULL};
+    pg_proc p;
+
+    pg_test_run(&p, tmp, NULL, ab);
+    cr_assert_eq(p.status, 1, "exit %d: %s%s", p.status, p.out, p.err);
+    cr_assert(strstr(p.out, "no rounds") != NULL, "%s", p.out);
+    cr_assert(strstr(p.out, "REGRESSED  instructions") != NULL, "%s", p.out);
+    pg_proc_free(&p);
+    pg_test_run(&p, tmp, NULL, same);
+    cr_assert_eq(p.status, 0, "exit %d: %s%s", p.status, p.out, p.err);
+    cr_assert(strstr(p.out, "identical instructions") != NULL, "%s", p.out);
+    pg_proc_free(&p);
+    pg_test_run(&p, tmp, NULL, gate);
+    cr_assert_eq(p.status, 1, "exit %d: %s%s", p.status, p.out, p.err);
+    cr_assert(strstr(p.out, "REGRESSED") != NULL, "%s", p.out);
+    pg_proc_free(&p);
+    pg_test_run(&p, tmp, NULL, mixed);
+    cr_assert_eq(p.status, 2, "exit %d: %s", p.status, p.err);
+    cr_assert(strstr(p.err, "interleaved") != NULL, "%s", p.err);
+    pg_proc_free(&p);
+    pg_test_run(&p, tmp, novg, ab);
+    cr_assert_eq(p.status, 2, "exit %d: %s", p.status, p.err);
+    cr_assert(strstr(p.err, "needs Valgrind") != NULL, "%s", p.err);
+    pg_proc_free(&p);
+    free(base);
+    free(head);
+    free(suite);
+}
