@@ -73,6 +73,19 @@ done:
     return err;
 }
 
+/* A side's run, named as the interleaved A/B names its sides. */
+static int side_run(pg_run **out, const char *source, const char *ref)
+{
+    int err = pg_run_new(out);
+
+    if (err)
+        return err;
+    free((*out)->source);
+    (*out)->source = pg__strdup(source);
+    (*out)->ref = pg__strdup(ref);
+    return (*out)->source && (*out)->ref ? 0 : pg_error_set(PG_ENOMEM, "out of memory");
+}
+
 static int wanted(const pg_ab_options *o, const pg_case *c)
 {
     size_t k;
@@ -103,14 +116,9 @@ int pg_ab_exact_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_opti
     if ((err = resolve(&dir[0], &lib[0], opts->base, "base")) != 0 ||
         (err = resolve(&dir[1], &lib[1], opts->head, "head")) != 0 || (err = pg_meter_ready(instruments, meter)) != 0)
         goto cleanup;
-    if ((err = pg_run_new(&out->base)) != 0 || (err = pg_run_new(&out->head)) != 0)
+    if ((err = side_run(&out->base, "ab-base", opts->base)) != 0 ||
+        (err = side_run(&out->head, "ab-head", opts->head)) != 0)
         goto cleanup;
-    free(out->base->source);
-    free(out->head->source);
-    out->base->source = pg__strdup("ab-base");
-    out->head->source = pg__strdup("ab-head");
-    out->base->ref = pg__strdup(opts->base);
-    out->head->ref = pg__strdup(opts->head);
     for (i = 0; i < set->count; i++)
         for (j = 0; j < set->suites[i]->ncases; j++) {
             const pg_case *c = &set->suites[i]->cases[j];
