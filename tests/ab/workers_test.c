@@ -1,0 +1,194 @@
+/*
+ * workers_test.c - interleaved rounds measured by worker processes kept
+ * across rounds: how many processes measure, a worker killed or talking
+ * garbage is replaced, and verdicts come out as with fresh processes.
+ *
+ * The plugin (tests/data/plugin/pids.c) writes the id of the process that
+ * measures it to a file at every measurement, so the tests count processes,
+ * never time. Its cases are judged at a 50 % threshold: lockstep rounds of
+ * identical builds stay far inside it and a 3x build far beyond it however
+ * loaded the machine is.
+ */
+#include "support.h"
+
+#include "compile.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static char *tmp, *base, *same, *slow, *suite, *pids;
+
+static void setup(void)
+{
+    tmp = pg_test_tmpdir();
+    base = pg_test_build_plugin(tmp, "plugin/pids.c", "pids_base", NULL);
+    same = pg_test_build_plugin(tmp, "plugin/pids.c", "pids_same", NULL);
+    slow = pg_test_build_plugin(tmp, "plugin/pids.c", "pids_slow", "-DPIDS_SLOW=3");
+    suite = pg__asprintf("%s/w.yaml", tmp);
+    {
+        char *text = pg__asprintf("suite: w\n"
+                                  "defaults: {warmup: 2ms, min_samples: 3, regression: {threshold: 50%%, alpha: 0.05}}\n"
+                                  "benchmarks:\n"
+                                  "  - {name: work, plugin: '%s', symbol: work, params: {n: [2000, 3000]}}\n",
+                                  base);
+        free(pg_test_write(tmp, "w.yaml", text));
+        free(text);
+    }
+    pids = pg__asprintf("%s/pids.txt", tmp);
+}
+
+static void teardown(void)
+{
+    pg_test_rmtree(tmp);
+    free(tmp);
+    free(base);
+    free(same);
+    free(slow);
+    free(suite);
+    free(pids);
+}
+
+TestSuite(workers, .init = setup, .fini = teardown, .timeout = 300);
+
+/* Lines the plugin wrote, and how many distinct processes wrote them. */
+static size_t count_pids(size_t *distinct)
+{
+    char *text = NULL, *p;
+    size_t len = 0, n = 0, d = 0, i;
+    long *seen;
+
+    if (pg__read_file(&text, &len, pids) != 0)
+        return *distinct = 0;
+    seen = calloc(len / 11 + 1, sizeof(long));
+    cr_assert(seen);
+    for (p = text; p + 11 <= text + len; p += 11) {
+        long pid = strtol(p, NULL, 10);
+        for (i = 0; i < d && seen[i] != pid; i++)
+            ;
+        if (i == d)
+            seen[d++] = pid;
+        n++;
+    }
+    free(seen);
+    free(text);
+    remove(pids);
+    *distinct = d;
+    return n;
+}
+
+static void run_ab(pg_proc *p, const char *head, const char *const *env_extra, const char *rounds, int fixed)
+{
+    const char *env[8] = {NULL};
+    const char *argv[16];
+    char *pidvar = pg__asprintf("PG_TEST_PID_FILE=%s", pids);
+    int n = 0, e = 0;
+
+    env[e++] = pidvar;
+    while (env_extra && *env_extra && e < 7)
+        env[e++] = *env_extra++;
+    argv[n++] = "ab";
+    argv[n++] = "--base";
+    argv[n++] = base;
+    argv[n++] = "--head";
+    argv[n++] = head;
+    argv[n++] = "-r";
+    argv[n++] = rounds;
+    argv[n++] = "--round-time";
+    argv[n++] = "0.004";
+    argv[n++] = "--seed";
+    argv[n++] = "7";
+    if (fixed)
+        argv[n++] = "--fixed-rounds";
+    argv[n++] = suite;
+    argv[n] = NULL;
+    pg_test_run(p, NULL, env, argv);
+    free(pidvar);
+}
+
+Test(workers, two_workers_measure_every_round_and_are_replaced_every_period)
+{
+    const char *period[] = {"PERFGATE_WORKER_ROUNDS=4", NULL};
+    const char *fresh[] = {"PERFGATE_FRESH_PROCESSES=1", NULL};
+    size_t lines, distinct;
+    pg_proc p;
+
+    /* 8 rounds x 2 cases x 2 builds = 32 measurements, by 2 workers per 4 rounds: 4 processes. */
+    run_ab(&p, same, period, "8", 1);
+    cr_assert_eq(p.status, 0, "%d\n%s\n%s", p.status, p.out, p.err);
+    cr_assert(strstr(p.out, "0 regressions, 0 improvements, 2 unchanged") != NULL, "%s", p.out);
+    cr_assert(strstr(p.err, "4 worker processes measured the plugin cases (fresh ones every 4 rounds)") != NULL,
+              "%s", p.err);
+    pg_proc_free(&p);
+    lines = count_pids(&distinct);
+    cr_assert_eq(lines, 32);
+    cr_assert_eq(distinct, 4);
+    /* Forced fresh processes: one per build, case and round. */
+    run_ab(&p, same, fresh, "8", 1);
+    cr_assert_eq(p.status, 0, "%d\n%s\n%s", p.status, p.out, p.err);
+    cr_assert(strstr(p.err, "worker processes") == NULL, "%s", p.err);
+    pg_proc_free(&p);
+    lines = count_pids(&distinct);
+    cr_assert_eq(lines, 32);
+    cr_assert_eq(distinct, 32);
+}
+
+Test(workers, identical_builds_are_same_and_a_3x_build_regressed)
+{
+    size_t lines, distinct;
+    pg_proc p;
+
+    /* Sequential: both cases settle SAME at the first look (5 rounds), one pair of workers. */
+    run_ab(&p, same, NULL, "20", 0);
+    cr_assert_eq(p.status, 0, "%d\n%s\n%s", p.status, p.out, p.err);
+    cr_assert(strstr(p.out, "0 regressions, 0 improvements, 2 unchanged, 0 unsure") != NULL, "%s", p.out);
+    pg_proc_free(&p);
+    lines = count_pids(&distinct);
+    cr_assert_eq(lines, 20);
+    cr_assert_eq(distinct, 4, "5 rounds, fresh workers after 4: %zu", distinct);
+    run_ab(&p, slow, NULL, "20", 0);
+    cr_assert_eq(p.status, 1, "%d\n%s\n%s", p.status, p.out, p.err);
+    cr_assert(strstr(p.out, "2 regressions, 0 improvements, 0 unchanged, 0 unsure") != NULL, "%s", p.out);
+    pg_proc_free(&p);
+    (void)count_pids(&distinct);
+}
+
+Test(workers, a_worker_killed_mid_run_is_replaced_and_the_gate_still_decides)
+{
+    const char *kill[] = {"PG_TEST_KILL_AT=7", NULL};
+    size_t lines, distinct;
+    pg_proc p;
+
+    /* The process writing line 7 (round 2, a worker) dies by SIGKILL: that round is measured again. */
+    run_ab(&p, slow, kill, "20", 0);
+    cr_assert_eq(p.status, 1, "%d\n%s\n%s", p.status, p.out, p.err);
+    cr_assert(strstr(p.out, "2 regressions, 0 improvements, 0 unchanged, 0 unsure") != NULL, "%s", p.out);
+    cr_assert(strstr(p.err, "a worker process failed") != NULL, "%s", p.err);
+    cr_assert(strstr(p.err, "signal 9") != NULL, "%s", p.err);
+    cr_assert(strstr(p.err, "this round is measured again in fresh processes") != NULL, "%s", p.err);
+    cr_assert(strstr(p.out, "ERROR") == NULL, "%s", p.out);
+    pg_proc_free(&p);
+    lines = count_pids(&distinct);
+    /* The killed round's two fresh processes come on top of the workers. */
+    cr_assert_gt(distinct, 4, "%zu processes for %zu measurements", distinct, lines);
+}
+
+Test(workers, a_worker_that_breaks_the_protocol_is_replaced_with_a_clear_message)
+{
+#ifdef PG_TEST_HOOKS
+    const char *garbage[] = {"PG_TEST_WORKER_GARBAGE=3", NULL};
+    pg_proc p;
+
+    /* Every worker answers its third request with garbage: after three replacements, fresh processes only. */
+    run_ab(&p, same, garbage, "8", 1);
+    cr_assert_eq(p.status, 0, "%d\n%s\n%s", p.status, p.out, p.err);
+    cr_assert(strstr(p.out, "0 regressions, 0 improvements, 2 unchanged, 0 unsure") != NULL, "%s", p.out);
+    cr_assert(strstr(p.err, "broke the result protocol") != NULL, "%s", p.err);
+    cr_assert(strstr(p.err, "(worker process)") != NULL, "%s", p.err);
+    cr_assert(strstr(p.err, "and so are the rounds left") != NULL, "%s", p.err);
+    cr_assert(strstr(p.out, "ERROR") == NULL, "%s", p.out);
+    pg_proc_free(&p);
+#else
+    cr_skip_test("built without PG_TEST_HOOKS");
+#endif
+}

@@ -1,0 +1,60 @@
+/*
+ * pids.c - a test plugin that says which process measured it. Before its
+ * loop, "work" appends its process id as one fixed-width line to the file
+ * named by $PG_TEST_PID_FILE, so a test counts the processes that measured
+ * (a fresh one per round, or workers kept across rounds). With
+ * $PG_TEST_KILL_AT=N the process that writes line N kills itself (SIGKILL:
+ * no handler, no record), as if the machine killed it mid-run. Each
+ * iteration spins `n` steps, PIDS_SLOW (a -D, default 1) times as many: a
+ * slowdown whatever the machine does.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <perfgate/perfgate.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#ifndef PIDS_SLOW
+#define PIDS_SLOW 1
+#endif
+
+#define LINE 11 /* "%010d\n" */
+
+static volatile unsigned sink;
+
+static void note_pid(void)
+{
+    const char *path = getenv("PG_TEST_PID_FILE"), *kill_at = getenv("PG_TEST_KILL_AT");
+    char line[LINE + 1];
+    off_t end;
+    int fd;
+
+    if (!path || (fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644)) < 0)
+        return;
+    snprintf(line, sizeof(line), "%010d\n", (int)getpid());
+    if (write(fd, line, LINE) == LINE && kill_at && (end = lseek(fd, 0, SEEK_CUR)) > 0 &&
+        end / LINE == atol(kill_at)) {
+        close(fd);
+        raise(SIGKILL);
+    }
+    close(fd);
+}
+
+static void work(pg_state *st)
+{
+    int64_t n = pg_param_int(st, "n", 2000) * PIDS_SLOW, i;
+
+    note_pid();
+    while (pg_keep_running(st))
+        for (i = 0; i < n; i++)
+            sink += (unsigned)i;
+}
+
+static const pg_benchmark benchmarks[] = {
+    {"work", "spins n steps per iteration", work, NULL, NULL, NULL},
+};
+
+PG_PLUGIN_DEFINE("pids", benchmarks)
