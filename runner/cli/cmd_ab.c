@@ -65,6 +65,8 @@ int pg_cmd_ab(int argc, char **argv)
         {"round-min", 0, PG_OPT_FLAG, &o.round_min, NULL, "a round's value is its fastest block (default: its median block)"},
         {"sequential", 0, PG_OPT_FLAG, &o.sequential, NULL,
          "plugin cases: one side after the other in a round, not in lockstep"},
+        {"fresh-processes", 0, PG_OPT_FLAG, &o.fresh, NULL,
+         "plugin cases: fresh processes every round, no workers (also PERFGATE_FRESH_PROCESSES=1)"},
         {0},
     };
     const pg_cmd_spec spec = {
@@ -81,6 +83,10 @@ int pg_cmd_ab(int argc, char **argv)
         "measured once REGRESSED, SAME or IMPROVED; UNSURE ones get all R rounds\n"
         "(--fixed-rounds: every case R rounds, Wilcoxon signed-rank and Tukey's\n"
         "interval). Nothing is stored.\n\n"
+        "Plugin cases are measured by two worker processes (one per build) kept across\n"
+        "rounds and replaced by fresh ones every 4 rounds (PERFGATE_WORKER_ROUNDS=K sets\n"
+        "the period); a worker that dies or breaks the protocol is replaced and its round\n"
+        "measured again. Commands are fresh processes every round.\n\n"
         "A build is a plugin library (it replaces each plugin case's library) or a\n"
         "directory substituted for {build} in plugin paths and command arguments.\n\n"
         "examples:\n"

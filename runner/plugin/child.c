@@ -391,6 +391,14 @@ static void worker_measure(pg_result *r, const pg_plugin_worker *w, const pg_chi
         numbers[rq->index] = r->number_per_run;
 }
 
+/* Bytes are waiting in `fd` (polled, not read). */
+static int pending(int fd)
+{
+    struct pollfd pfd = {fd, POLLIN, 0};
+
+    return poll(&pfd, 1, 0) > 0 && (pfd.revents & POLLIN);
+}
+
 static int worker_child(pg_result *out, void *payload)
 {
     const worker_job *job = payload;
@@ -425,7 +433,25 @@ static int worker_child(pg_result *out, void *payload)
         memset(&r, 0, sizeof(r));
         r.mfu = -1;
         gate.ready_sent = 0;
+        /* A turn left over from the last request would let this one run out of turn: say so, and go. */
+        if (pending(job->go)) {
+            (void)write_byte(job->done, 'X');
+            _exit(3);
+        }
         worker_measure(&r, w, &rq, &wl, numbers);
+        /*
+         * The runner gives a turn after every block; the one after the last block is answered
+         * with 'E' (no block ran: at once). So no turn is left in the pipe for the next request.
+         */
+        if (gate.ready_sent) {
+            char ch = 0;
+            ssize_t n;
+            do
+                n = read(job->go, &ch, 1);
+            while (n < 0 && errno == EINTR);
+            if (n != 1 || ch != 'G')
+                _exit(3);
+        }
         if (write_byte(job->done, 'E') != 0)
             _exit(3);
         if (pg__test_worker_garbage(nreq)) {

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *tmp, *base, *same, *slow, *suite, *pids;
+static char *tmp, *base, *same, *slow, *suite, *pids, *lock;
 
 static void setup(void)
 {
@@ -30,12 +30,14 @@ static void setup(void)
         char *text = pg__asprintf("suite: w\n"
                                   "defaults: {warmup: 2ms, min_samples: 3, regression: {threshold: 50%%, alpha: 0.05}}\n"
                                   "benchmarks:\n"
-                                  "  - {name: work, plugin: '%s', symbol: work, params: {n: [2000, 3000]}}\n",
-                                  base);
+                                  "  - {name: work, plugin: '%s', symbol: work, params: {n: [2000, 3000]}}\n"
+                                  "  - {name: turns, plugin: '%s', symbol: turns, params: {n: [2000]}}\n",
+                                  base, base);
         free(pg_test_write(tmp, "w.yaml", text));
         free(text);
     }
     pids = pg__asprintf("%s/pids.txt", tmp);
+    lock = pg__asprintf("%s/turns.lock", tmp);
 }
 
 static void teardown(void)
@@ -47,6 +49,7 @@ static void teardown(void)
     free(slow);
     free(suite);
     free(pids);
+    free(lock);
 }
 
 TestSuite(workers, .init = setup, .fini = teardown, .timeout = 300);
@@ -81,10 +84,11 @@ static void run_ab(pg_proc *p, const char *head, const char *const *env_extra, c
 {
     const char *env[8] = {NULL};
     const char *argv[16];
-    char *pidvar = pg__asprintf("PG_TEST_PID_FILE=%s", pids);
+    char *pidvar = pg__asprintf("PG_TEST_PID_FILE=%s", pids), *lockvar = pg__asprintf("PG_TEST_LOCK_FILE=%s", lock);
     int n = 0, e = 0;
 
     env[e++] = pidvar;
+    env[e++] = lockvar;
     while (env_extra && *env_extra && e < 7)
         env[e++] = *env_extra++;
     argv[n++] = "ab";
@@ -104,6 +108,19 @@ static void run_ab(pg_proc *p, const char *head, const char *const *env_extra, c
     argv[n] = NULL;
     pg_test_run(p, NULL, env, argv);
     free(pidvar);
+    free(lockvar);
+}
+
+/* Blocks of the two builds that ran at the same time (tests/data/plugin/pids.c, "turns"). */
+static int overlaps(void)
+{
+    char *path = pg__asprintf("%s.overlap", lock), *text = NULL;
+    size_t len = 0;
+    int n = pg__read_file(&text, &len, path) == 0 ? (int)(len / 8) : 0;
+
+    free(text);
+    free(path);
+    return n;
 }
 
 Test(workers, two_workers_measure_every_round_and_are_replaced_every_period)
@@ -113,24 +130,27 @@ Test(workers, two_workers_measure_every_round_and_are_replaced_every_period)
     size_t lines, distinct;
     pg_proc p;
 
-    /* 8 rounds x 2 cases x 2 builds = 32 measurements, by 2 workers per 4 rounds: 4 processes. */
+    /* 8 rounds x 3 cases x 2 builds = 48 measurements, by 2 workers per 4 rounds: 4 processes. */
     run_ab(&p, same, period, "8", 1);
     cr_assert_eq(p.status, 0, "%d\n%s\n%s", p.status, p.out, p.err);
-    cr_assert(strstr(p.out, "0 regressions, 0 improvements, 2 unchanged") != NULL, "%s", p.out);
+    cr_assert(strstr(p.out, "0 regressions, 0 improvements, 3 unchanged") != NULL, "%s", p.out);
     cr_assert(strstr(p.err, "4 worker processes measured the plugin cases (fresh ones every 4 rounds)") != NULL,
               "%s", p.err);
     pg_proc_free(&p);
     lines = count_pids(&distinct);
-    cr_assert_eq(lines, 32);
+    cr_assert_eq(lines, 48);
     cr_assert_eq(distinct, 4);
+    /* Workers kept the lockstep: never a block of one build while the other's ran. */
+    cr_assert_eq(overlaps(), 0);
     /* Forced fresh processes: one per build, case and round. */
     run_ab(&p, same, fresh, "8", 1);
     cr_assert_eq(p.status, 0, "%d\n%s\n%s", p.status, p.out, p.err);
     cr_assert(strstr(p.err, "worker processes") == NULL, "%s", p.err);
     pg_proc_free(&p);
     lines = count_pids(&distinct);
-    cr_assert_eq(lines, 32);
-    cr_assert_eq(distinct, 32);
+    cr_assert_eq(lines, 48);
+    cr_assert_eq(distinct, 48);
+    cr_assert_eq(overlaps(), 0);
 }
 
 Test(workers, identical_builds_are_same_and_a_3x_build_regressed)
@@ -138,17 +158,17 @@ Test(workers, identical_builds_are_same_and_a_3x_build_regressed)
     size_t lines, distinct;
     pg_proc p;
 
-    /* Sequential: both cases settle SAME at the first look (5 rounds), one pair of workers. */
+    /* Sequential: every case settles SAME at the first look (5 rounds). */
     run_ab(&p, same, NULL, "20", 0);
     cr_assert_eq(p.status, 0, "%d\n%s\n%s", p.status, p.out, p.err);
-    cr_assert(strstr(p.out, "0 regressions, 0 improvements, 2 unchanged, 0 unsure") != NULL, "%s", p.out);
+    cr_assert(strstr(p.out, "0 regressions, 0 improvements, 3 unchanged, 0 unsure") != NULL, "%s", p.out);
     pg_proc_free(&p);
     lines = count_pids(&distinct);
-    cr_assert_eq(lines, 20);
+    cr_assert_eq(lines, 30);
     cr_assert_eq(distinct, 4, "5 rounds, fresh workers after 4: %zu", distinct);
     run_ab(&p, slow, NULL, "20", 0);
     cr_assert_eq(p.status, 1, "%d\n%s\n%s", p.status, p.out, p.err);
-    cr_assert(strstr(p.out, "2 regressions, 0 improvements, 0 unchanged, 0 unsure") != NULL, "%s", p.out);
+    cr_assert(strstr(p.out, "3 regressions, 0 improvements, 0 unchanged, 0 unsure") != NULL, "%s", p.out);
     pg_proc_free(&p);
     (void)count_pids(&distinct);
 }
@@ -162,7 +182,7 @@ Test(workers, a_worker_killed_mid_run_is_replaced_and_the_gate_still_decides)
     /* The process writing line 7 (round 2, a worker) dies by SIGKILL: that round is measured again. */
     run_ab(&p, slow, kill, "20", 0);
     cr_assert_eq(p.status, 1, "%d\n%s\n%s", p.status, p.out, p.err);
-    cr_assert(strstr(p.out, "2 regressions, 0 improvements, 0 unchanged, 0 unsure") != NULL, "%s", p.out);
+    cr_assert(strstr(p.out, "3 regressions, 0 improvements, 0 unchanged, 0 unsure") != NULL, "%s", p.out);
     cr_assert(strstr(p.err, "a worker process failed") != NULL, "%s", p.err);
     cr_assert(strstr(p.err, "signal 9") != NULL, "%s", p.err);
     cr_assert(strstr(p.err, "this round is measured again in fresh processes") != NULL, "%s", p.err);
@@ -182,7 +202,7 @@ Test(workers, a_worker_that_breaks_the_protocol_is_replaced_with_a_clear_message
     /* Every worker answers its third request with garbage: after three replacements, fresh processes only. */
     run_ab(&p, same, garbage, "8", 1);
     cr_assert_eq(p.status, 0, "%d\n%s\n%s", p.status, p.out, p.err);
-    cr_assert(strstr(p.out, "0 regressions, 0 improvements, 2 unchanged, 0 unsure") != NULL, "%s", p.out);
+    cr_assert(strstr(p.out, "0 regressions, 0 improvements, 3 unchanged, 0 unsure") != NULL, "%s", p.out);
     cr_assert(strstr(p.err, "broke the result protocol") != NULL, "%s", p.err);
     cr_assert(strstr(p.err, "(worker process)") != NULL, "%s", p.err);
     cr_assert(strstr(p.err, "and so are the rounds left") != NULL, "%s", p.err);
