@@ -88,8 +88,8 @@ int pg_exec_case_pair(pg_result out[2], const pg_case *const c[2], const pg_exec
  * Worker processes for interleaved rounds: one per build, kept across
  * rounds, each measuring plugin cases in lockstep with the other on request
  * (plugin.h, pg_plugin_worker_pair). A round costs the sampling and a brief
- * re-warm instead of two process starts, library loads, clock calibrations,
- * block sizings and full warm-ups.
+ * re-warm instead of two process starts, library loads, block sizings and
+ * full warm-ups.
  */
 typedef struct pg_exec_workers pg_exec_workers;
 

@@ -7,9 +7,9 @@
  * a shared machine hit both sides alike. A round of one side is a short
  * measurement by the usual backend and contributes one sample: its median
  * block (or, on request, its fastest block). Plugin cases run both sides of a
- * round in lockstep (two fresh child processes taking turns block by block,
- * exec.h), so even a phase shorter than a round hits both; commands run one
- * side after the other (fresh processes each). The two
+ * round in lockstep (two child processes taking turns block by block: worker
+ * processes kept across rounds, exec.h), so even a phase shorter than a round
+ * hits both; commands run one side after the other (fresh processes each). The two
  * sides become two runs, compared by pg_compare() (verdict.h) like any base
  * and head; since rounds pair the sides, each case is then decided on the
  * paired analysis of its per-round ratios (ab/paired.c) by the paired stage

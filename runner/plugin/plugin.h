@@ -82,8 +82,8 @@ int pg_plugin_run_pair(pg_result out[2], const pg_case *c, const char *const pat
 /**
  * A worker: a child process that stays across rounds and measures, on
  * request, any case of a table in lockstep with another worker (one per
- * build). It loads each library once, and the clock calibration, block
- * size and full warm-up of a case once; a case it comes back to gets a
+ * build). It loads each library once, and sizes the blocks and fully
+ * warms up a case once; a case it comes back to gets a
  * brief re-warm and starts sizing at the block size found before.
  * `cases[i]` (plugin path resolved) and `mos[i]` must outlive the worker;
  * `other` is the other build's worker if started, whose runner ends this
