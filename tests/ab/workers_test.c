@@ -80,7 +80,8 @@ static size_t count_pids(size_t *distinct)
     return n;
 }
 
-static void run_ab(pg_proc *p, const char *head, const char *const *env_extra, const char *rounds, int fixed)
+static void run_ab(pg_proc *p, const char *head, const char *const *env_extra, const char *rounds, int fixed,
+                   const char *flag)
 {
     const char *env[8] = {NULL};
     const char *argv[16];
@@ -104,6 +105,8 @@ static void run_ab(pg_proc *p, const char *head, const char *const *env_extra, c
     argv[n++] = "7";
     if (fixed)
         argv[n++] = "--fixed-rounds";
+    if (flag)
+        argv[n++] = flag;
     argv[n++] = suite;
     argv[n] = NULL;
     pg_test_run(p, NULL, env, argv);
@@ -131,7 +134,7 @@ Test(workers, two_workers_measure_every_round_and_are_replaced_every_period)
     pg_proc p;
 
     /* 8 rounds x 3 cases x 2 builds = 48 measurements, by 2 workers per 4 rounds: 4 processes. */
-    run_ab(&p, same, period, "8", 1);
+    run_ab(&p, same, period, "8", 1, NULL);
     cr_assert_eq(p.status, 0, "%d\n%s\n%s", p.status, p.out, p.err);
     cr_assert(strstr(p.out, "0 regressions, 0 improvements, 3 unchanged") != NULL, "%s", p.out);
     cr_assert(strstr(p.err, "4 worker processes measured the plugin cases (fresh ones every 4 rounds)") != NULL,
@@ -143,7 +146,7 @@ Test(workers, two_workers_measure_every_round_and_are_replaced_every_period)
     /* Workers kept the lockstep: never a block of one build while the other's ran. */
     cr_assert_eq(overlaps(), 0);
     /* Forced fresh processes: one per build, case and round. */
-    run_ab(&p, same, fresh, "8", 1);
+    run_ab(&p, same, fresh, "8", 1, NULL);
     cr_assert_eq(p.status, 0, "%d\n%s\n%s", p.status, p.out, p.err);
     cr_assert(strstr(p.err, "worker processes") == NULL, "%s", p.err);
     pg_proc_free(&p);
@@ -151,6 +154,13 @@ Test(workers, two_workers_measure_every_round_and_are_replaced_every_period)
     cr_assert_eq(lines, 48);
     cr_assert_eq(distinct, 48);
     cr_assert_eq(overlaps(), 0);
+    /* The same by the flag: 3 rounds x 3 cases x 2 builds, each its own process. */
+    run_ab(&p, same, NULL, "3", 1, "--fresh-processes");
+    cr_assert_eq(p.status, 4, "%d\n%s\n%s", p.status, p.out, p.err);
+    pg_proc_free(&p);
+    lines = count_pids(&distinct);
+    cr_assert_eq(lines, 18);
+    cr_assert_eq(distinct, 18);
 }
 
 Test(workers, identical_builds_are_same_and_a_3x_build_regressed)
@@ -159,14 +169,14 @@ Test(workers, identical_builds_are_same_and_a_3x_build_regressed)
     pg_proc p;
 
     /* Sequential: every case settles SAME at the first look (5 rounds). */
-    run_ab(&p, same, NULL, "20", 0);
+    run_ab(&p, same, NULL, "20", 0, NULL);
     cr_assert_eq(p.status, 0, "%d\n%s\n%s", p.status, p.out, p.err);
     cr_assert(strstr(p.out, "0 regressions, 0 improvements, 3 unchanged, 0 unsure") != NULL, "%s", p.out);
     pg_proc_free(&p);
     lines = count_pids(&distinct);
     cr_assert_eq(lines, 30);
     cr_assert_eq(distinct, 4, "5 rounds, fresh workers after 4: %zu", distinct);
-    run_ab(&p, slow, NULL, "20", 0);
+    run_ab(&p, slow, NULL, "20", 0, NULL);
     cr_assert_eq(p.status, 1, "%d\n%s\n%s", p.status, p.out, p.err);
     cr_assert(strstr(p.out, "3 regressions, 0 improvements, 0 unchanged, 0 unsure") != NULL, "%s", p.out);
     pg_proc_free(&p);
@@ -180,7 +190,7 @@ Test(workers, a_worker_killed_mid_run_is_replaced_and_the_gate_still_decides)
     pg_proc p;
 
     /* The process writing line 7 (round 2, a worker) dies by SIGKILL: that round is measured again. */
-    run_ab(&p, slow, kill, "20", 0);
+    run_ab(&p, slow, kill, "20", 0, NULL);
     cr_assert_eq(p.status, 1, "%d\n%s\n%s", p.status, p.out, p.err);
     cr_assert(strstr(p.out, "3 regressions, 0 improvements, 0 unchanged, 0 unsure") != NULL, "%s", p.out);
     cr_assert(strstr(p.err, "a worker process failed") != NULL, "%s", p.err);
@@ -200,7 +210,7 @@ Test(workers, a_worker_that_breaks_the_protocol_is_replaced_with_a_clear_message
     pg_proc p;
 
     /* Every worker answers its third request with garbage: after three replacements, fresh processes only. */
-    run_ab(&p, same, garbage, "8", 1);
+    run_ab(&p, same, garbage, "8", 1, NULL);
     cr_assert_eq(p.status, 0, "%d\n%s\n%s", p.status, p.out, p.err);
     cr_assert(strstr(p.out, "0 regressions, 0 improvements, 3 unchanged, 0 unsure") != NULL, "%s", p.out);
     cr_assert(strstr(p.err, "broke the result protocol") != NULL, "%s", p.err);
