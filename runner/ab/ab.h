@@ -51,14 +51,15 @@ typedef struct pg_ab_options {
     double threshold, alpha;  /* override each case's (suite) values; < 0: keep them */
     int fixed;                /* every case all `rounds` (the fixed-count rule), no sequential stopping */
     double max_time;          /* seconds for all rounds; <= 0: no limit. Rounds stop when spent */
-    int fresh;                /* plugin cases: fresh processes every round, no workers (also PERFGATE_FRESH_PROCESSES=1) */
+    int fresh;                /* plugin cases: fresh processes every round, no workers
+                                 (also PERFGATE_FRESH_PROCESSES=1) */
     int worker_rounds;        /* rounds a pair of workers serves before fresh ones; <= 0: PERFGATE_WORKER_ROUNDS,
                                  else PG_AB_WORKER_ROUNDS */
 } pg_ab_options;
 
 #define PG_AB_OPTIONS_VERSION 3
-#define PG_AB_OPTIONS_INIT {PG_AB_OPTIONS_VERSION, NULL, NULL, 0, 0, 0, 0, NULL, NULL, 0, 0, NULL, 0, -1.0, -1.0, 0, 0, \
-                            0, 0}
+#define PG_AB_OPTIONS_INIT {PG_AB_OPTIONS_VERSION, NULL, NULL, 0, 0, 0, 0, NULL, NULL, 0, 0, NULL, 0, -1.0, -1.0, 0, \
+                            0, 0, 0}
 
 /*
  * Plugin cases are measured by two worker processes (one per build, exec.h)
@@ -67,7 +68,7 @@ typedef struct pg_ab_options {
  * layout) too: docs/statistics.md, "Worker processes", gives the measurement
  * behind the period.
  */
-#define PG_AB_WORKER_ROUNDS 4
+#define PG_AB_WORKER_ROUNDS 2
 
 typedef struct pg_ab_result {
     pg_run *base;             /* one result per case: per-round medians as samples */

@@ -84,7 +84,7 @@ int pg_cmd_ab(int argc, char **argv)
         "(--fixed-rounds: every case R rounds, Wilcoxon signed-rank and Tukey's\n"
         "interval). Nothing is stored.\n\n"
         "Plugin cases are measured by two worker processes (one per build) kept across\n"
-        "rounds and replaced by fresh ones every 4 rounds (PERFGATE_WORKER_ROUNDS=K sets\n"
+        "rounds and replaced by fresh ones every 2 rounds (PERFGATE_WORKER_ROUNDS=K sets\n"
         "the period); a worker that dies or breaks the protocol is replaced and its round\n"
         "measured again. Commands are fresh processes every round.\n\n"
         "A build is a plugin library (it replaces each plugin case's library) or a\n"

@@ -44,7 +44,7 @@ static const char gate_desc[] =
     "back, both sides on the same CPUs), decides each case on the paired rounds,\n"
     "and stores the head's rounds as the run. No stored baseline is needed, and a\n"
     "machine phase hits both sides alike. Plugin cases are measured by one worker\n"
-    "process per build, kept across rounds and replaced every 4 rounds\n"
+    "process per build, kept across rounds and replaced every 2 rounds\n"
     "(PERFGATE_FRESH_PROCESSES=1: fresh processes every round; PERFGATE_WORKER_ROUNDS=K:\n"
     "replace them every K rounds).\n\n"
     "examples:\n"

@@ -28,7 +28,8 @@ static void setup(void)
     suite = pg__asprintf("%s/w.yaml", tmp);
     {
         char *text = pg__asprintf("suite: w\n"
-                                  "defaults: {warmup: 2ms, min_samples: 3, regression: {threshold: 50%%, alpha: 0.05}}\n"
+                                  "defaults: {warmup: 2ms, min_samples: 3,\n"
+                                  "           regression: {threshold: 50%%, alpha: 0.05}}\n"
                                   "benchmarks:\n"
                                   "  - {name: work, plugin: '%s', symbol: work, params: {n: [2000, 3000]}}\n"
                                   "  - {name: turns, plugin: '%s', symbol: turns, params: {n: [2000]}}\n",
@@ -175,7 +176,7 @@ Test(workers, identical_builds_are_same_and_a_3x_build_regressed)
     pg_proc_free(&p);
     lines = count_pids(&distinct);
     cr_assert_eq(lines, 30);
-    cr_assert_eq(distinct, 4, "5 rounds, fresh workers after 4: %zu", distinct);
+    cr_assert_eq(distinct, 6, "5 rounds, fresh workers every 2 (the default): %zu", distinct);
     run_ab(&p, slow, NULL, "20", 0, NULL);
     cr_assert_eq(p.status, 1, "%d\n%s\n%s", p.status, p.out, p.err);
     cr_assert(strstr(p.out, "3 regressions, 0 improvements, 0 unchanged, 0 unsure") != NULL, "%s", p.out);
@@ -185,7 +186,7 @@ Test(workers, identical_builds_are_same_and_a_3x_build_regressed)
 
 Test(workers, a_worker_killed_mid_run_is_replaced_and_the_gate_still_decides)
 {
-    const char *kill[] = {"PG_TEST_KILL_AT=7", NULL};
+    const char *kill[] = {"PG_TEST_KILL_AT=7", "PERFGATE_WORKER_ROUNDS=1000", NULL};
     size_t lines, distinct;
     pg_proc p;
 
@@ -199,8 +200,8 @@ Test(workers, a_worker_killed_mid_run_is_replaced_and_the_gate_still_decides)
     cr_assert(strstr(p.out, "ERROR") == NULL, "%s", p.out);
     pg_proc_free(&p);
     lines = count_pids(&distinct);
-    /* The killed round's two fresh processes come on top of the workers. */
-    cr_assert_gt(distinct, 4, "%zu processes for %zu measurements", distinct, lines);
+    /* Workers never recycled but for the kill: the first pair, the killed round's two fresh processes, the new pair. */
+    cr_assert_eq(distinct, 6, "%zu processes for %zu measurements", distinct, lines);
 }
 
 Test(workers, a_worker_that_breaks_the_protocol_is_replaced_with_a_clear_message)
