@@ -12,6 +12,7 @@
 # store's transaction, which a real import pays). Prints the file size, the
 # cases stored, the wall and CPU time and GNU time's peak RSS (%M). Build
 # with optimisation (cmake -S . -B build), not the sanitizer build.
+# PERFGATE_IMPORT_DIR=DIR keeps the generated files there for the next call.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:-build/perfgate}
@@ -20,8 +21,10 @@ mb=${2:-100}
 [[ -x /usr/bin/time ]] || { echo "GNU time (/usr/bin/time) is needed for peak memory" >&2; exit 2; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+files=${PERFGATE_IMPORT_DIR:-$work}/import-$mb
+mkdir -p "$files"
 
-python3 - "$work" "$mb" <<'PY'
+[[ -f "$files/gbench.json" ]] || python3 - "$files" "$mb" <<'PY'
 import json, random, sys
 work, mb = sys.argv[1], int(sys.argv[2])
 rng = random.Random(1)
@@ -64,8 +67,8 @@ PY
 
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 for fmt in hyperfine google-benchmark; do
-    file=$work/${fmt%%-*}.json
-    [[ $fmt == google-benchmark ]] && file=$work/gbench.json
+    file=$files/${fmt%%-*}.json
+    [[ $fmt == google-benchmark ]] && file=$files/gbench.json
     rm -f "$work/pg.db"
     /usr/bin/time -f '%e %U %S %M' -o "$work/time" \
         "$bin" import --db "$work/pg.db" --branch main --commit bench "$fmt" "$file" > "$work/out" 2> "$work/err" ||

@@ -18,7 +18,10 @@ target_include_directories(perfgate-meter PRIVATE
 target_link_libraries(perfgate-meter PRIVATE PkgConfig::OPENBLAS PkgConfig::JANSSON
   Threads::Threads ${CMAKE_DL_LIBS} m)
 if(PG_HAS_CUDA)
-  target_link_libraries(perfgate-meter PRIVATE CUDA::cudart)
+  # GPU plugin cases reach the device through the CUDA module (cmake/CudaModule.cmake).
+  target_sources(perfgate-meter PRIVATE runner/backend/cuda_load.c)
+  target_link_options(perfgate-meter PRIVATE ${PG_CUDA_EXPORTS})
+  target_compile_definitions(perfgate-meter PRIVATE PG_CUDA_MODULE_BUILD_DIR="${CMAKE_BINARY_DIR}")
 endif()
 
 add_library(perfgate-memshim SHARED runner/meter/memshim.c)

@@ -53,8 +53,6 @@ static int usable(const char *path)
 int pg_count_library(char **out)
 {
     const char *env = getenv("PERFGATE_COUNT_LIB");
-    char exe[4096], *slash, *p = NULL;
-    ssize_t n;
 
     *out = NULL;
     if (env && *env) {
@@ -62,29 +60,10 @@ int pg_count_library(char **out)
             return pg_error_set(PG_ENOTFOUND, "PERFGATE_COUNT_LIB=%s: no such readable file", env);
         return (*out = pg__strdup(env)) ? 0 : PG_ENOMEM;
     }
-    n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    if (n > 0) {
-        exe[n] = '\0';
-        if ((slash = strrchr(exe, '/')) != NULL) {
-            *slash = '\0';
-            p = pg__asprintf("%s/%s", exe, PG_COUNT_LIBRARY);
-            if (!usable(p)) {
-                free(p);
-                p = pg__asprintf("%s/../lib/perfgate/%s", exe, PG_COUNT_LIBRARY);
-            }
-        }
-    }
-    if (!usable(p)) {
-        free(p);
-        p = pg__asprintf("%s/%s", PG_COUNT_BUILD_DIR, PG_COUNT_LIBRARY);
-    }
-    if (!usable(p)) {
-        free(p);
+    if (!(*out = pg__find_companion(PG_COUNT_LIBRARY, PG_COUNT_BUILD_DIR)))
         return pg_error_set(PG_ENOTFOUND,
                             "%s not found beside perfgate, in ../lib/perfgate or in %s; set PERFGATE_COUNT_LIB to it",
                             PG_COUNT_LIBRARY, PG_COUNT_BUILD_DIR);
-    }
-    *out = p;
     return 0;
 }
 

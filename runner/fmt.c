@@ -2,6 +2,7 @@
 #include "fmt.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -127,4 +128,116 @@ void pg_fmt_int(char *out, size_t len, int64_t v)
     }
     tmp[j] = '\0';
     snprintf(out, len, "%s", tmp);
+}
+
+/* jansson's jsonp_dtostr() after its snprintf: the slow path, and the reference. */
+static size_t json_real_printf(char *out, double v, int precision)
+{
+    char *e, *start, *end;
+    size_t len;
+
+    snprintf(out, 32, "%.*g", precision, v);
+    if (!strchr(out, '.') && !strchr(out, 'e'))
+        strcat(out, ".0");
+    if ((e = strchr(out, 'e')) != NULL) {
+        start = e + 1;
+        end = start + 1;
+        if (*start == '-')
+            start++;
+        while (*end == '0')
+            end++;
+        if (end != start)
+            memmove(start, end, strlen(end) + 1);
+    }
+    len = strlen(out);
+    return len;
+}
+
+/*
+ * The fast path: the value scaled by an exact power of ten to `precision`
+ * integer digits in one rounding, rounded to an integer, and laid out by
+ * %g's rules. A product within a few units in the last place of a half
+ * (where the one rounding could decide) goes to printf.
+ */
+size_t pg_fmt_json_real(char *out, double v, int precision)
+{
+    static const double p10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    double a = fabs(v), x, r;
+    char digits[24], *o = out;
+    int e, k, nd, i, last;
+    uint64_t n;
+
+    if (precision < 1 || precision > 15 || !(a >= 1e-200 && a <= 1e200))
+        return json_real_printf(out, v, precision < 1 ? 17 : precision);
+    e = (int)floor(log10(a));
+    for (i = 0; i < 2; i++) {
+        k = precision - 1 - e;
+        if (k > 22 || k < -22)
+            return json_real_printf(out, v, precision);
+        x = k >= 0 ? a * p10[k] : a / p10[-k];
+        if (x < p10[precision - 1])
+            e--;
+        else if (x >= p10[precision])
+            e++;
+        else
+            break;
+    }
+    if (i == 2)
+        return json_real_printf(out, v, precision);
+    r = floor(x);
+    if (fabs(x - r - 0.5) <= x * 0x1p-49)
+        return json_real_printf(out, v, precision);
+    n = (uint64_t)r + (x - r > 0.5);
+    if (n >= (uint64_t)p10[precision]) {
+        n /= 10;
+        e++;
+    }
+    for (i = precision - 1; i >= 0; i--) {
+        digits[i] = (char)('0' + n % 10);
+        n /= 10;
+    }
+    for (last = precision - 1; last > 0 && digits[last] == '0'; last--)
+        ;
+    nd = last + 1; /* significant digits left after %g drops trailing zeros */
+    if (v < 0)
+        *o++ = '-';
+    if (e < -4 || e >= precision) {
+        *o++ = digits[0];
+        if (nd > 1) {
+            *o++ = '.';
+            memcpy(o, digits + 1, (size_t)(nd - 1));
+            o += nd - 1;
+        }
+        *o++ = 'e';
+        if (e < 0) {
+            *o++ = '-';
+            e = -e;
+        }
+        if (e >= 100)
+            *o++ = (char)('0' + e / 100);
+        if (e >= 10)
+            *o++ = (char)('0' + e / 10 % 10);
+        *o++ = (char)('0' + e % 10);
+    } else if (e >= 0) {
+        memcpy(o, digits, (size_t)e + 1);
+        o += e + 1;
+        if (nd > e + 1) {
+            *o++ = '.';
+            memcpy(o, digits + e + 1, (size_t)(nd - e - 1));
+            o += nd - e - 1;
+        } else {
+            memcpy(o, ".0", 2);
+            o += 2;
+        }
+    } else {
+        *o++ = '0';
+        *o++ = '.';
+        for (i = 0; i < -e - 1; i++)
+            *o++ = '0';
+        memcpy(o, digits, (size_t)nd);
+        o += nd;
+    }
+    *o = '\0';
+    return (size_t)(o - out);
 }

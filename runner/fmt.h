@@ -27,4 +27,14 @@ void pg_fmt_value(char *out, size_t len, double v, const char *unit);
 /** An integer with thousands separators ("3,072"). */
 void pg_fmt_int(char *out, size_t len, int64_t v);
 
+/**
+ * A finite double as JSON text, byte for byte as jansson writes it with
+ * JSON_REAL_PRECISION(`precision`): "%.*g", a ".0" added when that looks
+ * integral, the exponent without '+' or leading zeros ("1.5e-5"). Fast for
+ * precision <= 15 (no printf unless the rounding is too close to call).
+ * @param out at least 40 bytes.
+ * @return the length written.
+ */
+size_t pg_fmt_json_real(char *out, double v, int precision);
+
 #endif

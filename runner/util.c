@@ -417,3 +417,35 @@ void pg__keymap_free(pg_keymap *m)
     free(m->vals);
     memset(m, 0, sizeof(*m));
 }
+
+static int companion_readable(const char *path)
+{
+    return path && access(path, R_OK) == 0;
+}
+
+char *pg__find_companion(const char *name, const char *build_dir)
+{
+    char exe[4096], *slash, *p = NULL;
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+    if (n > 0) {
+        exe[n] = '\0';
+        if ((slash = strrchr(exe, '/')) != NULL) {
+            *slash = '\0';
+            p = pg__asprintf("%s/%s", exe, name);
+            if (!companion_readable(p)) {
+                free(p);
+                p = pg__asprintf("%s/../lib/perfgate/%s", exe, name);
+            }
+        }
+    }
+    if (!companion_readable(p)) {
+        free(p);
+        p = pg__asprintf("%s/%s", build_dir, name);
+    }
+    if (!companion_readable(p)) {
+        free(p);
+        p = NULL;
+    }
+    return p;
+}

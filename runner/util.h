@@ -58,6 +58,14 @@ int pg__buf_json_string(pg_buf *b, const char *s);
 void pg__buf_xml_escape(pg_buf *b, const char *s);
 /** Transfers ownership of the contents to the caller; the buffer is reset. */
 char *pg__buf_detach(pg_buf *b);
+
+/**
+ * A file perfgate ships beside its program: `name` in the running program's
+ * directory, in its ../lib/perfgate, or in `build_dir` (the build tree, for
+ * tests); the first readable one.
+ * @return the path (caller frees), or NULL when none is readable.
+ */
+char *pg__find_companion(const char *name, const char *build_dir);
 void pg__buf_free(pg_buf *b);
 
 /** Reads a whole file. On failure sets the error message naming `path`. */

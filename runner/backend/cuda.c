@@ -22,6 +22,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #if !PG_HAS_CUDA
 /* ---- the backend is not built: every entry point says so ------------------ */
@@ -100,6 +101,20 @@ unsigned pg__cuda_sm_default_clock(void)
 
 /* ---- fingerprint ---------------------------------------------------------- */
 
+#if PG_HAS_CUDA
+/* An NVIDIA driver's device nodes, its /proc entry, or WSL's GPU device. */
+static int driver_present(void)
+{
+    static const char *const paths[] = {"/dev/nvidiactl", "/dev/nvidia0", "/proc/driver/nvidia/version", "/dev/dxg"};
+    size_t i;
+
+    for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
+        if (access(paths[i], F_OK) == 0)
+            return 1;
+    return 0;
+}
+#endif
+
 int pg__cuda_fingerprint(char **out)
 {
     pg_cuda_info in;
@@ -108,6 +123,11 @@ int pg__cuda_fingerprint(char **out)
     int err;
 
     *out = NULL;
+#if PG_HAS_CUDA
+    /* Every run records the machine: without a driver there is no device, and no need to load CUDA to say so. */
+    if (!driver_present())
+        return pg_error_set(PG_ESKIP, "no CUDA device: no NVIDIA driver on this machine");
+#endif
     if ((err = pg__cuda_info(&in)) != 0)
         return err;
     snprintf(cc, sizeof(cc), "%d.%d", in.cc_major, in.cc_minor);

@@ -163,6 +163,20 @@ int pg__cuda_sm_clock(unsigned *out_mhz);
 /** The device's default (peak) SM clock in MHz; 0 when unknown. */
 unsigned pg__cuda_sm_default_clock(void);
 
+/* ---- streams for plugins (CUDA builds only) ------------------------------ */
+
+/**
+ * Creates the CUDA stream a GPU plugin case runs on (pg_cuda_stream()).
+ * @param[out] out the cudaStream_t.
+ * @return 0, or PG_ESKIP with the reason when no device is usable.
+ */
+int pg__cuda_stream_create(void **out);
+
+/** Waits for all work queued on `stream`. @return 0 or PG_EDEVICE. */
+int pg__cuda_stream_sync(void *stream);
+
+void pg__cuda_stream_destroy(void *stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -18,6 +18,7 @@
  */
 #include "plugin/plugin.h"
 
+#include "backend/cuda_api.h"
 #include "instrument.h"
 #include "kernels/kernels.h"
 #include "region.h"
@@ -31,9 +32,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if PG_HAS_CUDA
-#include <cuda_runtime_api.h>
-#endif
 
 typedef struct host_state {
     pg_state pub;             /* first: the plugin sees only this */
@@ -75,7 +73,7 @@ static void sync_device(host_state *h)
 #if PG_HAS_CUDA
     /* GPU work is asynchronous: the clock must wait for the stream. */
     if (h->stream)
-        cudaStreamSynchronize((cudaStream_t)h->stream);
+        pg__cuda_stream_sync(h->stream);
 #else
     (void)h;
 #endif
@@ -481,14 +479,7 @@ static int open_stream(host_state *h)
     if (strcmp(h->c->device, "cuda") != 0)
         return 0;
 #if PG_HAS_CUDA
-    {
-        cudaStream_t s;
-        cudaError_t e = cudaStreamCreate(&s);
-        if (e != cudaSuccess)
-            return pg_error_set(PG_ESKIP, "no usable CUDA device: %s", cudaGetErrorString(e));
-        h->stream = s;
-        return 0;
-    }
+    return pg__cuda_stream_create(&h->stream);
 #else
     return pg_error_set(PG_ESKIP, "built without the CUDA backend");
 #endif
@@ -498,7 +489,7 @@ static void close_stream(host_state *h)
 {
 #if PG_HAS_CUDA
     if (h->stream)
-        cudaStreamDestroy((cudaStream_t)h->stream);
+        pg__cuda_stream_destroy(h->stream);
 #endif
     h->stream = NULL;
 }

@@ -1,7 +1,7 @@
 /*
  * sqlite.c - the SQLite engine: one database file in WAL mode, its schema
- * and migrations, baseline pins, the history query and maintenance. Runs
- * themselves are written and read in sqlite_runs.c.
+ * and migrations, baseline pins and maintenance. Runs themselves are
+ * written and read in sqlite_runs.c, the history rows in sqlite_history.c.
  */
 #include "sqlite.h"
 
@@ -309,49 +309,6 @@ static int sqlite_list_pins(pg_baseline_list *out, pg_store *store, const char *
     return err;
 }
 
-/* ---- history ------------------------------------------------------------ */
-
-static int sqlite_history_rows(pg_store *store, const char *glob, const char *branch, pg_store_history_cb cb,
-                               void *payload)
-{
-    pg_sqlite_store *s = pg__sqlite(store);
-    sqlite3_stmt *st = NULL;
-    int rc, err = 0;
-
-    if (sqlite3_prepare_v2(s->db,
-                           "SELECT c.key, r.id, r.commit_sha, r.branch, r.started_at, x.median, x.q1, x.q3"
-                           " FROM results x JOIN runs r ON r.id = x.run_id JOIN cases c ON c.id = x.case_id"
-                           " WHERE x.status = 'ok' AND x.median > 0"
-                           "   AND (?1 IS NULL OR c.key GLOB ?1) AND (?2 IS NULL OR r.branch = ?2)"
-                           " ORDER BY c.key, r.id",
-                           -1, &st, NULL) != SQLITE_OK)
-        return plain_error(s, "preparing the history query");
-    if (glob)
-        sqlite3_bind_text(st, 1, glob, -1, SQLITE_TRANSIENT);
-    if (branch)
-        sqlite3_bind_text(st, 2, branch, -1, SQLITE_TRANSIENT);
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        pg_store_history_row row;
-
-        row.key = (const char *)sqlite3_column_text(st, 0);
-        row.run_id = sqlite3_column_int64(st, 1);
-        row.commit = (const char *)sqlite3_column_text(st, 2);
-        row.branch = (const char *)sqlite3_column_text(st, 3);
-        row.started_at = sqlite3_column_int64(st, 4);
-        row.median = sqlite3_column_double(st, 5);
-        row.q1 = sqlite3_column_double(st, 6);
-        row.q3 = sqlite3_column_double(st, 7);
-        if ((err = cb(&row, payload)) != 0)
-            goto cleanup;
-    }
-    if (rc != SQLITE_DONE)
-        err = plain_error(s, "reading history");
-
-cleanup:
-    sqlite3_finalize(st);
-    return err;
-}
-
 /* ---- maintenance -------------------------------------------------------- */
 
 static int sqlite_prune(pg_prune_stats *stats, pg_store *store, const pg_prune_options *opts)
@@ -512,7 +469,7 @@ const pg_store_ops pg__store_sqlite = {
     .pin = sqlite_pin,
     .unpin = sqlite_unpin,
     .list_pins = sqlite_list_pins,
-    .history_rows = sqlite_history_rows,
+    .history_rows = pg__sqlite_history_rows,
     .prune = sqlite_prune,
     .check = sqlite_check,
     .quick_check = sqlite_quick_check,

@@ -40,4 +40,8 @@ int pg__sqlite_save_run(int *out_added, pg_store *store, pg_run *run);
 int pg__sqlite_load_run(pg_run **out, pg_store *store, int64_t run_id);
 int pg__sqlite_list_runs(pg_run_list *out, pg_store *store, const pg_run_filter *filter);
 
+/* The history rows, by case key and run (sqlite_history.c). */
+int pg__sqlite_history_rows(pg_store *store, const char *glob, const char *branch, pg_store_history_cb cb,
+                            void *payload);
+
 #endif

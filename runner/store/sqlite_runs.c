@@ -244,7 +244,15 @@ static int load_results(pg_sqlite_store *s, pg_run *run)
                            " r.mean, r.stddev, r.min, r.max, r.flops, r.bytes, r.mfu, r.warmup_s,"
                            " r.warnings, r.extra, r.samples, r.threshold, r.alpha"
                            " FROM results r JOIN cases c ON c.id = r.case_id"
-                           " WHERE r.run_id = ?1 ORDER BY r.id",
+                           /*
+                            * A run's results are written in one transaction, so their ids
+                            * are one range: read it in id order straight from the table
+                            * instead of through the run_id index and a sort of every row
+                            * with its samples (a quarter of a 10,000-case compare).
+                            */
+                           " WHERE r.id BETWEEN (SELECT min(id) FROM results WHERE run_id = ?1)"
+                           "   AND (SELECT max(id) FROM results WHERE run_id = ?1)"
+                           "   AND +r.run_id = ?1 ORDER BY r.id",
                            -1, &st, NULL) != SQLITE_OK)
         return pg__sqlite_error(s, "preparing a results query");
     sqlite3_bind_int64(st, 1, run->id);

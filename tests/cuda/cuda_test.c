@@ -247,3 +247,73 @@ Test(cuda_registry, host_sync_demo_suite_validates)
     cr_assert_str_eq(s->checks[0].name, "step_with_masked_select_has_no_host_sync");
     pg_suite_free(s);
 }
+
+/* ---- loading the backend (any machine) ------------------------------------- */
+
+/* Whether glibc's LD_DEBUG=files trace of a run shows a CUDA library or the backend module being opened. */
+static int opened_cuda(const char *trace)
+{
+    return strstr(trace, "libcudart") || strstr(trace, "libcublas") || strstr(trace, "libperfgate-cuda");
+}
+
+static void run_traced(pg_proc *p, const char *const *argv)
+{
+    const char *env[] = {"LD_DEBUG=files", NULL};
+
+    pg_test_run(p, NULL, env, argv);
+    /* The trace names every library opened, so a missing name means "not loaded", not "not traced". */
+    cr_assert(strstr(p->err, "libsqlite3") != NULL, "no loader trace in: %.2000s", p->err);
+}
+
+Test(cuda_loading, commands_that_need_no_gpu_never_load_cuda)
+{
+    pg_proc p;
+    char *file = pg__asprintf("%s/import/hyperfine_params.json", PG_TEST_DATA_DIR);
+    const char *import[] = {"import", "--no-store", "hyperfine", file, NULL};
+    const char *version[] = {"--version", NULL};
+
+    run_traced(&p, import);
+    cr_assert_eq(p.status, 0, "%s", p.err);
+    cr_assert(!opened_cuda(p.err), "import opened CUDA: %.4000s", p.err);
+    pg_proc_free(&p);
+    run_traced(&p, version);
+    cr_assert_eq(p.status, 0, "%s", p.err);
+    cr_assert(!opened_cuda(p.err), "--version opened CUDA: %.4000s", p.err);
+    pg_proc_free(&p);
+    free(file);
+}
+
+Test(cuda_loading, the_doctor_opens_the_backend_where_it_is_built)
+{
+    pg_proc p;
+    const char *argv[] = {"doctor", NULL};
+
+    run_traced(&p, argv);
+    cr_assert_eq(p.status, 0, "%s", p.err);
+    if (PG_HAS_CUDA) {
+        cr_assert(strstr(p.err, "libperfgate-cuda.so") && strstr(p.err, "libcudart"),
+                  "the doctor did not load the CUDA backend: %.4000s", p.err);
+        /* Opened and linked: its answer is the runtime's, not the loader's. */
+        cr_assert(strstr(p.out, "could not be loaded") == NULL && strstr(p.out, "is not this perfgate") == NULL,
+                  "%s", p.out);
+    }
+    else
+        cr_assert(!opened_cuda(p.err), "a build without CUDA opened it: %.4000s", p.err);
+    pg_proc_free(&p);
+}
+
+Test(cuda_loading, a_missing_module_is_a_skip_with_the_reason)
+{
+    pg_proc p;
+    const char *env[] = {"PERFGATE_CUDA_MODULE=/nonexistent/libperfgate-cuda.so", NULL};
+    const char *argv[] = {"doctor", NULL};
+
+    pg_test_run(&p, NULL, env, argv);
+    cr_assert_eq(p.status, 0, "%s", p.err);
+    if (PG_HAS_CUDA)
+        cr_assert(strstr(p.out, "no CUDA device: the CUDA backend could not be loaded (/nonexistent/libperfgate-cuda.so") != NULL,
+                  "%s", p.out);
+    else
+        cr_assert(strstr(p.out, "\ngpu:\n  no CUDA device") != NULL, "%s", p.out);
+    pg_proc_free(&p);
+}

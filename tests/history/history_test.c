@@ -351,3 +351,141 @@ Test(history, html_report_reads_like_a_dashboard_in_headless_chromium)
     free(html);
     free(dom);
 }
+
+/* ---- the step fit against a brute-force segmentation ------------------------ */
+
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Sum of |y - lower median| over y[i..j), by sorting the segment. */
+static double ref_cost(const double *y, size_t i, size_t j)
+{
+    double s[200], c = 0;
+    size_t k, m = j - i;
+
+    memcpy(s, y + i, m * sizeof(*s));
+    qsort(s, m, sizeof(*s), cmp_dbl);
+    for (k = 0; k < m; k++)
+        c += fabs(s[k] - s[(m - 1) / 2]);
+    return c;
+}
+
+/* The segment starts of the penalised L1 fit, by the O(n^3 log n) definition (docs/history.md). */
+static size_t ref_fit(size_t *starts, const double *values, size_t n, const pg_history_options *o)
+{
+    double y[200], d[200], f[201], sigma, gamma;
+    size_t prev[201], i, j, nb = 0;
+
+    for (i = 0; i < n; i++)
+        y[i] = log(values[i]);
+    for (i = 0; i + 1 < n; i++)
+        d[i] = fabs(y[i + 1] - y[i]);
+    sigma = fmax(1.4826 * pg_stats_median(d, n - 1) / sqrt(2.0), 1e-6);
+    gamma = o->penalty * sigma * log((double)n);
+    f[0] = 0;
+    for (j = 1; j <= n; j++) {
+        f[j] = INFINITY;
+        for (i = 0; i < j; i++) {
+            double c;
+            if ((j - i < o->min_segment && !(i == 0 && j == n)) || !isfinite(f[i]))
+                continue;
+            c = f[i] + ref_cost(y, i, j) + gamma;
+            if (c < f[j]) {
+                f[j] = c;
+                prev[j] = i;
+            }
+        }
+    }
+    for (j = prev[n]; j > 0; j = prev[j])
+        starts[nb++] = j;
+    return nb; /* newest first */
+}
+
+Test(history, step_fit_matches_a_brute_force_segmentation)
+{
+    /* Every boundary of the fit becomes a change point with no effect or test filter. */
+    pg_history_options o = PG_HISTORY_OPTIONS_INIT;
+    double y[200];
+    size_t starts[200], trial;
+
+    o.min_effect = 0;
+    o.alpha = 2;
+    rng_state = 2026;
+    for (trial = 0; trial < 40; trial++) {
+        size_t n = 8 + (size_t)(uniform() * 150), nsteps = (size_t)(uniform() * 4), i, k, nb, ncps;
+        double level = 1;
+        pg_change_point *cps;
+        size_t at[4];
+        for (k = 0; k < nsteps; k++)
+            at[k] = (size_t)(uniform() * (double)n);
+        for (i = 0; i < n; i++) {
+            for (k = 0; k < nsteps; k++)
+                if (at[k] == i)
+                    level *= uniform() < 0.5 ? 1.1 : 0.9;
+            y[i] = level * exp((trial % 3 == 0 ? 0.002 : 0.02) * gauss());
+        }
+        o.min_segment = 1 + trial % 4;
+        nb = ref_fit(starts, y, n, &o);
+        pg_assert_ok(pg_history_detect(&cps, &ncps, y, n, &o));
+        cr_assert_eq(ncps, nb, "trial %zu (n %zu): %zu change points, the definition gives %zu", trial, n, ncps, nb);
+        for (k = 0; k < nb; k++)
+            cr_assert_eq(cps[k].index, starts[nb - 1 - k], "trial %zu: step %zu at %zu, expected %zu", trial, k,
+                         cps[k].index, starts[nb - 1 - k]);
+        free(cps);
+    }
+}
+
+/* ---- the JSON document ------------------------------------------------------ */
+
+Test(history, json_is_byte_for_byte_what_jansson_writes)
+{
+    char *dir = pg_test_tmpdir();
+    static const char *const keys[] = {"plain/case[n=1]@1:cpu", "quote\"back\\slash", "tab\there\nnew\x01line",
+                                       "utf8/caf\xc3\xa9/\xe2\x86\x92"};
+    static const double scale[] = {1.5e-9, 3e-5, 0.25, 12345.678};
+    pg_store *s;
+    pg_proc p;
+    json_t *root;
+    json_error_t e;
+    char *db, *again;
+    const char *argv[] = {"history", "--db", NULL, "--format", "json", "--last", "0", NULL};
+    int i, k;
+
+    db = pg__asprintf("%s/h.db", dir);
+    rng_state = 7;
+    pg_assert_ok(pg_store_open(&s, db));
+    for (i = 0; i < 30; i++) {
+        pg_run *run;
+        pg_assert_ok(pg_run_new(&run));
+        run->branch = pg__strdup(i % 2 ? "main" : "feature/\"x\"");
+        run->commit = pg__asprintf("%040d", i / 2 + 1); /* pairs of runs of one commit pool into one point */
+        run->machine_hash = pg__strdup("00000000000000aa");
+        run->machine_json = pg__strdup("{}");
+        run->started_at = 1700000000 + 3600LL * i;
+        for (k = 0; k < 4; k++)
+            add_result(run, keys[k], scale[k] * (i >= 20 ? 1.3 : 1.0));
+        pg_assert_ok(pg_store_save_run(s, run));
+        pg_run_free(run);
+    }
+    pg_store_close(s);
+    argv[2] = db;
+    pg_test_run(&p, NULL, NULL, argv);
+    cr_assert_eq(p.status, 0, "%s", p.err);
+    root = json_loads(p.out, 0, &e);
+    cr_assert(root != NULL, "bad JSON at %d:%d: %s", e.line, e.column, e.text);
+    cr_assert_eq(json_array_size(json_object_get(root, "cases")), 4);
+    cr_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(root, "cases"), 2), "key")),
+                     keys[2]);
+    again = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+    cr_assert(strlen(p.out) == strlen(again) + 1 && strncmp(p.out, again, strlen(again)) == 0,
+              "the document differs from jansson's text of it");
+    free(again);
+    json_decref(root);
+    pg_proc_free(&p);
+    pg_test_rmtree(dir);
+    free(dir);
+    free(db);
+}

@@ -1,0 +1,265 @@
+/*
+ * sqlite_history.c - the history rows of the SQLite engine: every stored ok
+ * result's median, by case key and run.
+ *
+ * One join ordered by key and run makes SQLite sort every result (or seek
+ * the results index once a row), which was most of the time of a history of
+ * a year of nightlies. Instead three plain reads: the runs (a few hundred
+ * rows), the matching case keys in key order (the key's unique index), and
+ * one sequential scan of the results' five needed columns; the rows are
+ * then put in key, run order here with a counting sort, in linear time.
+ */
+#include "sqlite.h"
+
+#include "perfgate/errors.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct hrun {
+    int64_t id;
+    char *commit, *branch;
+    int64_t started_at;
+} hrun;
+
+typedef struct hcase {
+    int64_t id;
+    size_t pos;       /* place in key order */
+} hcase;
+
+typedef struct hrow {
+    size_t pos, run, seq; /* case place, run place (runs in id order), scan order */
+    double median, q1, q3;
+} hrow;
+
+typedef struct hist {
+    hrun *runs;
+    size_t nruns;
+    char **keys;      /* in key order */
+    hcase *cases;     /* by id */
+    size_t ncases;
+    hrow *rows, *sorted;
+    size_t nrows, caprows;
+} hist;
+
+static int store_error(pg_sqlite_store *s, const char *what)
+{
+    return pg_error_set(PG_ESTORE, "%s: %s", what, sqlite3_errmsg(s->db));
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t size)
+{
+    size_t n = *cap ? *cap : 64;
+    void *q;
+
+    if (need <= *cap)
+        return 0;
+    while (n < need)
+        n *= 2;
+    if (!(q = realloc(*p, n * size)))
+        return pg_error_set(PG_ENOMEM, "out of memory reading history");
+    *p = q;
+    *cap = n;
+    return 0;
+}
+
+static int read_runs(hist *h, pg_sqlite_store *s, const char *branch)
+{
+    sqlite3_stmt *st = NULL;
+    size_t cap = 0;
+    int rc, err = 0;
+
+    if (sqlite3_prepare_v2(s->db,
+                           "SELECT id, commit_sha, branch, started_at FROM runs"
+                           " WHERE ?1 IS NULL OR branch = ?1 ORDER BY id",
+                           -1, &st, NULL) != SQLITE_OK)
+        return store_error(s, "preparing the history query");
+    pg__sqlite_bind_text(st, 1, branch);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        hrun *r;
+        if ((err = grow((void **)&h->runs, &cap, h->nruns + 1, sizeof(*h->runs))) != 0)
+            break;
+        r = &h->runs[h->nruns++];
+        r->id = sqlite3_column_int64(st, 0);
+        r->commit = pg__sqlite_col_text(st, 1);
+        r->branch = pg__sqlite_col_text(st, 2);
+        r->started_at = sqlite3_column_int64(st, 3);
+    }
+    if (!err && rc != SQLITE_DONE)
+        err = store_error(s, "reading history");
+    sqlite3_finalize(st);
+    return err;
+}
+
+static int by_id(const void *a, const void *b)
+{
+    int64_t x = ((const hcase *)a)->id, y = ((const hcase *)b)->id;
+
+    return (x > y) - (x < y);
+}
+
+static int read_cases(hist *h, pg_sqlite_store *s, const char *glob)
+{
+    sqlite3_stmt *st = NULL;
+    size_t cap = 0, capk = 0;
+    int rc, err = 0;
+
+    if (sqlite3_prepare_v2(s->db, "SELECT id, key FROM cases WHERE ?1 IS NULL OR key GLOB ?1 ORDER BY key", -1,
+                           &st, NULL) != SQLITE_OK)
+        return store_error(s, "preparing the history query");
+    pg__sqlite_bind_text(st, 1, glob);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if ((err = grow((void **)&h->cases, &cap, h->ncases + 1, sizeof(*h->cases))) != 0 ||
+            (err = grow((void **)&h->keys, &capk, h->ncases + 1, sizeof(*h->keys))) != 0)
+            break;
+        h->cases[h->ncases].id = sqlite3_column_int64(st, 0);
+        h->cases[h->ncases].pos = h->ncases;
+        if (!(h->keys[h->ncases] = pg__sqlite_col_text(st, 1))) {
+            err = pg_error_set(PG_ENOMEM, "out of memory reading history");
+            break;
+        }
+        h->ncases++;
+    }
+    if (!err && rc != SQLITE_DONE)
+        err = store_error(s, "reading history");
+    sqlite3_finalize(st);
+    if (!err && h->ncases)
+        qsort(h->cases, h->ncases, sizeof(*h->cases), by_id);
+    return err;
+}
+
+static const hcase *find_case(const hist *h, int64_t id)
+{
+    hcase key = {id, 0};
+
+    return h->ncases ? bsearch(&key, h->cases, h->ncases, sizeof(*h->cases), by_id) : NULL;
+}
+
+/* The run's place in id order, or (size_t)-1 when it is not selected. */
+static size_t find_run(const hist *h, int64_t id)
+{
+    size_t lo = 0, hi = h->nruns;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (h->runs[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < h->nruns && h->runs[lo].id == id ? lo : (size_t)-1;
+}
+
+static int read_results(hist *h, pg_sqlite_store *s)
+{
+    sqlite3_stmt *st = NULL;
+    int rc, err = 0;
+
+    if (sqlite3_prepare_v2(s->db,
+                           "SELECT case_id, run_id, median, q1, q3 FROM results WHERE status = 'ok' AND median > 0",
+                           -1, &st, NULL) != SQLITE_OK)
+        return store_error(s, "preparing the history query");
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const hcase *c = find_case(h, sqlite3_column_int64(st, 0));
+        size_t run = c ? find_run(h, sqlite3_column_int64(st, 1)) : (size_t)-1;
+        hrow *r;
+        if (run == (size_t)-1)
+            continue;
+        if ((err = grow((void **)&h->rows, &h->caprows, h->nrows + 1, sizeof(*h->rows))) != 0)
+            break;
+        r = &h->rows[h->nrows];
+        r->pos = c->pos;
+        r->run = run;
+        r->seq = h->nrows++;
+        r->median = sqlite3_column_double(st, 2);
+        r->q1 = sqlite3_column_double(st, 3);
+        r->q3 = sqlite3_column_double(st, 4);
+    }
+    if (!err && rc != SQLITE_DONE)
+        err = store_error(s, "reading history");
+    sqlite3_finalize(st);
+    return err;
+}
+
+static int by_run(const void *a, const void *b)
+{
+    const hrow *x = a, *y = b;
+
+    if (x->run != y->run)
+        return x->run < y->run ? -1 : 1;
+    return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* Rows in key order (a stable counting sort), each case's rows by run id. */
+static int order_rows(hist *h)
+{
+    size_t *start = calloc(h->ncases + 1, sizeof(*start)), i;
+
+    if (!start || (h->nrows && !(h->sorted = malloc(h->nrows * sizeof(*h->sorted))))) {
+        free(start);
+        return pg_error_set(PG_ENOMEM, "out of memory reading history");
+    }
+    for (i = 0; i < h->nrows; i++)
+        start[h->rows[i].pos + 1]++;
+    for (i = 0; i < h->ncases; i++)
+        start[i + 1] += start[i];
+    for (i = 0; i < h->nrows; i++)
+        h->sorted[start[h->rows[i].pos]++] = h->rows[i];
+    /* start[c] is now the end of case c's rows. */
+    for (i = 0; i < h->ncases; i++) {
+        size_t b = i ? start[i - 1] : 0, e = start[i], k;
+        for (k = b + 1; k < e && h->sorted[k - 1].run <= h->sorted[k].run; k++)
+            ;
+        if (k < e)
+            qsort(h->sorted + b, e - b, sizeof(*h->sorted), by_run);
+    }
+    free(start);
+    return 0;
+}
+
+static void hist_free(hist *h)
+{
+    size_t i;
+
+    for (i = 0; i < h->nruns; i++) {
+        free(h->runs[i].commit);
+        free(h->runs[i].branch);
+    }
+    for (i = 0; i < h->ncases; i++)
+        free(h->keys[i]);
+    free(h->runs);
+    free(h->keys);
+    free(h->cases);
+    free(h->rows);
+    free(h->sorted);
+}
+
+int pg__sqlite_history_rows(pg_store *store, const char *glob, const char *branch, pg_store_history_cb cb,
+                            void *payload)
+{
+    pg_sqlite_store *s = pg__sqlite(store);
+    hist h = {0};
+    size_t i;
+    int err;
+
+    if ((err = read_runs(&h, s, branch)) == 0 && (err = read_cases(&h, s, glob)) == 0 &&
+        (err = read_results(&h, s)) == 0 && (err = order_rows(&h)) == 0) {
+        for (i = 0; i < h.nrows && !err; i++) {
+            const hrow *r = &h.sorted[i];
+            const hrun *run = &h.runs[r->run];
+            pg_store_history_row row;
+            row.key = h.keys[r->pos];
+            row.run_id = run->id;
+            row.commit = run->commit;
+            row.branch = run->branch;
+            row.started_at = run->started_at;
+            row.median = r->median;
+            row.q1 = r->q1;
+            row.q3 = r->q3;
+            err = cb(&row, payload);
+        }
+    }
+    hist_free(&h);
+    return err;
+}
