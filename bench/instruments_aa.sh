@@ -3,8 +3,8 @@
 #
 # N separate `perfgate run --instrument instructions` of the shipped one-thread
 # CPU cases (suites/cpu.yaml) and the example plugin (suites/plugin.yaml), each
-# run measuring every case in its own 2 Valgrind processes: 2N processes per
-# case. Prints per result key the distinct per-iteration counts seen and
+# run measuring every case in its own 2 Valgrind processes (one warm-up and
+# one measured iteration each): 2N processes per case. Prints per result key the distinct per-iteration counts seen and
 # whether they were identical everywhere; a case that differs is listed as
 # nondeterministic with its spread ((max-min)/min).
 #
@@ -14,6 +14,7 @@
 #   Valgrind (sgemm n=1024 and n=512, the two mlp_step cases: minutes of CPU
 #   per process each); give their globs to include them.
 #   PERFGATE_AA_BUILD (default build-rel; configured and built when missing)
+#   PERFGATE_AA_KEEP=DIR keeps each run's JSON in DIR
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-10}
@@ -21,15 +22,20 @@ shift || true
 globs=("$@")
 if [[ ${#globs[@]} -eq 0 ]]; then
   globs=('cpu/[!ms]*' 'cpu/masked_select*' 'cpu/mul*' 'cpu/s[!g]*' 'cpu/sgemm[[]n=1[0-9][0-9]]*'
-         'cpu/sgemm[[]n=2[0-9][0-9]]*' 'plugin/*')
+         'cpu/sgemm[[]n=2[0-9][0-9]]*' 'cpu/sgemm_tiny*' 'plugin/*')
 fi
 build=${PERFGATE_AA_BUILD:-build-rel}
 if [[ ! -x "$build/perfgate" || ! -x "$build/perfgate-meter" ]]; then
   cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DPG_BUILD_TESTS=OFF >/dev/null
   cmake --build "$build" -j2 >/dev/null
 fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+if [[ -n ${PERFGATE_AA_KEEP:-} ]]; then
+  tmp=$PERFGATE_AA_KEEP # the runs' JSON stay there (a long A/A can be read while it runs)
+  mkdir -p "$tmp"
+else
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+fi
 unset CI GITHUB_ACTIONS GITHUB_EVENT_PATH GITHUB_SHA GITHUB_REF_NAME GITHUB_BASE_REF GITHUB_STEP_SUMMARY
 export PERFGATE_BUILD=$build
 echo "# $(date -u +%FT%TZ) load: $(cut -d' ' -f1-3 /proc/loadavg); $(valgrind --version)"

@@ -44,11 +44,11 @@ print(rs[0]["summary"]["median"] if rs else "nan")' "$tmp/r.json")
     fi
     per=$(python3 -c "
 m = float('$median')
-print('%.3g s' % m if '$inst' == 'time' else ('x%.0f' % ($cpu / 2 / 3 / m) if m == m and m > 0 and '$inst' == 'instructions' else '-'))")
+print('%.3g s' % m if '$inst' == 'time' else ('x%.0f' % ($cpu / 2 / 2 / m) if m == m and m > 0 and '$inst' == 'instructions' else '-'))")
     printf '%-28s %-13s %8s %8s %8s %8s %12s\n' "$c" "$inst" "$wall" "$cpu" \
       "$(python3 -c "print('%.1f' % ($wall / $native_wall))")" "$(python3 -c "print('%.1f' % ($cpu / max($native_cpu, 0.01)))")" "$per"
   done
 done
 echo "# per_iter: time: native seconds per iteration; instructions: CPU seconds per iteration under Valgrind"
-echo "# (2 processes x (1 warm-up + 2 measured) iterations, start-up included) over native: an upper bound"
+echo "# (2 processes x (1 warm-up + 1 measured) iterations, start-up included) over native: an upper bound"
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"

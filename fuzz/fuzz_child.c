@@ -3,7 +3,9 @@
  * sends back over its pipe. The child runs plugin code that may scribble
  * over anything, so the runner reads the record as untrusted bytes; the
  * first input byte picks the child's wait status (clean exit, an exit code,
- * a signal), the rest is the record.
+ * a signal), the rest is the record. The same bytes go to a worker's
+ * request decoder too (the other direction of the protocol), with a table
+ * size the first byte also picks.
  */
 #include "child.h"
 #include "model.h"
@@ -29,5 +31,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     (void)pg__child_decode(r, "benchmark 'fuzz'", (const char *)data + 1, size - 1, status);
     pg_run_free(run);
+    {
+        pg_child_request rq;
+        size_t nitems = (size_t)(data[0] >> 4) * 3;
+        if (pg__child_request_decode(&rq, (const char *)data + 1, size - 1, nitems) == 0 && rq.index >= nitems)
+            abort(); /* a request accepted must name an item of the table */
+    }
     return 0;
 }

@@ -25,8 +25,14 @@ enum {
     PG_INSTRUMENT_MEMORY = 1 << 2
 };
 
-/** The default threshold of counted metrics (instructions, bytes): a fraction. */
-#define PG_EXACT_THRESHOLD 0.01
+/**
+ * The default threshold of counted metrics (instructions, bytes): a
+ * fraction. Half a percent: exact counts do not move between processes
+ * (A/A: identical), so a small threshold costs no false alarms, and a 1%
+ * change (one that adds 1% of the loop, i.e. a hair under 1% of the count)
+ * is caught at the default.
+ */
+#define PG_EXACT_THRESHOLD 0.005
 
 /** One expanded parameter value. */
 typedef struct pg_param {

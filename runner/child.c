@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #define WIRE_MAGIC 0x31524750u /* "PGR1" */
+#define REQUEST_MAGIC 0x31514750u /* "PGQ1" */
 
 enum { WIRE_RESULT = 1, WIRE_CRASH = 2 };
 
@@ -57,6 +58,15 @@ static int write_all(int fd, const void *data, size_t len)
     }
     return 0;
 }
+
+/* A request to a worker: fixed size, every field checked on arrival. */
+typedef struct wire_request {
+    uint32_t magic;
+    uint32_t index;
+    uint32_t flags;
+    uint32_t reserved;        /* 0 */
+    uint64_t cpus[PG_CHILD_CPU_WORDS];
+} wire_request;
 
 /* ---- the child --------------------------------------------------------- */
 
@@ -99,7 +109,7 @@ static void install_crash_handlers(int fd)
         sigaction(sigs[i], &sa, NULL);
 }
 
-static void send_result(int fd, const pg_result *r)
+int pg__child_send(int fd, const pg_result *r)
 {
     wire_head h;
     const char *msg = r->message ? r->message : "";
@@ -118,7 +128,8 @@ static void send_result(int fd, const pg_result *r)
     if (write_all(fd, &h, sizeof(h)) != 0 ||
         (r->nsamples && write_all(fd, r->samples, r->nsamples * sizeof(double)) != 0) ||
         write_all(fd, msg, h.msglen) != 0)
-        _exit(3);
+        return -1;
+    return 0;
 }
 
 static void child_main(int fd, pg_child_fn fn, void *payload, pid_t parent, int out_fd, int err_fd)
@@ -135,7 +146,8 @@ static void child_main(int fd, pg_child_fn fn, void *payload, pid_t parent, int 
     install_crash_handlers(fd);
     if (fn(&r, payload) != 0)
         pg__result_error(&r, pg_error_last());
-    send_result(fd, &r);
+    if (pg__child_send(fd, &r) != 0)
+        _exit(3);
     /* No atexit handlers, no flushing of stdio buffers inherited from the parent. */
     _exit(0);
 }
@@ -395,4 +407,119 @@ int pg__child_run(pg_result *out, const char *what, double timeout_s, pg_child_f
     if ((err = pg__child_start(&child, fn, payload)) != 0)
         return err;
     return pg__child_collect(out, &child, what, pg__mono_ns() + (int64_t)(timeout_s * 1e9), timeout_s);
+}
+
+/* ---- workers: a child that answers requests ------------------------------ */
+
+int pg__child_result_fd(void)
+{
+    return crash_fd;
+}
+
+int pg__child_request_send(int fd, const pg_child_request *rq)
+{
+    wire_request w;
+
+    memset(&w, 0, sizeof(w));
+    w.magic = REQUEST_MAGIC;
+    w.index = rq->index;
+    w.flags = rq->flags;
+    memcpy(w.cpus, rq->cpus, sizeof(w.cpus));
+    return write_all(fd, &w, sizeof(w)) == 0 ? 0 : pg_error_set(PG_EIO, "cannot send a request to the worker process");
+}
+
+int pg__child_request_decode(pg_child_request *out, const char *data, size_t len, size_t nitems)
+{
+    wire_request w;
+    size_t i;
+    int any = 0;
+
+    memset(out, 0, sizeof(*out));
+    if (len != sizeof(w))
+        return pg_error_set(PG_EINVAL, "worker request of %zu bytes, expected %zu", len, sizeof(w));
+    memcpy(&w, data, sizeof(w));
+    if (w.magic != REQUEST_MAGIC || w.reserved != 0)
+        return pg_error_set(PG_EINVAL, "worker request without its magic number");
+    if (w.index >= nitems)
+        return pg_error_set(PG_EINVAL, "worker request for item %u of %zu", w.index, nitems);
+    if (w.flags & ~(uint32_t)PG_CHILD_REQ_KNOWN)
+        return pg_error_set(PG_EINVAL, "worker request with unknown flags 0x%x", w.flags);
+    for (i = 0; i < PG_CHILD_CPU_WORDS; i++)
+        any |= w.cpus[i] != 0;
+    if (!any)
+        return pg_error_set(PG_EINVAL, "worker request with no CPU to run on");
+    out->index = w.index;
+    out->flags = w.flags;
+    memcpy(out->cpus, w.cpus, sizeof(out->cpus));
+    return 0;
+}
+
+int pg__child_request_read(pg_child_request *out, int fd, size_t nitems)
+{
+    char buf[sizeof(wire_request)];
+    size_t got = 0;
+
+    while (got < sizeof(buf)) {
+        ssize_t n = read(fd, buf + got, sizeof(buf) - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n == 0 && got == 0)
+            return 0;
+        if (n <= 0)
+            return pg_error_set(PG_EIO, "the runner's request ended after %zu bytes", got);
+        got += (size_t)n;
+    }
+    return pg__child_request_decode(out, buf, got, nitems) == 0 ? 1 : PG_EINVAL;
+}
+
+/* A whole record's size when `buf` starts with one, else 0. */
+static size_t record_size(const pg_buf *buf)
+{
+    wire_head h;
+
+    if (buf->len < sizeof(h))
+        return 0;
+    memcpy(&h, buf->ptr, sizeof(h));
+    if (h.magic != WIRE_MAGIC || h.kind != WIRE_RESULT || h.nsamples > ((uint64_t)1 << 32))
+        return 0;
+    return sizeof(h) + h.nsamples * sizeof(double) + h.msglen;
+}
+
+int pg__child_read(pg_result *out, pg_child *child, const char *what, int64_t deadline_ns, double timeout_s)
+{
+    pg_buf buf = PG_BUF_INIT;
+    int timed_out = 0, err;
+    size_t size;
+    char *msg;
+
+    assert(out && child && child->pid > 0);
+    if (!what)
+        what = "the worker process";
+    err = read_record(&buf, child->fd, deadline_ns, &timed_out);
+    size = record_size(&buf);
+    if (!err && !timed_out && size > 0 && size == buf.len) {
+        /* One result, nothing after it: the worker stays for the next request. */
+        err = take_result(out, &buf, (const wire_head *)(const void *)buf.ptr);
+        pg__buf_free(&buf);
+        return err;
+    }
+    if (!err && !timed_out && buf.len >= sizeof(wire_head) &&
+        !(((const wire_head *)(const void *)buf.ptr)->magic == WIRE_MAGIC &&
+          ((const wire_head *)(const void *)buf.ptr)->kind == WIRE_CRASH)) {
+        /* Bytes that are no result record, or more than one: the process cannot be trusted on. */
+        pg__child_kill(child);
+        msg = pg__asprintf("%s broke the result protocol (%zu bytes that are not one result record); "
+                           "the process was killed", what, buf.len);
+        pg__result_error(out, msg ? msg : "protocol error");
+        free(msg);
+        pg__buf_free(&buf);
+        return 0;
+    }
+    pg__buf_free(&buf);
+    if (err) {
+        pg__child_kill(child);
+        return err;
+    }
+    /* A crash, an exit or a timeout: what pg__child_collect() reports for a one-shot child. */
+    return pg__child_collect(out, child, what, timed_out ? 0 : pg__mono_ns() + 1000000000, timeout_s);
 }

@@ -76,4 +76,56 @@ void pg__child_kill(pg_child *child);
  */
 int pg__child_run(pg_result *out, const char *what, double timeout_s, pg_child_fn fn, void *payload);
 
+/*
+ * Workers: a child whose callback loops, reading requests from a pipe of its
+ * own and answering each with one result record (pg__child_send()); the
+ * runner reads each answer with pg__child_read(), which keeps the child alive
+ * only while it keeps to that protocol.
+ */
+
+#define PG_CHILD_CPU_WORDS 16     /* CPUs 0..1023, one bit each */
+#define PG_CHILD_REQ_NEW 1u       /* the worker has not measured this item before: full warm-up */
+#define PG_CHILD_REQ_KNOWN 1u     /* every flag a request may carry */
+
+/** What a worker is asked: measure item `index` (of the caller's table) on `cpus`. */
+typedef struct pg_child_request {
+    uint32_t index;
+    uint32_t flags;           /* PG_CHILD_REQ_* */
+    uint64_t cpus[PG_CHILD_CPU_WORDS];
+} pg_child_request;
+
+/** Sends a result record on `fd` (a child's end). @return 0, or -1 when the pipe is gone. */
+int pg__child_send(int fd, const pg_result *r);
+
+/** In a child started by pg__child_start(): the descriptor its result records go to (-1 elsewhere). */
+int pg__child_result_fd(void);
+
+/** The runner: sends `rq` to a worker's request pipe. @return 0 or PG_EIO. */
+int pg__child_request_send(int fd, const pg_child_request *rq);
+
+/**
+ * The worker: reads one request from `fd` (blocking) and checks it, its
+ * index below `nitems`. @return 1 for a request; 0 at end of file (the runner
+ * is done with this worker); PG_EIO or PG_EINVAL (message set) for a short
+ * or malformed one.
+ */
+int pg__child_request_read(pg_child_request *out, int fd, size_t nitems);
+
+/**
+ * Checks `len` bytes as one request: its size, magic number, index below
+ * `nitems`, known flags, at least one CPU. Untrusted bytes: never reads
+ * outside `data`. @return 0 or PG_EINVAL (message set).
+ */
+int pg__child_request_decode(pg_child_request *out, const char *data, size_t len, size_t nitems);
+
+/**
+ * Reads a worker's answer to one request before `deadline_ns`. Exactly one
+ * result record: `out` is that result and the worker stays (child->pid > 0).
+ * Anything else ends the worker (killed, reaped; child->pid is -1) and `out`
+ * is an ERROR naming `what` and why: a crash, an exit, the timeout, or bytes
+ * that break the protocol.
+ * @return as pg__child_collect().
+ */
+int pg__child_read(pg_result *out, pg_child *child, const char *what, int64_t deadline_ns, double timeout_s);
+
 #endif

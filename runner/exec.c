@@ -5,11 +5,14 @@
 #include "canary.h"
 #include "checks/checks.h"
 #include "child.h"
+#include "measure.h"
 #include "perfgate/errors.h"
+#include "plugin/plugin.h"
 #include "roofline.h"
 #include "util.h"
 
 #include <assert.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -78,6 +81,120 @@ int pg_exec_case_pair(pg_result out[2], const pg_case *const c[2], const pg_exec
     fill_identity(&out[0], c[0]);
     fill_identity(&out[1], c[1]);
     return pg__backend_plugin_pair(out, c, &bo, seed);
+}
+
+struct pg_exec_workers {
+    const pg_case *const *cases[2];
+    pg_measure_options *mos[2];
+    size_t n;
+    pg_plugin_worker *w[2];
+    unsigned started;
+};
+
+int pg_exec_workers_new(pg_exec_workers **out, const pg_case *const *const cases[2], size_t n,
+                        const pg_exec_options *opts)
+{
+    pg_exec_options dflt = PG_EXEC_OPTIONS_INIT;
+    pg_backend_options bo;
+    pg_exec_workers *w = calloc(1, sizeof(*w));
+    size_t i;
+    int s;
+
+    *out = NULL;
+    if (!opts)
+        opts = &dflt;
+    backend_options(&bo, opts);
+    if (!w)
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    w->n = n;
+    for (s = 0; s < 2; s++) {
+        w->cases[s] = cases[s];
+        if (!(w->mos[s] = calloc(n ? n : 1, sizeof(*w->mos[s])))) {
+            pg_exec_workers_free(w);
+            return pg_error_set(PG_ENOMEM, "out of memory");
+        }
+        for (i = 0; i < n; i++)
+            if (cases[s][i])
+                pg__backend_measure_options(&w->mos[s][i], cases[s][i], &bo);
+    }
+    *out = w;
+    return 0;
+}
+
+void pg_exec_workers_recycle(pg_exec_workers *w)
+{
+    if (!w)
+        return;
+    pg_plugin_worker_stop(w->w[0]);
+    pg_plugin_worker_stop(w->w[1]);
+    w->w[0] = w->w[1] = NULL;
+}
+
+unsigned pg_exec_workers_started(const pg_exec_workers *w)
+{
+    return w ? w->started : 0;
+}
+
+void pg_exec_workers_free(pg_exec_workers *w)
+{
+    if (!w)
+        return;
+    pg_exec_workers_recycle(w);
+    free(w->mos[0]);
+    free(w->mos[1]);
+    free(w);
+}
+
+int pg_exec_workers_pair(pg_result out[2], pg_exec_workers *w, size_t i, uint64_t seed, char **replaced)
+{
+    const pg_case *c[2];
+    const pg_measure_options *mo;
+    uint64_t cpus[PG_CHILD_CPU_WORDS];
+    cpu_set_t set;
+    double timeout;
+    int err, k, cpu;
+
+    assert(w && i < w->n && w->cases[0][i] && w->cases[1][i]);
+    *replaced = NULL;
+    c[0] = w->cases[0][i];
+    c[1] = w->cases[1][i];
+    if (!w->w[0] || !w->w[1]) {
+        pg_exec_workers_recycle(w);
+        pg_measure_stable_layout();
+        if ((err = pg_plugin_worker_start(&w->w[0], w->cases[0], w->mos[0], w->n, NULL)) != 0 ||
+            (err = pg_plugin_worker_start(&w->w[1], w->cases[1], w->mos[1], w->n, w->w[0])) != 0) {
+            pg_exec_workers_recycle(w);
+            return err;
+        }
+        w->started += 2;
+    }
+    memset(cpus, 0, sizeof(cpus));
+    if (sched_getaffinity(0, sizeof(set), &set) != 0)
+        return pg_error_set(PG_EIO, "cannot read the CPUs this process may use");
+    for (cpu = 0; cpu < CPU_SETSIZE && cpu < PG_CHILD_CPU_WORDS * 64; cpu++)
+        if (CPU_ISSET(cpu, &set))
+            cpus[cpu / 64] |= (uint64_t)1 << (cpu % 64);
+    fill_identity(&out[0], c[0]);
+    fill_identity(&out[1], c[1]);
+    /* As for fresh processes: sizing and sampling each capped, plus setup, doubled for the two sides. */
+    mo = &w->mos[0][i];
+    timeout = 2 * (mo->warmup + 2 * mo->max_run_time + (c[0]->timeout > 0 ? c[0]->timeout : 60.0));
+    err = pg_plugin_worker_pair(out, w->w, i, cpus, timeout, seed);
+    if (err || (pg_plugin_worker_alive(w->w[0]) && pg_plugin_worker_alive(w->w[1])))
+        return err;
+    for (k = 0; k < 2; k++)
+        if (!pg_plugin_worker_alive(w->w[k]) && !pg_plugin_worker_timed_out(w->w[k]) && !*replaced)
+            *replaced = pg__asprintf("%s build: %s", k ? "head" : "base",
+                                     out[k].message ? out[k].message : "the worker process ended");
+    pg_exec_workers_recycle(w);
+    if (*replaced) {
+        for (k = 0; k < 2; k++) {
+            pg__result_clear(&out[k]);
+            memset(&out[k], 0, sizeof(out[k]));
+            out[k].mfu = -1;
+        }
+    }
+    return 0;
 }
 
 /* A case re-measured in a fresh child process, on CPUs moved on from this process's. */

@@ -84,4 +84,39 @@ int pg_exec_case_fresh(pg_result *out, const pg_case *c, const pg_exec_options *
  */
 int pg_exec_case_pair(pg_result out[2], const pg_case *const c[2], const pg_exec_options *opts, uint64_t seed);
 
+/*
+ * Worker processes for interleaved rounds: one per build, kept across
+ * rounds, each measuring plugin cases in lockstep with the other on request
+ * (plugin.h, pg_plugin_worker_pair). A round costs the sampling and a brief
+ * re-warm instead of two process starts, library loads, block sizings and
+ * full warm-ups.
+ */
+typedef struct pg_exec_workers pg_exec_workers;
+
+/**
+ * Workers for cases cases[0][i] (as the base build measures case i) and
+ * cases[1][i] (the head build), i < n; plugin cases only, others NULL. The
+ * tables must outlive the workers. Nothing starts until the first pair.
+ */
+int pg_exec_workers_new(pg_exec_workers **out, const pg_case *const *const cases[2], size_t n,
+                        const pg_exec_options *opts);
+
+/**
+ * Measures case `i` on both builds in lockstep on this thread's CPUs,
+ * starting the workers first when none runs. When a worker died or broke the
+ * protocol (not a timeout: that is the case's ERROR, as for fresh processes),
+ * both are stopped, out[] is left empty and `*replaced` says what happened
+ * (caller frees): measure the round again, e.g. by pg_exec_case_pair().
+ * @return as pg_exec_case_pair().
+ */
+int pg_exec_workers_pair(pg_result out[2], pg_exec_workers *w, size_t i, uint64_t seed, char **replaced);
+
+/** Stops both workers: the next pair starts fresh processes (a new memory layout). */
+void pg_exec_workers_recycle(pg_exec_workers *w);
+
+/** How many worker processes were started so far. */
+unsigned pg_exec_workers_started(const pg_exec_workers *w);
+
+void pg_exec_workers_free(pg_exec_workers *w);
+
 #endif

@@ -1,6 +1,7 @@
 /* history.c - medians over commits and change-point detection. */
 #include "history.h"
 
+#include "meter/meter.h"
 #include "perfgate/errors.h"
 #include "stats.h"
 #include "util.h"
@@ -191,6 +192,17 @@ static double step_pvalue(const double *a, size_t na, const double *b, size_t nb
     return 0.5 * erfc(z / sqrt(2.0));
 }
 
+/* Whether x[0..n) holds one value: a segment of exact counts. */
+static int constant(const double *x, size_t n)
+{
+    size_t i;
+
+    for (i = 1; i < n; i++)
+        if (x[i] != x[0])
+            return 0;
+    return 1;
+}
+
 int pg_history_detect(pg_change_point **out, size_t *out_count, const double *values, size_t n,
                       const pg_history_options *opts)
 {
@@ -309,7 +321,10 @@ int pg_history_detect(pg_change_point **out, size_t *out_count, const double *va
         double ratio = after / before, p;
         if (fabs(log(ratio)) < log1p(opts->min_effect))
             continue;
-        p = step_pvalue(y + a0, a1 - a0, y + a1, b1 - a1, ratio > 1);
+        /* Two constant segments (exact counts) step for certain: no test, whose ties would hide it. */
+        p = constant(y + a0, a1 - a0) && constant(y + a1, b1 - a1)
+                ? 0.0
+                : step_pvalue(y + a0, a1 - a0, y + a1, b1 - a1, ratio > 1);
         if (p >= opts->alpha)
             continue;
         cps[ncps].index = a1;
@@ -472,8 +487,15 @@ int pg_history_load(pg_history **out, size_t *out_count, pg_store *store, const 
         }
         for (k = 0; k < h->npoints; k++)
             series[k] = h->points[k].median;
-        if ((err = pg_history_detect(&h->changes, &h->nchanges, series, h->npoints, opts)) != 0)
-            goto cleanup;
+        {
+            /* Counted metrics (KEY#instructions) do not move: their smallest step is the exact threshold. */
+            pg_history_options o = opts ? *opts : (pg_history_options)PG_HISTORY_OPTIONS_INIT;
+            const char *hash = h->key ? strrchr(h->key, '#') : NULL;
+            if (hash && pg_meter_is_exact(hash + 1) && o.min_effect > PG_EXACT_THRESHOLD)
+                o.min_effect = PG_EXACT_THRESHOLD;
+            if ((err = pg_history_detect(&h->changes, &h->nchanges, series, h->npoints, &o)) != 0)
+                goto cleanup;
+        }
     }
     *out = hs;
     *out_count = nh;

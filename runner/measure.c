@@ -157,6 +157,8 @@ int pg_measure(pg_measurement *out, pg_body_fn body, void *payload, const pg_mea
     out->clock_overhead_s = pg_measure_clock_overhead(clk);
     out->clock_resolution_s = pg_measure_clock_resolution(clk);
     overhead_ns = out->clock_overhead_s * 1e9;
+    if (opts->version >= 4 && opts->start_number > 1)
+        number = opts->start_number;
 
     /* Warm-up: first calls pay for lazy initialisation, page faults and cold caches; they are
        never samples. Time-based, and at least one iteration however long it takes. Calls grow
@@ -326,6 +328,11 @@ void pg_measure_shift_cpus(int by)
             first = cpu;
             return;
         }
+}
+
+void pg_measure_reset_cpus(void)
+{
+    have_allowed = 0;
 }
 
 int pg_measure_set_threads(pg_thread_state *out, int threads)

@@ -52,10 +52,13 @@ typedef struct pg_measure_options {
                               warm-up included, whatever `clock` says; 0: off. For a clock that
                               can run slower than the time spent (a command's self-reported
                               time): the loop stops after the block that passes it. */
+    int64_t start_number;  /* iterations per block to start sizing from (a block size found before in
+                              this process for the same body); 0 or 1: from one. Sizing still checks it
+                              (one block when it fits), so a changed machine only costs more blocks. */
 } pg_measure_options;
 
-#define PG_MEASURE_OPTIONS_VERSION 3
-#define PG_MEASURE_OPTIONS_INIT {PG_MEASURE_OPTIONS_VERSION, 0.5, 30.0, 0.1, 10, 1e-3, NULL, 0.0, 0.0}
+#define PG_MEASURE_OPTIONS_VERSION 4
+#define PG_MEASURE_OPTIONS_INIT {PG_MEASURE_OPTIONS_VERSION, 0.5, 30.0, 0.1, 10, 1e-3, NULL, 0.0, 0.0, 0}
 
 /** Why sampling stopped. */
 typedef enum pg_measure_stop {
@@ -137,6 +140,13 @@ void pg_measure_stable_layout(void);
  * nothing before the first choice or with one allowed CPU.
  */
 void pg_measure_shift_cpus(int by);
+
+/**
+ * Forgets the CPUs pg_measure_set_threads() chose: its next call starts
+ * again from the process's affinity mask as it is then (a worker process
+ * re-pinned for another round).
+ */
+void pg_measure_reset_cpus(void);
 
 /**
  * Moves the samples and block size of `m` into `out` and marks it OK;

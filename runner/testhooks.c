@@ -46,3 +46,20 @@ void pg__test_spin(double seconds)
     while (pg__mono_ns() < end)
         x++;
 }
+
+int pg__test_worker_garbage(unsigned request)
+{
+#ifdef PG_TEST_HOOKS
+    const char *v = getenv("PG_TEST_WORKER_GARBAGE");
+    char *end;
+    unsigned long n;
+
+    if (!v || !*v)
+        return 0;
+    n = strtoul(v, &end, 10);
+    return *end == '\0' && n > 0 && n == request;
+#else
+    (void)request;
+    return 0;
+#endif
+}

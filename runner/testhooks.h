@@ -8,6 +8,8 @@
  * every CPU kernel case whose key matches GLOB spins after each timed block
  * for (FACTOR - 1) times the block's own duration, so its measured time per
  * iteration grows by FACTOR whatever the machine does meanwhile.
+ *
+ * PG_TEST_WORKER_GARBAGE=N: see pg__test_worker_garbage().
  */
 #ifndef PG_TESTHOOKS_H
 #define PG_TESTHOOKS_H
@@ -20,5 +22,12 @@ double pg__test_slowdown(const char *key);
 
 /** Busy-waits (no sleep: a sleeping core would not look like slower code) for `seconds`. */
 void pg__test_spin(double seconds);
+
+/**
+ * PG_TEST_WORKER_GARBAGE=N: a plugin worker process (plugin.h) answers its
+ * N-th request with bytes that are no result record. @return 1 for that
+ * request (always 0 without PG_TEST_HOOKS).
+ */
+int pg__test_worker_garbage(unsigned request);
 
 #endif

@@ -44,10 +44,23 @@ static void range(double *lo, double *hi, const double *x, size_t n)
     }
 }
 
+/*
+ * Whether `to` exceeds `from` by more than `threshold` (a fraction) of
+ * `from`: strictly more, so a change of exactly the threshold is SAME. The
+ * slack of a few ulps keeps that edge where the decimal figures put it
+ * (1000 -> 1005 at 0.5% is SAME although 0.005 is not exact in binary).
+ */
+static int beyond(double to, double from, double threshold)
+{
+    double limit = threshold * from;
+
+    return to - from > limit + 1e-12 * from;
+}
+
 int pg_verdict_exact(pg_case_verdict *v, const double *head, size_t nhead, const double *base, size_t nbase)
 {
     const char *metric = v->head && v->head->metric ? v->head->metric : "count";
-    double hlo, hhi, blo, bhi, up = 1 + v->threshold, down = 1 / (1 + v->threshold), ratio;
+    double hlo, hhi, blo, bhi, ratio;
     char th[32], hb[64], bb[64];
     char *reason;
 
@@ -64,7 +77,7 @@ int pg_verdict_exact(pg_case_verdict *v, const double *head, size_t nhead, const
         int head_side = hlo != hhi;
         double lo = head_side ? hlo : blo, hi = head_side ? hhi : bhi;
         v->verdict = PG_VERDICT_UNSURE;
-        reason = pg__asprintf("nondeterministic %s: the %s's %zu processes differ by %.3g%% (%.0f to %.0f per "
+        reason = pg__asprintf("nondeterministic %s: the %s's %zu measurements differ by %.3g%% (%.0f to %.0f per "
                               "iteration); not gated as exact; use time, or make the case single-threaded and "
                               "free of time- or address-dependent work",
                               metric, head_side ? "head" : "baseline", head_side ? nhead : nbase,
@@ -88,11 +101,11 @@ int pg_verdict_exact(pg_case_verdict *v, const double *head, size_t nhead, const
     ratio = hlo / blo;
     v->est.ratio = v->est.ci_lo = v->est.ci_hi = v->est.center = v->est.shift_lo = v->est.shift_hi = ratio;
     v->est.resolution = 0;
-    if (ratio > up) {
+    if (beyond(hlo, blo, v->threshold)) {
         v->verdict = PG_VERDICT_REGRESSED;
         reason = pg__asprintf("%s %s -> %s per iteration (%+.3g%%), beyond %s; exact counts, no test needed", metric,
                               bb, hb, 100 * (ratio - 1), th);
-    } else if (ratio < down) {
+    } else if (beyond(blo, hlo, v->threshold)) {
         v->verdict = PG_VERDICT_IMPROVED;
         reason = pg__asprintf("%s %s -> %s per iteration (%+.3g%%), beyond %s; exact counts, no test needed", metric,
                               bb, hb, 100 * (ratio - 1), th);

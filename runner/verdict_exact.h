@@ -5,8 +5,10 @@
  *
  * No significance test: counts that repeat exactly carry no sampling error,
  * so the change is the ratio of the counts, and the rule is the threshold
- * alone: REGRESSED above 1 + threshold, IMPROVED below 1/(1 + threshold),
- * SAME between (identical counts say so). Counts that differ between the
+ * alone: REGRESSED when head - base > threshold * base (strictly: a change
+ * of exactly the threshold is SAME), IMPROVED when base - head > threshold *
+ * head (the same rule read backwards), SAME otherwise (identical counts say
+ * so). Counts that differ between the
  * processes of one side are nondeterministic: UNSURE with their spread,
  * never gated as exact. These cases stay out of Holm's family, the suite
  * guard, the canary stage and confirmation (a re-count gives the same count).

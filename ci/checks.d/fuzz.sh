@@ -26,8 +26,10 @@ for src in fuzz/fuzz_*.c; do
   [[ -z "${PG_FUZZ_ONLY:-}" || " $PG_FUZZ_ONLY " == *" $name "* ]] && targets+=("$name")
 done
 mkdir -p "$build"
+link=()
+command -v ld.lld >/dev/null && link=(-DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld)
 cmake -S . -B "$build" -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPG_FUZZ=ON \
-  -DPG_ASAN=ON -DPG_UBSAN=ON -DPG_BUILD_TESTS=OFF -DPG_USE_CUDA=OFF > "$build/configure.log" 2>&1 ||
+  -DPG_ASAN=ON -DPG_UBSAN=ON -DPG_BUILD_TESTS=OFF -DPG_USE_CUDA=OFF "${link[@]}" > "$build/configure.log" 2>&1 ||
   { cat "$build/configure.log"; exit 1; }
 cmake --build "$build" -j "$jobs" --target "${targets[@]/#/fuzz_}" > "$build/build.log" 2>&1 ||
   { cat "$build/build.log"; exit 1; }

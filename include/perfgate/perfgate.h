@@ -4,6 +4,9 @@
  * Include this (or perfgate/plugin.h) to write a benchmark plugin:
  *   perfgate/plugin.h  the versioned plugin ABI (benchmarks, timing loop,
  *                      parameters, counters, ranges, ops, GEMM, skip/error)
+ *   PG_UNMEASURED()    below: a block left out of the measured region
+ * A program run by a `command:` case marks its regions with
+ * perfgate/region.h instead (it needs no plugin API).
  *
  * The API is header-only: every call is an inline function that goes
  * through the table of functions the runner hands in, so a plugin links
@@ -15,5 +18,24 @@
 #define PERFGATE_PERFGATE_H
 
 #include "perfgate/plugin.h"
+
+/**
+ * PG_UNMEASURED(st) { ... } runs the block outside the measured region:
+ * the clock stops, and the counting instruments (Callgrind's collection
+ * under `instructions`, the allocation counter under `memory`) do not see
+ * it. It narrows the region inside an iterate function or a
+ * pg_keep_running() loop to the work that matters, e.g.
+ *
+ *     while (pg_keep_running(st)) {
+ *         PG_UNMEASURED(st) { shuffle(buf, n); }   // not timed, not counted
+ *         sort(buf, n);                            // timed and counted
+ *     }
+ *
+ * It is pg_pause_timing() before the block and pg_resume_timing() after
+ * it; leaving the block by break, return or goto skips the resume.
+ */
+#define PG_UNMEASURED(st)                                                                          \
+    for (int pg__unmeasured = (pg_pause_timing(st), 1); pg__unmeasured;                            \
+         pg__unmeasured = (pg_resume_timing(st), 0))
 
 #endif

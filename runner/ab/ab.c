@@ -147,18 +147,99 @@ static int measure_round(ab_case *ac, int which, const side *s, const pg_ab_opti
     return keep_round(ac, which, &r, o, rounds);
 }
 
-/* One round of a plugin case: both sides in lockstep, block by block (exec.h). */
-static int measure_pair(ab_case *ac, const side *sides, const pg_ab_options *o, int rounds, uint64_t seed)
+/*
+ * The worker processes of a gate (exec.h): each plugin case's round copies
+ * for both builds, made once, and how often the workers are replaced.
+ */
+typedef struct ab_workers {
+    pg_exec_workers *ex;      /* NULL: fresh processes every round */
+    pg_case *rc[2];           /* per case, as each build measures it (plugin cases; others zeroed) */
+    const pg_case **ptr[2];
+    size_t n;
+    int period;               /* rounds per pair of workers */
+    unsigned replaced;
+    unsigned started;         /* processes of workers given up on */
+} ab_workers;
+
+/* Workers give up after this many replacements in one gate: the rest of the rounds use fresh processes. */
+#define AB_MAX_REPLACED 3
+
+static int workers_init(ab_workers *aw, const ab_case *cases, size_t n, const side *sides, const pg_ab_options *o)
+{
+    const char *env = getenv("PERFGATE_FRESH_PROCESSES"), *per = getenv("PERFGATE_WORKER_ROUNDS");
+    size_t i;
+    int s, err, any = 0;
+
+    memset(aw, 0, sizeof(*aw));
+    aw->period = o->worker_rounds > 0 ? o->worker_rounds : per && atoi(per) > 0 ? atoi(per) : PG_AB_WORKER_ROUNDS;
+    for (i = 0; i < n; i++)
+        any |= cases[i].c->plugin != NULL;
+    if (!any || o->sequential || o->fresh || (env && strcmp(env, "1") == 0))
+        return 0;
+    aw->n = n;
+    for (s = 0; s < 2; s++)
+        if (!(aw->rc[s] = calloc(n, sizeof(pg_case))) || !(aw->ptr[s] = calloc(n, sizeof(pg_case *))))
+            return pg_error_set(PG_ENOMEM, "out of memory");
+    for (i = 0; i < n; i++)
+        for (s = 0; s < 2 && cases[i].c->plugin; s++) {
+            if ((err = round_case(&aw->rc[s][i], cases[i].c, &sides[s], o)) != 0)
+                return err;
+            aw->ptr[s][i] = &aw->rc[s][i];
+        }
+    return pg_exec_workers_new(&aw->ex, (const pg_case *const *const[2]){aw->ptr[0], aw->ptr[1]}, n, NULL);
+}
+
+static void workers_free(ab_workers *aw)
+{
+    size_t i;
+    int s;
+
+    pg_exec_workers_free(aw->ex);
+    for (s = 0; s < 2; s++) {
+        for (i = 0; aw->rc[s] && i < aw->n; i++)
+            if (aw->ptr[s][i])
+                round_case_clear(&aw->rc[s][i]);
+        free(aw->rc[s]);
+        free(aw->ptr[s]);
+    }
+    memset(aw, 0, sizeof(*aw));
+}
+
+/*
+ * One round of a plugin case: both sides in lockstep, block by block
+ * (exec.h), by the workers when there are, else (or when a worker failed,
+ * to measure the round again) by two fresh processes.
+ */
+static int measure_pair(ab_case *ac, size_t idx, const side *sides, const pg_ab_options *o, int rounds, uint64_t seed,
+                        ab_workers *aw, pg_progress *prog)
 {
     pg_case rc[2];
     pg_result r[2];
     const pg_case *pair[2] = {&rc[0], &rc[1]};
-    int err, i;
+    char *replaced = NULL;
+    int err = 0, i, done = 0;
 
     memset(r, 0, sizeof(r));
     memset(rc, 0, sizeof(rc));
     r[0].mfu = r[1].mfu = -1;
-    if ((err = round_case(&rc[0], ac->c, &sides[0], o)) == 0 && (err = round_case(&rc[1], ac->c, &sides[1], o)) == 0)
+    if (aw->ex) {
+        err = pg_exec_workers_pair(r, aw->ex, idx, seed, &replaced);
+        done = !err && !replaced;
+        if (replaced) {
+            aw->replaced++;
+            pg_progress_line(prog, "%s: a worker process failed (%s); this round is measured again in fresh "
+                             "processes%s", ac->c->key, replaced,
+                             aw->replaced >= AB_MAX_REPLACED ? ", and so are the rounds left" : "");
+            free(replaced);
+            if (aw->replaced >= AB_MAX_REPLACED) {
+                aw->started += pg_exec_workers_started(aw->ex);
+                pg_exec_workers_free(aw->ex);
+                aw->ex = NULL;
+            }
+        }
+    }
+    if (!err && !done && (err = round_case(&rc[0], ac->c, &sides[0], o)) == 0 &&
+        (err = round_case(&rc[1], ac->c, &sides[1], o)) == 0)
         err = pg_exec_case_pair(r, pair, NULL, seed);
     round_case_clear(&rc[0]);
     round_case_clear(&rc[1]);
@@ -260,12 +341,14 @@ int pg_ab_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_options *o
     cpu_set_t saved;
     pg_progress prog = {0};
     pg_ab_seq *seq = NULL;
+    ab_workers aw;
     char *title = NULL;
     int64_t t0 = pg__mono_ns();
     int round, err = 0, pinned, open;
 
     memset(out, 0, sizeof(*out));
     memset(sides, 0, sizeof(sides));
+    memset(&aw, 0, sizeof(aw));
     if (opts)
         o = *opts;
     if (o.rounds <= 0)
@@ -316,6 +399,9 @@ int pg_ab_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_options *o
         seq[i].alpha = o.alpha >= 0 ? o.alpha : cases[i].c->alpha;
     }
 
+    if ((err = workers_init(&aw, cases, ncases, sides, &o)) != 0)
+        goto cleanup;
+
     /* The mode follows where the lines go (a terminal or a log), as the executor's does. */
     title = pg__asprintf("perfgate: interleaving %zu case%s over %s%d rounds", ncases, ncases == 1 ? "" : "s",
                          o.fixed ? "" : "at most ", o.rounds);
@@ -332,6 +418,9 @@ int pg_ab_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_options *o
     for (round = 0; round < o.rounds && open > 0 && !out->time_out; round++) {
         size_t live = 0, settled = 0;
         char what[96];
+        /* Fresh workers every `period` rounds: the rounds sample process-level variation too. */
+        if (round > 0 && round % aw.period == 0)
+            pg_exec_workers_recycle(aw.ex);
         for (i = 0; i < ncases; i++) {
             ab_case *ac = &cases[i];
             int head_first = (int)(pg_stats_rng_next(&rng) & 1), k;
@@ -349,7 +438,7 @@ int pg_ab_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_options *o
             pg_progress_running(&prog, ac->c->key);
             pinned = pin_round(&saved, ac->c->threads, pg_stats_rng_next(&rng));
             if (ac->c->plugin && !o.sequential) {
-                err = measure_pair(ac, sides, &o, o.rounds, pg_stats_rng_next(&rng));
+                err = measure_pair(ac, i, sides, &o, o.rounds, pg_stats_rng_next(&rng), &aw, &prog);
             } else {
                 for (k = 0; k < 2 && !err; k++) {
                     int which = head_first ? 1 - k : k;
@@ -382,10 +471,18 @@ int pg_ab_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_options *o
                      live == 1 ? "" : "s", settled, open);
         pg_progress_finished(&prog, what, NULL);
     }
-    pg_progress_end(&prog);
+    out->worker_processes = aw.started + pg_exec_workers_started(aw.ex);
+    if (out->worker_processes)
+        pg_progress_line(&prog, "%u worker processes measured the plugin cases (fresh ones every %d rounds)",
+                         out->worker_processes, aw.period);
+    out->workers_replaced = aw.replaced;
+    pg_exec_workers_free(aw.ex);
+    aw.ex = NULL;
+    /* Before the end: an ended progress prints nothing more. */
     if (out->time_out)
         pg_progress_line(&prog, "--max-time %.0fs spent after %d round%s; the open cases are decided on the rounds "
                          "they have", o.max_time, round, round == 1 ? "" : "s");
+    pg_progress_end(&prog);
 
     if ((err = pg_run_new(&out->base)) != 0 || (err = pg_run_new(&out->head)) != 0)
         goto cleanup;
@@ -431,6 +528,7 @@ int pg_ab_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_options *o
 
 cleanup:
     pg_progress_end(&prog);
+    workers_free(&aw);
     free(title);
     free(seq);
     for (i = 0; cases && i < ncases; i++) {

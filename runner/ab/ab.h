@@ -7,9 +7,9 @@
  * a shared machine hit both sides alike. A round of one side is a short
  * measurement by the usual backend and contributes one sample: its median
  * block (or, on request, its fastest block). Plugin cases run both sides of a
- * round in lockstep (two fresh child processes taking turns block by block,
- * exec.h), so even a phase shorter than a round hits both; commands run one
- * side after the other (fresh processes each). The two
+ * round in lockstep (two child processes taking turns block by block: worker
+ * processes kept across rounds, exec.h), so even a phase shorter than a round
+ * hits both; commands run one side after the other (fresh processes each). The two
  * sides become two runs, compared by pg_compare() (verdict.h) like any base
  * and head; since rounds pair the sides, each case is then decided on the
  * paired analysis of its per-round ratios (ab/paired.c) by the paired stage
@@ -51,10 +51,24 @@ typedef struct pg_ab_options {
     double threshold, alpha;  /* override each case's (suite) values; < 0: keep them */
     int fixed;                /* every case all `rounds` (the fixed-count rule), no sequential stopping */
     double max_time;          /* seconds for all rounds; <= 0: no limit. Rounds stop when spent */
+    int fresh;                /* plugin cases: fresh processes every round, no workers
+                                 (also PERFGATE_FRESH_PROCESSES=1) */
+    int worker_rounds;        /* rounds a pair of workers serves before fresh ones; <= 0: PERFGATE_WORKER_ROUNDS,
+                                 else PG_AB_WORKER_ROUNDS */
 } pg_ab_options;
 
-#define PG_AB_OPTIONS_VERSION 2
-#define PG_AB_OPTIONS_INIT {PG_AB_OPTIONS_VERSION, NULL, NULL, 0, 0, 0, 0, NULL, NULL, 0, 0, NULL, 0, -1.0, -1.0, 0, 0}
+#define PG_AB_OPTIONS_VERSION 3
+#define PG_AB_OPTIONS_INIT {PG_AB_OPTIONS_VERSION, NULL, NULL, 0, 0, 0, 0, NULL, NULL, 0, 0, NULL, 0, -1.0, -1.0, 0, \
+                            0, 0, 0}
+
+/*
+ * Plugin cases are measured by two worker processes (one per build, exec.h)
+ * kept across rounds; every PG_AB_WORKER_ROUNDS rounds they are replaced by
+ * fresh ones, so that the rounds sample process-level variation (memory
+ * layout) too: docs/statistics.md, "Worker processes", gives the measurement
+ * behind the period.
+ */
+#define PG_AB_WORKER_ROUNDS 2
 
 typedef struct pg_ab_result {
     pg_run *base;             /* one result per case: per-round medians as samples */
@@ -67,6 +81,8 @@ typedef struct pg_ab_result {
     int time_out;             /* max_time ran out before every open case had max_rounds */
     uint64_t seed;
     int *order_head_first;    /* max_rounds x cases: 1 when head ran first (for audits and tests) */
+    unsigned worker_processes; /* worker processes started (0: fresh processes each round, or no plugin case) */
+    unsigned workers_replaced; /* rounds measured again after a worker died or broke the protocol */
 } pg_ab_result;
 
 /**

@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include "ab/ab.h"
+#include "ab/ab_exact.h"
 #include "perfgate/errors.h"
 #include "report/report.h"
 #include "suite.h"
@@ -46,7 +47,8 @@ static void print_paired(FILE *f, const pg_ab_result *ab)
 int pg_cmd_ab(int argc, char **argv)
 {
     pg_ab_options o = PG_AB_OPTIONS_INIT;
-    const char *seed_text = NULL;
+    const char *seed_text = NULL, *instrument = NULL;
+    unsigned instruments = PG_INSTRUMENT_TIME;
     long rounds = 0;
     double round_time = 0;
     pg_term_style style = pg_term_style_auto(stdout);
@@ -65,6 +67,10 @@ int pg_cmd_ab(int argc, char **argv)
         {"round-min", 0, PG_OPT_FLAG, &o.round_min, NULL, "a round's value is its fastest block (default: its median block)"},
         {"sequential", 0, PG_OPT_FLAG, &o.sequential, NULL,
          "plugin cases: one side after the other in a round, not in lockstep"},
+        {"instrument", 0, PG_OPT_STR, &instrument, "LIST",
+         "time (default: interleaved rounds), or instructions and/or memory: counted once per side, no rounds"},
+        {"fresh-processes", 0, PG_OPT_FLAG, &o.fresh, NULL,
+         "plugin cases: fresh processes every round, no workers (also PERFGATE_FRESH_PROCESSES=1)"},
         {0},
     };
     const pg_cmd_spec spec = {
@@ -81,6 +87,14 @@ int pg_cmd_ab(int argc, char **argv)
         "measured once REGRESSED, SAME or IMPROVED; UNSURE ones get all R rounds\n"
         "(--fixed-rounds: every case R rounds, Wilcoxon signed-rank and Tukey's\n"
         "interval). Nothing is stored.\n\n"
+        "With --instrument instructions (or memory) nothing is interleaved: counts do\n"
+        "not move between processes, so each case is counted on each side (two\n"
+        "processes, which must agree) and REGRESSED when the head's count grew beyond\n"
+        "the case's exact threshold (default 0.5%).\n\n"
+        "Plugin cases are measured by two worker processes (one per build) kept across\n"
+        "rounds and replaced by fresh ones every 2 rounds (PERFGATE_WORKER_ROUNDS=K sets\n"
+        "the period); a worker that dies or breaks the protocol is replaced and its round\n"
+        "measured again. Commands are fresh processes every round.\n\n"
         "A build is a plugin library (it replaces each plugin case's library) or a\n"
         "directory substituted for {build} in plugin paths and command arguments.\n\n"
         "examples:\n"
@@ -110,19 +124,31 @@ int pg_cmd_ab(int argc, char **argv)
             return 2;
         }
     }
+    if (instrument && pg_cli_instruments(&instruments, instrument) != 0)
+        return 2;
+    if ((instruments & PG_INSTRUMENT_TIME) && instruments != PG_INSTRUMENT_TIME) {
+        fprintf(stderr, "perfgate ab: --instrument: time is interleaved and counts are not; run them as two A/Bs\n");
+        return 2;
+    }
     o.rounds = (int)rounds;
     o.round_time = round_time;
     o.progress = stderr;
     if ((err = pg_cli_load_suites(&set, argv + 1, nargs)) != 0)
         return pg_error_exit_code(err);
-    if ((err = pg_ab_run(&ab, &set, &o)) != 0) {
+    err = instruments == PG_INSTRUMENT_TIME ? pg_ab_run(&ab, &set, &o)
+                                            : pg_ab_exact_run(&ab, &set, &o, instruments, NULL);
+    if (err) {
         pg_suite_set_free(&set);
         return pg_cli_fail(err);
     }
-    printf("A/B: %s%d interleaved rounds, seed %" PRIu64 "\nbase: %s\nhead: %s\n\n",
-           ab.rounds < ab.max_rounds ? "up to " : "", ab.rounds, ab.seed, o.base, o.head);
+    if (instruments == PG_INSTRUMENT_TIME)
+        printf("A/B: %s%d interleaved rounds, seed %" PRIu64 "\nbase: %s\nhead: %s\n\n",
+               ab.rounds < ab.max_rounds ? "up to " : "", ab.rounds, ab.seed, o.base, o.head);
+    else
+        printf("A/B: counted (%s), no rounds\nbase: %s\nhead: %s\n\n", instrument, o.base, o.head);
     pg_report_compare_terminal(stdout, ab.cmp, &style);
-    print_paired(stdout, &ab);
+    if (ab.paired)
+        print_paired(stdout, &ab);
     /* No case decided is "nothing compared" (4), never a pass. */
     rc = pg_outcome_exit_code(ab.cmp);
     pg_ab_result_free(&ab);

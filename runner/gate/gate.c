@@ -12,6 +12,7 @@
 #include "gate/gate.h"
 
 #include "ab/ab.h"
+#include "ab/ab_exact.h"
 #include "meter/meter.h"
 #include "perfgate/errors.h"
 #include "util.h"
@@ -146,6 +147,14 @@ static pg_ab_options ab_options(const pg_gate_options *o, const char *const *key
     return ao;
 }
 
+/* The counting instruments --instrument asks for alone (no time): counted per side, not interleaved. */
+static unsigned counted_only(const pg_gate_options *o)
+{
+    unsigned i = o->exec.instruments;
+
+    return i & PG_INSTRUMENT_TIME ? 0 : i & (PG_INSTRUMENT_INSTRUCTIONS | PG_INSTRUMENT_MEMORY);
+}
+
 /*
  * Interleaved mode: the exact checks into the run as usual, then both builds
  * in interleaved rounds. The head's rounds become the run's results (moved,
@@ -163,10 +172,17 @@ static int measure_interleaved(pg_gate_result *r, const pg_suite_set *set, const
     checks.canary = 0;
     if ((err = pg_exec_run(r->run, set, &checks)) != 0)
         return err;
-    note(o, r, "interleaving base %s and head %s over %s%d rounds", o->base_build, o->head_build,
-         o->fixed_rounds ? "" : "at most ", o->rounds > 0 ? o->rounds : PG_AB_DEFAULT_ROUNDS);
     st->t_rounds = pg__mono_ns();
-    if ((err = pg_ab_run(&st->ab, set, &ao)) != 0)
+    if (counted_only(o)) {
+        /* Counts do not move between processes: each side counted once, no rounds (ab/ab_exact.h). */
+        note(o, r, "counting base %s and head %s, no rounds", o->base_build, o->head_build);
+        err = pg_ab_exact_run(&st->ab, set, &ao, counted_only(o), o->exec.meter);
+    } else {
+        note(o, r, "interleaving base %s and head %s over %s%d rounds", o->base_build, o->head_build,
+             o->fixed_rounds ? "" : "at most ", o->rounds > 0 ? o->rounds : PG_AB_DEFAULT_ROUNDS);
+        err = pg_ab_run(&st->ab, set, &ao);
+    }
+    if (err)
         return err;
     pg_run_swap_results(r->run, st->ab.head);
     pg_comparison_rebind_head(st->ab.cmp, r->run);
@@ -191,7 +207,8 @@ static int confirm_interleaved(pg_gate_result *r, const pg_suite_set *set, const
     size_t i, n = 0;
     int err;
 
-    if (cmp->counts[PG_VERDICT_REGRESSED] == 0)
+    /* A re-count gives the same count: counted verdicts need no confirmation. */
+    if (cmp->counts[PG_VERDICT_REGRESSED] == 0 || counted_only(o))
         return 0;
     if (!(keys = calloc(cmp->ncases, sizeof(*keys))))
         return pg_error_set(PG_ENOMEM, "out of memory");
@@ -268,9 +285,10 @@ int pg_gate_run(pg_gate_result *out, const pg_suite_set *set, const pg_gate_opti
     /* A counting instrument that cannot run here is bad setup (exit 2), said before anything is measured. */
     if ((err = pg_exec_ready(set, &opts->exec)) != 0)
         return err;
-    if (interleaved && opts->exec.instruments & ~(unsigned)PG_INSTRUMENT_TIME)
-        return pg_error_set(PG_EUSAGE, "--instrument instructions/memory gate against stored runs: counts do not "
-                                       "move between runs, so no interleaving is needed; drop --base-build");
+    if (interleaved && (opts->exec.instruments & PG_INSTRUMENT_TIME) &&
+        (opts->exec.instruments & ~(unsigned)PG_INSTRUMENT_TIME))
+        return pg_error_set(PG_EUSAGE, "--instrument: with --base-build, time is interleaved and counts are not; "
+                                       "gate time and counts separately");
     if (!(st = calloc(1, sizeof(*st))))
         return pg_error_set(PG_ENOMEM, "out of memory");
     out->internal = st;

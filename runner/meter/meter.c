@@ -321,6 +321,7 @@ static int run_process(int *status, const spawn *s)
 /* What one process measured: per-iteration figures, or why not. */
 typedef struct reading {
     int64_t iterations;
+    int marked;         /* a command's regions it marked (perfgate/region.h); 0: the whole process */
     pg__callgrind cg;
     pg_meter_memory mem;
 } reading;
@@ -503,7 +504,7 @@ static void free_strv(char **v)
 
 /* argv of one process: [valgrind ...] (perfgate-meter ... | the command). */
 static char **build_argv(const pg_case *c, unsigned instrument, const char *vg, const char *program,
-                         const char *dir, int64_t iters)
+                         const char *dir, int64_t iters, int regions)
 {
     size_t cap = 32 + 2 * c->nparams, n = 0, i;
     char **argv;
@@ -536,6 +537,8 @@ static char **build_argv(const pg_case *c, unsigned instrument, const char *vg, 
     argv[n++] = pg__asprintf("%s/result", dir);
     argv[n++] = pg__strdup("--iters");
     argv[n++] = pg__asprintf("%lld", (long long)iters);
+    argv[n++] = pg__strdup("--regions");
+    argv[n++] = pg__asprintf("%d", regions);
     argv[n++] = pg__strdup("--key");
     argv[n++] = pg__strdup(c->key);
     if (c->plugin) {
@@ -557,35 +560,87 @@ static char **build_argv(const pg_case *c, unsigned instrument, const char *vg, 
     return argv;
 }
 
-/* One process: runs it and reads what it measured into `out`; *why says what went wrong. */
+/* Removes dir/callgrind.out and the dumps dir/callgrind.out.1 (warm-up) .. .N+1. */
+static void remove_dumps(const char *dir, int regions)
+{
+    int r;
+
+    for (r = 0; r <= regions + 1; r++) {
+        char *f = r ? pg__asprintf("%s/callgrind.out.%d", dir, r) : pg__asprintf("%s/callgrind.out", dir);
+        if (f)
+            unlink(f);
+        free(f);
+    }
+}
+
+/*
+ * A command's marked regions: each PERFGATE_REGION_END() (a Callgrind dump)
+ * left dir/callgrind.out.N. Their sum, one iteration per region, goes into
+ * `out`; none leaves `out` alone (the whole process is counted). Each file
+ * is removed once read.
+ */
+static int read_marked(reading *out, char **why, const char *dir)
+{
+    pg__callgrind sum, one;
+    int k, e;
+
+    memset(&sum, 0, sizeof(sum));
+    for (k = 1;; k++) {
+        char *f = pg__asprintf("%s/callgrind.out.%d", dir, k);
+        if (!f)
+            return pg_error_set(PG_ENOMEM, "out of memory");
+        if (access(f, F_OK) != 0) {
+            free(f);
+            break;
+        }
+        if (!*why && pg__callgrind_read(&one, f) != 0)
+            *why = pg__strdup(pg_error_last());
+        for (e = 0; !*why && e < PG_CG__COUNT; e++)
+            sum.ev[e] += one.ev[e];
+        sum.cache_sim = one.cache_sim;
+        unlink(f);
+        free(f);
+    }
+    if (k > 1 && !*why) {
+        out->cg = sum;
+        out->marked = k - 1;
+        out->iterations = k - 1;
+    }
+    return 0;
+}
+
+/*
+ * One process: runs it and reads what it measured into out[0 .. regions-1],
+ * one reading per measured region (a command: one, the whole process);
+ * *why says what went wrong.
+ */
 static int measure_once(reading *out, char **why, const pg_case *c, unsigned instrument, const char *vg,
-                        const char *program, const char *shim, int64_t iters, double timeout)
+                        const char *program, const char *shim, int64_t iters, int regions, double timeout)
 {
     char dir[] = "/tmp/perfgate-meter-XXXXXX";
-    char *log = NULL, *result = NULL, *cgfile = NULL, *preload = NULL, *memout = NULL;
+    char *log = NULL, *result = NULL, *preload = NULL, *memout = NULL;
     spawn s = {NULL, NULL, NULL, timeout};
-    int status = 0, err = 0;
+    int status = 0, err = 0, r;
 
-    memset(out, 0, sizeof(*out));
+    memset(out, 0, (size_t)regions * sizeof(*out));
     *why = NULL;
     if (!mkdtemp(dir))
         return pg_error_set(PG_EIO, "mkdtemp: %s", strerror(errno));
     log = pg__asprintf("%s/log", dir);
     result = pg__asprintf("%s/result", dir);
-    cgfile = pg__asprintf("%s/callgrind.out%s", dir, c->command ? "" : ".1");
     if (instrument == PG_INSTRUMENT_MEMORY) {
         preload = pg__asprintf("LD_PRELOAD=%s", shim);
         if (c->command)
             memout = pg__asprintf("PG_MEMSHIM_OUT=%s", result);
     }
-    if (!(s.argv = build_argv(c, instrument, vg, program, dir, iters))) {
+    if (!(s.argv = build_argv(c, instrument, vg, program, dir, iters, regions))) {
         /* A plugin path that does not resolve is the case's failure, said as the plugin backend says it. */
         *why = pg__strdup(pg_error_last());
         goto cleanup;
     }
     s.envp = fixed_env(preload, memout);
     s.log = log;
-    if (!log || !result || !cgfile || !s.envp || (instrument == PG_INSTRUMENT_MEMORY && !preload)) {
+    if (!log || !result || !s.envp || (instrument == PG_INSTRUMENT_MEMORY && !preload)) {
         err = pg_error_set(PG_ENOMEM, "out of memory");
         goto cleanup;
     }
@@ -605,13 +660,28 @@ static int measure_once(reading *out, char **why, const pg_case *c, unsigned ins
         free(tail);
         goto cleanup;
     }
-    if (c->command && instrument == PG_INSTRUMENT_INSTRUCTIONS)
+    if (c->command && instrument == PG_INSTRUMENT_INSTRUCTIONS) {
         out->iterations = 1;
-    else if (!read_child_file(out, why, result))
+        if ((err = read_marked(out, why, dir)) != 0 || *why || out->marked)
+            goto cleanup;
+    } else if (!read_child_file(out, why, result)) {
         goto cleanup;
-    if (instrument == PG_INSTRUMENT_INSTRUCTIONS && pg__callgrind_read(&out->cg, cgfile) != 0)
-        *why = pg__strdup(pg_error_last());
-    else if (instrument == PG_INSTRUMENT_MEMORY && out->mem.overflow)
+    }
+    for (r = 0; instrument == PG_INSTRUMENT_INSTRUCTIONS && r < regions && !*why; r++) {
+        /* A command is counted whole, into callgrind.out; the meter dumps its warm-up into callgrind.out.1
+         * (dropped) and each region into the next. */
+        char *cgfile = c->command ? pg__asprintf("%s/callgrind.out", dir)
+                                  : pg__asprintf("%s/callgrind.out.%d", dir, r + 2);
+        if (!cgfile) {
+            err = pg_error_set(PG_ENOMEM, "out of memory");
+            goto cleanup;
+        }
+        out[r].iterations = out[0].iterations;
+        if (pg__callgrind_read(&out[r].cg, cgfile) != 0)
+            *why = pg__strdup(pg_error_last());
+        free(cgfile);
+    }
+    if (instrument == PG_INSTRUMENT_MEMORY && out->mem.overflow)
         *why = pg__strdup("more live blocks than the allocation counter holds; figures incomplete");
 
 cleanup:
@@ -620,23 +690,41 @@ cleanup:
         unlink(log);
     if (result)
         unlink(result);
-    if (cgfile)
-        unlink(cgfile);
-    {
-        char *whole = pg__asprintf("%s/callgrind.out", dir);
-        if (whole)
-            unlink(whole);
-        free(whole);
-    }
+    remove_dumps(dir, regions);
     rmdir(dir);
     free(log);
     free(result);
-    free(cgfile);
     free(preload);
     free(memout);
     free_strv(s.argv);
     free_strv(s.envp);
     return err;
+}
+
+/*
+ * How many processes, measured regions per process and iterations per
+ * region (meter.h). Instructions: two processes of one region of one
+ * iteration, after the warm-up: counts are exact per iteration, so one
+ * iteration is as good as many, the two processes are the determinism
+ * check, and a heavy kernel under Valgrind costs two iterations per
+ * process. Regions inside one process see the same instructions but not
+ * always the same simulated cache misses (the layout the previous region
+ * left), so processes, not regions, make the default check. Memory: two
+ * processes of two iterations.
+ */
+static void defaults(int *processes, int *regions, int64_t *iters, const pg_case *c, unsigned instrument,
+                     const pg_meter_options *o)
+{
+    int counted = instrument == PG_INSTRUMENT_INSTRUCTIONS && !c->command;
+
+    *regions = counted && o->regions > 0 ? o->regions : 1;
+    if (*regions > PG_METER_MAX_REGIONS)
+        *regions = PG_METER_MAX_REGIONS;
+    *iters = o->iterations > 0 ? o->iterations : counted ? 1 : 2;
+    *processes = o->processes > 0 ? o->processes : 2;
+    /* Determinism is checked: at least two measurements, whatever was asked. */
+    if (*processes * *regions < 2)
+        *processes = 2;
 }
 
 int pg_meter_case(pg_run *run, const pg_case *c, unsigned instrument, const pg_meter_options *opts)
@@ -645,15 +733,14 @@ int pg_meter_case(pg_run *run, const pg_case *c, unsigned instrument, const pg_m
     char *why = NULL, *vg = NULL, *program = NULL, *shim = NULL;
     reading *rs = NULL;
     json_t *extra = json_object();
-    int n, i, err = 0;
+    int n, i, err = 0, regions;
     int64_t iters;
     double timeout;
     pg_status status = PG_STATUS_OK;
 
     if (!opts)
         opts = &dflt;
-    n = opts->processes >= 2 ? opts->processes : 2;
-    iters = opts->iterations > 0 ? opts->iterations : 2;
+    defaults(&n, &regions, &iters, c, instrument, opts);
     timeout = opts->timeout > 0 ? opts->timeout : (c->command && c->timeout > 0 ? c->timeout : DEFAULT_TIMEOUT);
     if (instrument == PG_INSTRUMENT_INSTRUCTIONS && c->command)
         timeout *= 50; /* Valgrind: tens of times slower than the command's own limit assumes. */
@@ -675,12 +762,13 @@ int pg_meter_case(pg_run *run, const pg_case *c, unsigned instrument, const pg_m
         vg = find_valgrind();
     else
         shim = find_shim(opts, program);
-    if (!(rs = calloc((size_t)n, sizeof(*rs)))) {
+    if (!(rs = calloc((size_t)(n * regions), sizeof(*rs)))) {
         err = pg_error_set(PG_ENOMEM, "out of memory");
         goto done;
     }
     for (i = 0; i < n && !why; i++)
-        if ((err = measure_once(&rs[i], &why, c, instrument, vg, program, shim, iters, timeout)) != 0)
+        if ((err = measure_once(&rs[i * regions], &why, c, instrument, vg, program, shim, iters, regions,
+                                timeout)) != 0)
             goto done;
     if (why) {
         status = strncmp(why, "skip ", 5) == 0 ? PG_STATUS_SKIPPED : PG_STATUS_ERROR;
@@ -693,8 +781,13 @@ int pg_meter_case(pg_run *run, const pg_case *c, unsigned instrument, const pg_m
     }
     json_object_set_new(extra, "instrument", json_string(pg_instrument_name(instrument)));
     json_object_set_new(extra, "processes", json_integer(n));
+    json_object_set_new(extra, "regions_per_process", json_integer(regions));
     json_object_set_new(extra, "iterations", json_integer(iters));
-    json_object_set_new(extra, "region", json_string(c->command ? "whole process" : "measured iterations"));
+    json_object_set_new(extra, "region", json_string(!c->command        ? "measured iterations"
+                                                     : rs[0].marked ? "marked regions"
+                                                                    : "whole process"));
+    if (rs[0].marked)
+        json_object_set_new(extra, "marked_regions", json_integer(rs[0].marked));
     if (instrument == PG_INSTRUMENT_INSTRUCTIONS) {
         json_t *ev = json_object();
         static const char *const names[PG_CG__COUNT] = {"Ir", "Dr", "Dw", "I1mr", "D1mr", "D1mw",
@@ -717,7 +810,7 @@ int pg_meter_case(pg_run *run, const pg_case *c, unsigned instrument, const pg_m
 
 done:
     if (!err)
-        err = add_results(run, c, instrument, rs, n, why, status, extra);
+        err = add_results(run, c, instrument, rs, n * regions, why, status, extra);
     json_decref(extra);
     free(rs);
     free(why);

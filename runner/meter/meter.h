@@ -7,14 +7,17 @@
  * sanitizers. Collection covers exactly the measured region: a built-in
  * kernel's run() of the measured iterations, a plugin's timed region (its
  * iterate call or pg_keep_running() loop, less what pg_pause_timing()
- * excludes), or a command's whole process. A case is measured in at least
- * two processes; counts that differ between them make the case
- * nondeterministic (said in the result, never gated as exact).
+ * excludes), or a command's whole process. A case is measured at least
+ * twice, in two processes: instructions count one iteration after a
+ * warm-up iteration (counts are exact per iteration, and Valgrind makes
+ * every iteration cost thousands of native ones), memory two. Counts that differ
+ * between the measurements make the case nondeterministic (said in the
+ * result, never gated as exact).
  *
  * Results carry the instrument in their key, `KEY#METRIC` (metric
  * `instructions`, `est_cycles`, `bytes_per_iter`, `allocs_per_iter`,
  * `peak`), so they sit beside the case's time in the store, the history
- * and every report; a sample is one process's count per iteration.
+ * and every report; a sample is one measurement's (one region's) count per iteration.
  */
 #ifndef PG_METER_H
 #define PG_METER_H
@@ -38,13 +41,17 @@ typedef struct pg_meter_options {
     unsigned version;
     const char *program;   /* the perfgate-meter program; NULL: $PERFGATE_METER, else beside this executable */
     const char *shim;      /* the allocation counter library; NULL: $PERFGATE_MEMSHIM, else beside the program */
-    int processes;         /* separate processes per case; below 2: 2 */
-    int64_t iterations;    /* iterations inside the measured region; 0: 2 */
+    int processes;         /* separate processes per case; 0: 2 */
+    int64_t iterations;    /* iterations inside one measured region; 0: 1 for instructions, 2 for memory */
     double timeout;        /* seconds one process may run; 0: the case's timeout, else 600 */
+    int regions;           /* measured regions per process, each a sample (instructions, not commands); 0: 1 */
 } pg_meter_options;
 
-#define PG_METER_OPTIONS_VERSION 1
-#define PG_METER_OPTIONS_INIT {PG_METER_OPTIONS_VERSION, NULL, NULL, 0, 0, 0.0}
+/* The most measured regions one process runs. */
+#define PG_METER_MAX_REGIONS 16
+
+#define PG_METER_OPTIONS_VERSION 2
+#define PG_METER_OPTIONS_INIT {PG_METER_OPTIONS_VERSION, NULL, NULL, 0, 0, 0.0, 0}
 
 /**
  * Says whether `instruments` (PG_INSTRUMENT_* bits) can run here: Valgrind

@@ -10,9 +10,10 @@
  *
  * One warm-up iteration runs first, outside the region (lazy
  * initialisation, first-touch page faults, a plugin's first-call work);
- * then `iters` iterations run inside it. Around the region: Callgrind's
- * client requests (zero, collect on, collect off, dump), or the counter's
- * switch. What the child says goes to its --out file as `key value` lines.
+ * then `--regions` measured regions of `--iters` iterations each. Around a
+ * region: Callgrind's client requests (collect on, collect off, then a dump
+ * of its own: one sample each), or the counter's switch (one region: its
+ * figures add up over the whole process). What the child says goes to its --out file as `key value` lines.
  */
 #include "meter/meter.h"
 
@@ -41,6 +42,7 @@ typedef void (*shim_read_fn)(pg_meter_memory *out);
 
 typedef struct child_state {
     int callgrind;
+    int warming;        /* the warm-up: collected by Callgrind, not by the allocation counter */
     shim_enable_fn shim_enable;
 } child_state;
 
@@ -52,7 +54,7 @@ static void enter_region(void *payload)
     if (s->callgrind)
         CALLGRIND_TOGGLE_COLLECT;
 #endif
-    if (s->shim_enable)
+    if (s->shim_enable && !s->warming)
         s->shim_enable(1);
 }
 
@@ -60,7 +62,7 @@ static void leave_region(void *payload)
 {
     child_state *s = payload;
 
-    if (s->shim_enable)
+    if (s->shim_enable && !s->warming)
         s->shim_enable(0);
 #ifdef PG_HAVE_CALLGRIND_H
     if (s->callgrind)
@@ -98,44 +100,80 @@ static int add_param(pg_case *c, const char *spec)
     return 0;
 }
 
-static int run_kernel(const pg_case *c, int64_t iters)
+/*
+ * The warm-up iteration runs as a region too, through the same code, with
+ * the allocation counter off; Callgrind collects it into a dump the runner
+ * drops (callgrind.out.1). The simulated caches then hold what one
+ * iteration and the region switches left before every measured region,
+ * the first included: the regions start from the same cache state and
+ * their estimated cycles compare exactly.
+ */
+
+/* After a measured region (or the warm-up): Callgrind writes its counts to a file of their own (callgrind.out.N) and zeroes them. */
+static void end_region(const child_state *s)
+{
+#ifdef PG_HAVE_CALLGRIND_H
+    if (s->callgrind)
+        CALLGRIND_DUMP_STATS_AT("perfgate-region");
+#else
+    (void)s;
+#endif
+}
+
+static int run_kernel(const pg_case *c, int64_t iters, int regions, child_state *s)
 {
     const pg_kernel *k = pg_kernel_find_for(c->kernel, "cpu");
     void *state = NULL;
-    int err;
+    int err, r;
 
     if (!k)
         return pg_error_set(PG_ENOTFOUND, "no CPU kernel '%s'", c->kernel);
     if ((err = k->setup(&state, c)) != 0)
         return err;
-    if ((err = k->run(state, 1)) == 0) {
+    /* The warm-up, through the same code as a region (warm_up()). */
+    s->warming = 1;
+    pg__region_enter();
+    err = k->run(state, 1);
+    pg__region_leave();
+    s->warming = 0;
+    end_region(s);
+    for (r = 0; r < regions && !err; r++) {
         pg__region_enter();
         err = k->run(state, iters);
         pg__region_leave();
+        end_region(s);
     }
     k->teardown(state);
     return err;
 }
 
-static int run_plugin(const pg_case *c, int64_t iters, child_state *s)
+static int run_plugin(const pg_case *c, int64_t iters, int regions, child_state *s)
 {
     pg_plugin_lib *lib = NULL;
     const pg_benchmark *b;
     pg_region_hooks hooks = {enter_region, leave_region, NULL};
-    int err;
+    int err, r;
 
     hooks.payload = s;
     if ((err = pg_plugin_open(&lib, c->plugin)) != 0)
         return err;
     if ((err = pg_plugin_find(&b, lib, c->symbol)) != 0)
         goto cleanup;
-    /* The warm-up runs with no hooks: the host's clock starts and stops around it all the same. */
-    pg__region_set(NULL);
-    if ((err = pg_plugin_run_iterations(b, c, 1)) != 0)
-        goto cleanup;
+    s->warming = 1;
     pg__region_set(&hooks);
-    err = pg_plugin_run_iterations(b, c, iters);
+    err = pg_plugin_run_iterations(b, c, 1);
     pg__region_set(NULL);
+    s->warming = 0;
+    end_region(s);
+    if (err)
+        goto cleanup;
+    /* Each region is a run of its own (setup and teardown outside it), so the regions can be compared. */
+    for (r = 0; r < regions && !err; r++) {
+        pg__region_set(&hooks);
+        err = pg_plugin_run_iterations(b, c, iters);
+        pg__region_set(NULL);
+        end_region(s);
+    }
 
 cleanup:
     pg_plugin_close(lib);
@@ -145,11 +183,12 @@ cleanup:
 int pg_meter_child_main(int argc, char **argv)
 {
     pg_case c;
-    child_state s = {0, NULL};
+    child_state s = {0, 0, NULL};
     pg_region_hooks hooks = {enter_region, leave_region, NULL};
     shim_read_fn shim_read;
     const char *out_path = NULL;
     int64_t iters = 1;
+    int regions = 1;
     FILE *out;
     int i, err = 0;
 
@@ -166,6 +205,8 @@ int pg_meter_child_main(int argc, char **argv)
             out_path = v;
         else if (strcmp(a, "--iters") == 0)
             iters = strtoll(v, NULL, 10);
+        else if (strcmp(a, "--regions") == 0)
+            regions = atoi(v);
         else if (strcmp(a, "--kernel") == 0)
             c.kernel = pg__strdup(v);
         else if (strcmp(a, "--plugin") == 0)
@@ -179,8 +220,8 @@ int pg_meter_child_main(int argc, char **argv)
         else
             err = pg_error_set(PG_EUSAGE, "unknown option '%s'", a);
     }
-    if (!out_path || iters < 1 || (!c.kernel && !(c.plugin && c.symbol))) {
-        fprintf(stderr, "usage: perfgate-meter --out FILE --iters N (--kernel K | --plugin P --symbol S) "
+    if (!out_path || iters < 1 || regions < 1 || (!c.kernel && !(c.plugin && c.symbol))) {
+        fprintf(stderr, "usage: perfgate-meter --out FILE --iters N [--regions R] (--kernel K | --plugin P --symbol S) "
                         "[--param NAME=VALUE]...\n");
         pg_case_clear(&c);
         return 2;
@@ -203,17 +244,13 @@ int pg_meter_child_main(int argc, char **argv)
 #endif
     if (!err) {
         if (c.plugin) {
-            err = run_plugin(&c, iters, &s);
+            err = run_plugin(&c, iters, regions, &s);
         } else {
             pg__region_set(&hooks);
-            err = run_kernel(&c, iters);
+            err = run_kernel(&c, iters, regions, &s);
             pg__region_set(NULL);
         }
     }
-#ifdef PG_HAVE_CALLGRIND_H
-    if (s.callgrind)
-        CALLGRIND_DUMP_STATS_AT("perfgate-region");
-#endif
     if (!(out = fopen(out_path, "w"))) {
         perror(out_path);
         pg_case_clear(&c);
@@ -224,7 +261,7 @@ int pg_meter_child_main(int argc, char **argv)
     } else if (err) {
         fprintf(out, "error %s\n", pg_error_last());
     } else {
-        fprintf(out, "ok\niterations %lld\ncallgrind %d\n", (long long)iters, s.callgrind);
+        fprintf(out, "ok\niterations %lld\nregions %d\ncallgrind %d\n", (long long)iters, regions, s.callgrind);
         if (shim_read) {
             pg_meter_memory m;
             shim_read(&m);

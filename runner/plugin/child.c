@@ -12,11 +12,14 @@
 #include "child.h"
 #include "perfgate/errors.h"
 #include "stats.h"
+#include "testhooks.h"
 #include "util.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,7 +119,8 @@ int pg_plugin_run_case(pg_result *out, const pg_case *c, const char *path, const
 typedef struct pair_side {
     pg_child child;           /* pid and the runner's end of the result pipe */
     int go, done;             /* the runner's ends of the gate pipes */
-    int finished;             /* its done pipe reached EOF: no more blocks */
+    int finished;             /* its done pipe reached EOF (or 'E', a worker): no more blocks */
+    int broken;               /* it sent a byte the protocol has no place for */
 } pair_side;
 
 /* What side `i`'s child needs: the job, its own ends of the gate pipes, and every runner end to close. */
@@ -213,36 +217,32 @@ static int start_side(pair_side *sides, int i, const pg_case *c, const char *pat
     return 0;
 }
 
-int pg_plugin_run_pair(pg_result out[2], const pg_case *c, const char *const paths[2],
-                       const pg_measure_options *mo, double timeout_s, uint64_t seed)
+/*
+ * Lockstep: both sides set up (each says 'R' before its first block) before
+ * either runs a block, then one block at a time, the sides alternating in a
+ * random order per pair of blocks. A side is finished at end of file (a
+ * one-shot child) or 'E' (a worker, which stays); any other byte breaks the
+ * protocol and finishes it too (`broken`).
+ */
+static void take_turns(pair_side sides[2], int64_t deadline, uint64_t seed, int *timed_out)
 {
-    pair_side sides[2] = {{PG_CHILD_INIT, -1, -1, 0}, {PG_CHILD_INIT, -1, -1, 0}};
-    int64_t deadline = pg__mono_ns() + (int64_t)(timeout_s * 1e9);
-    struct sigaction ign, old;
     pg_rng rng;
-    int i, err = 0, timed_out = 0;
+    int i;
     char ch;
 
     pg_stats_rng_seed(&rng, seed);
-    /* A side that dies between blocks closes its go pipe: a write there must not kill the runner. */
-    memset(&ign, 0, sizeof(ign));
-    ign.sa_handler = SIG_IGN;
-    sigemptyset(&ign.sa_mask);
-    sigaction(SIGPIPE, &ign, &old);
-    for (i = 0; i < 2 && !err; i++)
-        err = start_side(sides, i, c, paths[i], mo);
-    /* Both set up (each says 'R' before its first block) before either runs a block. */
-    for (i = 0; i < 2 && !err && !timed_out; i++) {
-        int rc = sides[i].child.pid > 0 ? read_byte(sides[i].done, &ch, deadline) : 0;
+    for (i = 0; i < 2 && !*timed_out; i++) {
+        int rc = sides[i].child.pid > 0 && !sides[i].finished ? read_byte(sides[i].done, &ch, deadline) : 0;
         if (rc < 0)
-            timed_out = 1;
-        else if (rc == 0)
+            *timed_out = 1;
+        else if (rc == 0 || ch != 'R')
             sides[i].finished = 1;
+        if (rc > 0 && ch != 'R' && ch != 'E')
+            sides[i].broken = 1;
     }
-    /* One block at a time, the sides alternating in a random order per pair of blocks. */
-    while (!err && !timed_out && !(sides[0].finished && sides[1].finished)) {
+    while (!*timed_out && !(sides[0].finished && sides[1].finished)) {
         int first = (int)(pg_stats_rng_next(&rng) & 1), k;
-        for (k = 0; k < 2 && !timed_out; k++) {
+        for (k = 0; k < 2 && !*timed_out; k++) {
             pair_side *sd = &sides[k ? 1 - first : first];
             int rc;
             if (sd->finished)
@@ -253,11 +253,39 @@ int pg_plugin_run_pair(pg_result out[2], const pg_case *c, const char *const pat
             }
             rc = read_byte(sd->done, &ch, deadline);
             if (rc < 0)
-                timed_out = 1;
-            else if (rc == 0)
+                *timed_out = 1;
+            else if (rc == 0 || ch != 'D')
                 sd->finished = 1;
+            if (rc > 0 && ch != 'D' && ch != 'E')
+                sd->broken = 1;
         }
     }
+}
+
+/* SIGPIPE ignored while the runner writes turns: a side that dies between blocks closes its go pipe. */
+static void ignore_sigpipe(struct sigaction *old)
+{
+    struct sigaction ign;
+
+    memset(&ign, 0, sizeof(ign));
+    ign.sa_handler = SIG_IGN;
+    sigemptyset(&ign.sa_mask);
+    sigaction(SIGPIPE, &ign, old);
+}
+
+int pg_plugin_run_pair(pg_result out[2], const pg_case *c, const char *const paths[2],
+                       const pg_measure_options *mo, double timeout_s, uint64_t seed)
+{
+    pair_side sides[2] = {{PG_CHILD_INIT, -1, -1, 0, 0}, {PG_CHILD_INIT, -1, -1, 0, 0}};
+    int64_t deadline = pg__mono_ns() + (int64_t)(timeout_s * 1e9);
+    struct sigaction old;
+    int i, err = 0, timed_out = 0;
+
+    ignore_sigpipe(&old);
+    for (i = 0; i < 2 && !err; i++)
+        err = start_side(sides, i, c, paths[i], mo);
+    if (!err)
+        take_turns(sides, deadline, seed, &timed_out);
     for (i = 0; i < 2; i++) {
         char *what;
         int rerr;
@@ -272,6 +300,286 @@ int pg_plugin_run_pair(pg_result out[2], const pg_case *c, const char *const pat
         /* After a timeout nothing more is read: the past deadline reports it. */
         what = what_ran(c, paths[i]);
         rerr = pg__child_collect(&out[i], &sides[i].child, what, timed_out ? 0 : deadline, timeout_s);
+        free(what);
+        if (!err)
+            err = rerr;
+    }
+    sigaction(SIGPIPE, &old, NULL);
+    return err;
+}
+
+/* ---- workers: lockstep children kept across rounds ----------------------- */
+
+/* A worker re-warms this long when it comes back to a case it measured before. */
+#define REWARM_S 0.003
+
+struct pg_plugin_worker {
+    pair_side side;
+    int req;                  /* the runner's end of the request pipe */
+    const pg_case *const *cases;
+    const pg_measure_options *mos;
+    size_t n;
+    unsigned char *seen;      /* cases this process measured before */
+    int timed_out;            /* the last pair ended in a timeout */
+};
+
+/* What the worker process needs: the tables, its pipe ends, and the runner ends it must not hold. */
+typedef struct worker_job {
+    const pg_plugin_worker *self, *other;
+    int req, go, done;        /* the worker's ends */
+} worker_job;
+
+/* The worker's libraries, opened once each (a build directory may give cases different files). */
+typedef struct worker_libs {
+    const char **paths;
+    pg_plugin_lib **libs;
+    size_t n;
+} worker_libs;
+
+static int worker_lib(pg_plugin_lib **out, worker_libs *wl, const char *path)
+{
+    size_t i;
+    int err;
+
+    for (i = 0; i < wl->n; i++)
+        if (strcmp(wl->paths[i], path) == 0) {
+            *out = wl->libs[i];
+            return 0;
+        }
+    if ((err = pg_plugin_open(out, path)) != 0)
+        return err;
+    wl->paths[wl->n] = path;
+    wl->libs[wl->n++] = *out;
+    return 0;
+}
+
+static void cpus_from_words(cpu_set_t *set, const uint64_t *words)
+{
+    int cpu;
+
+    CPU_ZERO(set);
+    for (cpu = 0; cpu < PG_CHILD_CPU_WORDS * 64 && cpu < CPU_SETSIZE; cpu++)
+        if (words[cpu / 64] >> (cpu % 64) & 1)
+            CPU_SET(cpu, set);
+}
+
+/* One request: pinned to its CPUs, the case measured between 'R' and 'E' on the gate pipes. */
+static void worker_measure(pg_result *r, const pg_plugin_worker *w, const pg_child_request *rq, worker_libs *wl,
+                           int64_t *numbers)
+{
+    const pg_case *c = w->cases[rq->index];
+    pg_measure_options mo = w->mos[rq->index];
+    pg_plugin_lib *lib = NULL;
+    const pg_benchmark *b = NULL;
+    cpu_set_t set;
+
+    cpus_from_words(&set, rq->cpus);
+    /* Re-pinned per round as a fresh process would be: the round's CPUs, chosen anew from them. */
+    sched_setaffinity(0, sizeof(set), &set);
+    pg_measure_reset_cpus();
+    if (!(rq->flags & PG_CHILD_REQ_NEW)) {
+        /* Clock, block size and warm-up were paid for this case already: a brief re-warm, and
+           sizing starts from the block size found then (one block when it still fits). */
+        mo.warmup = mo.warmup < REWARM_S ? mo.warmup : REWARM_S;
+        mo.start_number = numbers[rq->index];
+    }
+    if (!c || !c->plugin)
+        pg__result_error(r, "the worker was asked for a case without a plugin");
+    else if (worker_lib(&lib, wl, c->plugin) != 0 || pg_plugin_find(&b, lib, c->symbol ? c->symbol : c->name) != 0)
+        pg__result_error(r, pg_error_last());
+    else if (pg_plugin_measure(r, b, c, &mo) == 0 && r->status == PG_STATUS_OK)
+        numbers[rq->index] = r->number_per_run;
+}
+
+/* Bytes are waiting in `fd` (polled, not read). */
+static int pending(int fd)
+{
+    struct pollfd pfd = {fd, POLLIN, 0};
+
+    return poll(&pfd, 1, 0) > 0 && (pfd.revents & POLLIN);
+}
+
+static int worker_child(pg_result *out, void *payload)
+{
+    const worker_job *job = payload;
+    const pg_plugin_worker *w = job->self;
+    child_gate gate = {job->go, job->done, 0};
+    pg_plugin_gate pgate = {gate_enter, gate_leave, &gate};
+    worker_libs wl = {NULL, NULL, 0};
+    int64_t *numbers = calloc(w->n ? w->n : 1, sizeof(*numbers));
+    unsigned nreq;
+    int fd = pg__child_result_fd();
+
+    if (job->other) {
+        pg_plugin_worker *o = (pg_plugin_worker *)job->other;
+        close_fd(&o->side.child.fd);
+        close_fd(&o->side.go);
+        close_fd(&o->side.done);
+        close_fd(&o->req);
+    }
+    wl.paths = calloc(w->n ? w->n : 1, sizeof(*wl.paths));
+    wl.libs = calloc(w->n ? w->n : 1, sizeof(*wl.libs));
+    if (!numbers || !wl.paths || !wl.libs)
+        return pg_error_set(PG_ENOMEM, "out of memory in the worker process");
+    pg__plugin_set_gate(&pgate);
+    for (nreq = 1;; nreq++) {
+        pg_child_request rq;
+        pg_result r;
+        int rc = pg__child_request_read(&rq, job->req, w->n);
+        if (rc == 0)
+            _exit(0); /* the runner is done with this worker */
+        if (rc < 0)
+            return rc; /* sent as this worker's last result: an ERROR naming the bad request */
+        memset(&r, 0, sizeof(r));
+        r.mfu = -1;
+        gate.ready_sent = 0;
+        /* A turn left over from the last request would let this one run out of turn: say so, and go. */
+        if (pending(job->go)) {
+            (void)write_byte(job->done, 'X');
+            _exit(3);
+        }
+        worker_measure(&r, w, &rq, &wl, numbers);
+        /*
+         * The runner gives a turn after every block; the one after the last block is answered
+         * with 'E' (no block ran: at once). So no turn is left in the pipe for the next request.
+         */
+        if (gate.ready_sent) {
+            char ch = 0;
+            ssize_t n;
+            do
+                n = read(job->go, &ch, 1);
+            while (n < 0 && errno == EINTR);
+            if (n != 1 || ch != 'G')
+                _exit(3);
+        }
+        if (write_byte(job->done, 'E') != 0)
+            _exit(3);
+        if (pg__test_worker_garbage(nreq)) {
+            static const char junk[256] = "not a result record";
+            (void)!write(fd, junk, sizeof(junk));
+        } else if (pg__child_send(fd, &r) != 0) {
+            _exit(3);
+        }
+        pg__result_clear(&r);
+    }
+    (void)out;
+}
+
+int pg_plugin_worker_start(pg_plugin_worker **out, const pg_case *const *cases, const pg_measure_options *mos,
+                           size_t n, const pg_plugin_worker *other)
+{
+    pg_plugin_worker *w = calloc(1, sizeof(*w));
+    int req[2] = {-1, -1}, go[2] = {-1, -1}, done[2] = {-1, -1}, err;
+    worker_job job;
+
+    *out = NULL;
+    if (!w || !(w->seen = calloc(n ? n : 1, 1))) {
+        free(w);
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    }
+    w->side.child.pid = w->side.child.fd = w->side.child.out_fd = w->side.child.err_fd = -1;
+    w->cases = cases;
+    w->mos = mos;
+    w->n = n;
+    if (pipe2(req, O_CLOEXEC) != 0 || pipe2(go, O_CLOEXEC) != 0 || pipe2(done, O_CLOEXEC) != 0) {
+        err = pg_error_set(PG_EIO, "cannot create a pipe for the worker process: %s", strerror(errno));
+        goto fail;
+    }
+    job.self = w;
+    job.other = other;
+    job.req = req[0];
+    job.go = go[0];
+    job.done = done[1];
+    w->req = req[1];
+    w->side.go = go[1];
+    w->side.done = done[0];
+    if ((err = pg__child_start(&w->side.child, worker_child, &job)) != 0)
+        goto fail;
+    close(req[0]);
+    close(go[0]);
+    close(done[1]);
+    *out = w;
+    return 0;
+
+fail:
+    close_fd(&req[0]);
+    close_fd(&req[1]);
+    close_fd(&go[0]);
+    close_fd(&go[1]);
+    close_fd(&done[0]);
+    close_fd(&done[1]);
+    free(w->seen);
+    free(w);
+    return err;
+}
+
+int pg_plugin_worker_alive(const pg_plugin_worker *w)
+{
+    return w && w->side.child.pid > 0;
+}
+
+int pg_plugin_worker_timed_out(const pg_plugin_worker *w)
+{
+    return w && w->timed_out;
+}
+
+void pg_plugin_worker_stop(pg_plugin_worker *w)
+{
+    if (!w)
+        return;
+    /* End of file on its request pipe ends a waiting worker; the kill covers a busy or stuck one. */
+    close_fd(&w->req);
+    close_fd(&w->side.go);
+    close_fd(&w->side.done);
+    pg__child_kill(&w->side.child);
+    free(w->seen);
+    free(w);
+}
+
+int pg_plugin_worker_pair(pg_result out[2], pg_plugin_worker *const w[2], size_t index, const uint64_t *cpus,
+                          double timeout_s, uint64_t seed)
+{
+    pair_side sides[2];
+    int64_t deadline = pg__mono_ns() + (int64_t)(timeout_s * 1e9);
+    struct sigaction old;
+    int i, err = 0, timed_out = 0;
+
+    assert(w[0] && w[1] && index < w[0]->n && index < w[1]->n);
+    ignore_sigpipe(&old);
+    for (i = 0; i < 2; i++) {
+        pg_child_request rq;
+        memset(&rq, 0, sizeof(rq));
+        rq.index = (uint32_t)index;
+        rq.flags = w[i]->seen[index] ? 0 : PG_CHILD_REQ_NEW;
+        memcpy(rq.cpus, cpus, sizeof(rq.cpus));
+        w[i]->timed_out = 0;
+        sides[i] = w[i]->side;
+        sides[i].finished = sides[i].broken = 0;
+        /* A worker gone before the request is read reports it below, as one gone while measuring. */
+        if (w[i]->side.child.pid > 0 && pg__child_request_send(w[i]->req, &rq) != 0)
+            sides[i].finished = 1;
+    }
+    take_turns(sides, deadline, seed, &timed_out);
+    for (i = 0; i < 2; i++) {
+        const pg_case *c = w[i]->cases[index];
+        char *what = pg__asprintf("benchmark '%s' of plugin %s (worker process)", c->symbol ? c->symbol : c->name,
+                                  c->plugin);
+        int rerr;
+        w[i]->seen[index] = 1;
+        if (w[i]->side.child.pid <= 0) {
+            free(what);
+            return pg_error_set(PG_EINVAL, "a stopped worker process was asked to measure");
+        }
+        if (sides[i].broken) {
+            char *msg = pg__asprintf("%s broke the lockstep protocol; the process was killed", what);
+            pg__child_kill(&w[i]->side.child);
+            pg__result_error(&out[i], msg ? msg : "protocol error");
+            free(msg);
+            rerr = 0;
+        } else {
+            rerr = pg__child_read(&out[i], &w[i]->side.child, what, timed_out ? 0 : deadline, timeout_s);
+            w[i]->timed_out = timed_out;
+        }
         free(what);
         if (!err)
             err = rerr;

@@ -11,6 +11,7 @@
 #ifndef PG_PLUGIN_RUNNER_H
 #define PG_PLUGIN_RUNNER_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "measure.h"
@@ -77,6 +78,42 @@ int pg_plugin_run_case(pg_result *out, const pg_case *c, const char *path, const
  */
 int pg_plugin_run_pair(pg_result out[2], const pg_case *c, const char *const paths[2],
                        const pg_measure_options *mo, double timeout_s, uint64_t seed);
+
+/**
+ * A worker: a child process that stays across rounds and measures, on
+ * request, any case of a table in lockstep with another worker (one per
+ * build). It loads each library once, and sizes the blocks and fully
+ * warms up a case once; a case it comes back to gets a
+ * brief re-warm and starts sizing at the block size found before.
+ * `cases[i]` (plugin path resolved) and `mos[i]` must outlive the worker;
+ * `other` is the other build's worker if started, whose runner ends this
+ * process must not hold.
+ * @return 0, or PG_EIO/PG_ENOMEM (no pipe, no process).
+ */
+typedef struct pg_plugin_worker pg_plugin_worker;
+int pg_plugin_worker_start(pg_plugin_worker **out, const pg_case *const *cases, const pg_measure_options *mos,
+                           size_t n, const pg_plugin_worker *other);
+
+/**
+ * One round of case `index` on both workers in lockstep, as
+ * pg_plugin_run_pair() does with fresh processes: both pinned to the CPUs
+ * of bitmap `cpus` (PG_CHILD_CPU_WORDS words, child.h) and re-pinned within
+ * them. A worker that crashes, exits, times out or breaks the protocol is
+ * killed (pg_plugin_worker_alive() is then 0) and its out[i] is an ERROR
+ * naming why; stop it and start another.
+ * @return 0, or an error that must stop the run.
+ */
+int pg_plugin_worker_pair(pg_result out[2], pg_plugin_worker *const w[2], size_t index, const uint64_t *cpus,
+                          double timeout_s, uint64_t seed);
+
+/** 1 while the worker's process runs and keeps to the protocol. */
+int pg_plugin_worker_alive(const pg_plugin_worker *w);
+
+/** 1 when the last pair of this worker ended in the timeout. */
+int pg_plugin_worker_timed_out(const pg_plugin_worker *w);
+
+/** Ends the worker's process (end of file on its requests, then a kill) and frees it. NULL-safe. */
+void pg_plugin_worker_stop(pg_plugin_worker *w);
 
 /** What a lockstep child calls around each block: enter waits for the turn (nonzero: stop). */
 typedef struct pg_plugin_gate {

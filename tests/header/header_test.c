@@ -12,7 +12,8 @@
 
 #include <stdlib.h>
 
-static const char *const headers[] = {"perfgate/perfgate.h", "perfgate/plugin.h", "perfgate/errors.h"};
+static const char *const headers[] = {"perfgate/perfgate.h", "perfgate/plugin.h", "perfgate/errors.h",
+                                     "perfgate/region.h"};
 
 static void compile_alone(const char *compiler, const char *std, const char *lang, const char *header)
 {

@@ -131,12 +131,12 @@ Test(input, oversized_suite_refused_before_parsing)
     char *path = pg__asprintf("%s/big.yaml", dir);
     FILE *f = fopen(path, "w");
     const char *validate[] = {"validate", "big.yaml", NULL};
-    long i;
+    long i, size;
 
     cr_assert(f);
-    fputs("suite: big\nbenchmarks:\n", f);
-    for (i = 0; ftell(f) < 50000000; i++)
-        fprintf(f, "  - {name: b%ld, kernel: noop}\n", i);
+    size = fprintf(f, "suite: big\nbenchmarks:\n");
+    for (i = 0; size < 50000000; i++)
+        size += fprintf(f, "  - {name: b%ld, kernel: noop}\n", i);
     fclose(f);
     expect_refused(validate, 2, "big.yaml: 50.0 MB is over the 4 MiB limit for a suite file");
     free(path);

@@ -10,10 +10,13 @@
 #include "compile.h"
 #include "meter/internal.h"
 #include "meter/meter.h"
+#include "stats.h"
+#include "store/store.h"
 #include "suite.h"
 #include "util.h"
 #include "verdict_exact.h"
 
+#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,7 +187,8 @@ Test(meter, a_data_value_adding_one_percent_is_seen_and_regressed)
     memset(&v, 0, sizeof(v));
     v.head = h;
     v.base = b;
-    v.threshold = PG_EXACT_THRESHOLD / 2;
+    /* At the default threshold: a 1% change is caught without tuning the suite. */
+    v.threshold = PG_EXACT_THRESHOLD;
     pg_assert_ok(pg_verdict_exact(&v, h->samples, h->nsamples, b->samples, b->nsamples));
     cr_assert_eq(v.verdict, PG_VERDICT_REGRESSED, "%s", v.reason);
     free(v.reason);
@@ -197,21 +201,73 @@ Test(meter, a_data_value_adding_one_percent_is_seen_and_regressed)
 Test(meter, paused_work_is_outside_the_region)
 {
     const char *params[] = {"n=2000", NULL};
-    pg_case p, w;
-    pg_run *rp, *rw;
-    double paused, work;
+    pg_case p, w, u;
+    pg_run *rp, *rw, *ru;
+    double paused, work, unmeasured;
 
     make_case(&p, NULL, counted_lib(NULL), "paused", params);
     make_case(&w, NULL, lib, "work", params);
+    make_case(&u, NULL, lib, "unmeasured", params);
     rp = meter(&p, PG_INSTRUMENT_INSTRUCTIONS, 2);
     rw = meter(&w, PG_INSTRUMENT_INSTRUCTIONS, 2);
+    ru = meter(&u, PG_INSTRUMENT_INSTRUCTIONS, 2);
     paused = metric(rp, "instructions")->samples[0];
     work = metric(rw, "instructions")->samples[0];
+    unmeasured = metric(ru, "instructions")->samples[0];
     /* 50x the work runs paused each iteration: counted, it would dwarf the timed part. */
     cr_assert(paused < 2 * work, "paused %.0f vs work %.0f", paused, work);
+    /* PG_UNMEASURED (perfgate.h) is the same narrowing as a block. */
+    cr_assert(unmeasured < 2 * work && unmeasured > 0.5 * work, "unmeasured %.0f vs work %.0f", unmeasured, work);
     pg_run_free(rp);
     pg_run_free(rw);
+    pg_run_free(ru);
     pg_case_clear(&p);
+    pg_case_clear(&w);
+    pg_case_clear(&u);
+}
+
+/* A command case running tests/data/meter/marked.c built with `flags`: n=2000 rounds per region, 3 regions. */
+static pg_run *meter_marked(pg_case *c, const char *name, const char *flags)
+{
+    char *exe = pg__asprintf("%s/%s", tmp, name), *log = NULL;
+    char *cmd = pg__asprintf("cc -std=c11 -O1 %s -I'%s/include' '%s/tests/data/meter/marked.c' -o '%s'", flags,
+                             PG_TEST_SOURCE_DIR, PG_TEST_SOURCE_DIR, exe);
+
+    cr_assert_eq(pg_test_sh(&log, cmd), 0, "%s\n%s", cmd, log);
+    memset(c, 0, sizeof(*c));
+    c->suite = pg__strdup("t");
+    c->name = pg__strdup(name);
+    c->device = pg__strdup("cpu");
+    c->threads = 1;
+    c->command = calloc(4, sizeof(char *));
+    c->command[0] = exe;
+    c->command[1] = pg__strdup("2000");
+    c->command[2] = pg__strdup("3");
+    pg_assert_ok(pg__case_finish(c));
+    free(cmd);
+    free(log);
+    return meter(c, PG_INSTRUMENT_INSTRUCTIONS, 0);
+}
+
+Test(meter, a_command_is_counted_whole_or_in_the_regions_it_marks)
+{
+    pg_case m, w;
+    pg_run *rm = meter_marked(&m, "marked", ""), *rw = meter_marked(&w, "whole", "-DPERFGATE_NO_VALGRIND");
+    const pg_result *im = metric(rm, "instructions"), *iw = metric(rw, "instructions");
+
+    cr_assert_eq(im->status, PG_STATUS_OK, "%s", im->message);
+    cr_assert_eq(iw->status, PG_STATUS_OK, "%s", iw->message);
+    /* Marked: per region, the n rounds alone (a few instructions each), identical in both processes. */
+    cr_assert(im->samples[0] > 2000 && im->samples[0] < 20 * 2000, "%.0f", im->samples[0]);
+    cr_assert_eq(im->samples[0], im->samples[1]);
+    cr_assert(strstr(im->extra_json, "\"marked_regions\":3") != NULL, "%s", im->extra_json);
+    cr_assert(strstr(im->extra_json, "\"region\":\"marked regions\"") != NULL, "%s", im->extra_json);
+    /* Unmarked: the whole process, its 50n unmarked rounds and start-up included. */
+    cr_assert(iw->samples[0] > 20 * im->samples[0], "%.0f vs %.0f", iw->samples[0], im->samples[0]);
+    cr_assert(strstr(iw->extra_json, "\"region\":\"whole process\"") != NULL, "%s", iw->extra_json);
+    pg_run_free(rm);
+    pg_run_free(rw);
+    pg_case_clear(&m);
     pg_case_clear(&w);
 }
 
@@ -308,6 +364,21 @@ Test(meter, identical_counts_same_over_threshold_regressed_differing_processes_u
     cr_assert_eq(v.verdict, PG_VERDICT_REGRESSED, "%s", v.reason);
     pg_assert_ok(pg_verdict_exact(&v, down, 2, base, 2));
     cr_assert_eq(v.verdict, PG_VERDICT_IMPROVED, "%s", v.reason);
+    /* The edge: an increase of exactly the threshold is SAME, one count more is REGRESSED; likewise downwards. */
+    {
+        double b2[] = {200000, 200000}, edge[] = {201000, 201000}, over[] = {201001, 201001},
+               fall_edge[] = {199004.975124378, 199004.975124378}, fall[] = {199004, 199004};
+        v.threshold = 0.005;
+        pg_assert_ok(pg_verdict_exact(&v, edge, 2, b2, 2));
+        cr_assert_eq(v.verdict, PG_VERDICT_SAME, "%s", v.reason);
+        pg_assert_ok(pg_verdict_exact(&v, over, 2, b2, 2));
+        cr_assert_eq(v.verdict, PG_VERDICT_REGRESSED, "%s", v.reason);
+        pg_assert_ok(pg_verdict_exact(&v, fall_edge, 2, b2, 2));
+        cr_assert_eq(v.verdict, PG_VERDICT_SAME, "%s", v.reason);
+        pg_assert_ok(pg_verdict_exact(&v, fall, 2, b2, 2));
+        cr_assert_eq(v.verdict, PG_VERDICT_IMPROVED, "%s", v.reason);
+        v.threshold = 0.01;
+    }
     /* No allocations on either side is identical; some where there were none is a regression at any threshold. */
     {
         double none[] = {0, 0}, some[] = {16, 16};
@@ -451,4 +522,112 @@ Test(meter, counted_runs_carry_the_fingerprint_of_counts_not_of_the_machine)
     cr_assert_str_eq(b->machine_hash, "cccc");
     pg_run_free(a);
     pg_run_free(b);
+}
+
+/* A stored counted result: `value` instructions per iteration in both processes. */
+static void add_count(pg_run *run, const char *key, double value)
+{
+    pg_result *r;
+
+    pg_assert_ok(pg_run_add_result(&r, run));
+    r->key = pg__strdup(key);
+    r->suite = pg__strdup("c");
+    r->name = pg__strdup("case");
+    r->params_json = pg__strdup("{}");
+    r->threads = 1;
+    r->device = pg__strdup("cpu");
+    r->metric = pg__strdup("instructions");
+    r->unit = pg__strdup("Ir");
+    r->nsamples = 2;
+    r->samples = malloc(2 * sizeof(double));
+    r->samples[0] = r->samples[1] = value;
+    r->number_per_run = 1;
+    pg_assert_ok(pg_stats_summarize(&r->summary, r->samples, r->nsamples));
+}
+
+Test(meter, history_flags_a_one_percent_step_in_stored_instruction_counts)
+{
+    char *db = pg__asprintf("%s/counts.db", tmp);
+    const char *argv[] = {"history", "--db", db, "--format", "json", "c/*", NULL};
+    pg_store *s;
+    pg_proc p;
+    json_t *root, *cases;
+    json_error_t e;
+    size_t i, found = 0;
+    int k;
+
+    /* 24 commits of main: `stepped` grows 1% at commit 9 and 0.6% more at 17; `flat` never moves. */
+    pg_assert_ok(pg_store_open(&s, db));
+    for (k = 0; k < 24; k++) {
+        pg_run *run;
+        pg_assert_ok(pg_run_new(&run));
+        run->branch = pg__strdup("main");
+        run->commit = pg__asprintf("%040d", k + 1);
+        run->machine_hash = pg__strdup("00000000000000cc");
+        run->machine_json = pg__strdup("{}");
+        run->started_at = 1700000000 + 3600LL * k;
+        add_count(run, "c/stepped[]@1:cpu#instructions", k < 8 ? 1000000 : k < 16 ? 1010000 : 1016060);
+        add_count(run, "c/flat[]@1:cpu#instructions", 2000000);
+        pg_assert_ok(pg_store_save_run(s, run));
+        pg_run_free(run);
+    }
+    pg_store_close(s);
+    pg_test_run(&p, NULL, NULL, argv);
+    cr_assert_eq(p.status, 0, "%s", p.err);
+    root = json_loads(p.out, 0, &e);
+    cr_assert(root != NULL, "%s", e.text);
+    pg_proc_free(&p);
+    cases = json_object_get(root, "cases");
+    cr_assert_eq(json_array_size(cases), 2);
+    for (i = 0; i < 2; i++) {
+        json_t *c = json_array_get(cases, i), *cps = json_object_get(c, "change_points");
+        if (strcmp(json_string_value(json_object_get(c, "key")), "c/flat[]@1:cpu#instructions") == 0) {
+            cr_assert_eq(json_array_size(cps), 0);
+            continue;
+        }
+        found++;
+        cr_assert_eq(json_array_size(cps), 2, "%zu change points", json_array_size(cps));
+        cr_assert_eq(json_integer_value(json_object_get(json_array_get(cps, 0), "index")), 8);
+        cr_assert_eq(json_integer_value(json_object_get(json_array_get(cps, 1), "index")), 16);
+        cr_assert_float_eq(json_real_value(json_object_get(json_array_get(cps, 0), "change")), 0.01, 1e-9);
+        cr_assert_float_eq(json_real_value(json_object_get(json_array_get(cps, 1), "change")), 0.006, 1e-9);
+    }
+    cr_assert_eq(found, 1);
+    json_decref(root);
+    free(db);
+}
+
+/* `ab` and `gate --base-build` under instructions: each side counted, no rounds; a 1% data change REGRESSED. */
+Test(meter, ab_and_interleaved_gate_count_each_side_and_decide_exactly)
+{
+    char *base = pg__strdup(counted_lib(NULL)), *head = pg__strdup(counted_lib("-DEXTRA_PERMILLE=10"));
+    char *suite = pg_test_write(tmp, "ab.yaml", "suite: c\ndefaults: {threads: 1}\nbenchmarks:\n"
+                                                "  - {name: work, symbol: work, plugin: ./none.so, params: {n: 20000}}\n");
+    const char *ab[] = {"ab", "--instrument", "instructions", "--base", base, "--head", head, suite, NULL};
+    const char *gate[] = {"gate", "--no-store", "--instrument", "instructions", "--base-build", base,
+                          "--head-build", head, suite, NULL};
+    const char *mixed[] = {"ab", "--instrument", "time,instructions", "--base", base, "--head", head, suite, NULL};
+    const char *novg[] = {"PERFGATE_VALGRIND=/nonexistent/valgrind", NULL};
+    pg_proc p;
+
+    pg_test_run(&p, tmp, NULL, ab);
+    cr_assert_eq(p.status, 1, "exit %d: %s%s", p.status, p.out, p.err);
+    cr_assert(strstr(p.out, "no rounds") != NULL, "%s", p.out);
+    cr_assert(strstr(p.out, "REGRESSED  instructions") != NULL, "%s", p.out);
+    pg_proc_free(&p);
+    pg_test_run(&p, tmp, NULL, gate);
+    cr_assert_eq(p.status, 1, "exit %d: %s%s", p.status, p.out, p.err);
+    cr_assert(strstr(p.out, "REGRESSED") != NULL, "%s", p.out);
+    pg_proc_free(&p);
+    pg_test_run(&p, tmp, NULL, mixed);
+    cr_assert_eq(p.status, 2, "exit %d: %s", p.status, p.err);
+    cr_assert(strstr(p.err, "interleaved") != NULL, "%s", p.err);
+    pg_proc_free(&p);
+    pg_test_run(&p, tmp, novg, ab);
+    cr_assert_eq(p.status, 2, "exit %d: %s", p.status, p.err);
+    cr_assert(strstr(p.err, "needs Valgrind") != NULL, "%s", p.err);
+    pg_proc_free(&p);
+    free(base);
+    free(head);
+    free(suite);
 }

@@ -8,8 +8,9 @@
  *                more; the extra is a data value (.rodata), so builds that
  *                differ in it have the same machine code
  *   paused       work, with a pause/resume around untimed setup each iteration
+ *   unmeasured   the same, the untimed part in a PG_UNMEASURED block
  */
-#include <perfgate/plugin.h>
+#include <perfgate/perfgate.h>
 
 #include <stdlib.h>
 
@@ -78,11 +79,22 @@ static void paused(pg_state *st)
     }
 }
 
+static void unmeasured(pg_state *st)
+{
+    int64_t n = pg_param_int(st, "n", 10000);
+
+    while (pg_keep_running(st)) {
+        PG_UNMEASURED(st) { result = mix(50 * n); }
+        result = mix(n);
+    }
+}
+
 static const pg_benchmark table[] = {
     {"alloc_exact", "size*count bytes in count allocations per iteration", alloc_exact, NULL, NULL, NULL},
     {"leak", "size bytes per iteration, never freed", NULL, NULL, leak_iterate, NULL},
     {"work", "n rounds of mixing, plus EXTRA_PERMILLE", NULL, NULL, work_iterate, NULL},
     {"paused", "n rounds timed, 50n untimed", paused, NULL, NULL, NULL},
+    {"unmeasured", "n rounds measured, 50n in PG_UNMEASURED", unmeasured, NULL, NULL, NULL},
 };
 
 PG_PLUGIN_DEFINE("counted", table)
