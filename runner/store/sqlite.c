@@ -8,6 +8,7 @@
 #include "perfgate/errors.h"
 #include "util.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -183,12 +184,27 @@ static int migrate(pg_sqlite_store *s)
 
 static void sqlite_close(pg_store *store);
 
+/*
+ * No allocation statistics: nothing here reads them, and with them on every
+ * sqlite3_malloc and free takes a global mutex. Only possible before SQLite
+ * initialises, hence once, first. Likewise a connection is opened NOMUTEX:
+ * it is used by the thread that opened it (worker threads of the plugin host
+ * and the roofline never touch the store), so serialising every step and
+ * column read on it buys nothing.
+ */
+static void sqlite_configure(void)
+{
+    sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
 static int sqlite_open(pg_store **out, const char *path)
 {
+    static pthread_once_t configured = PTHREAD_ONCE_INIT;
     pg_sqlite_store *s = NULL;
     int err = PG_ESTORE;
 
     *out = NULL;
+    pthread_once(&configured, sqlite_configure);
     s = calloc(1, sizeof(*s));
     if (s)
         s->base.ops = &pg__store_sqlite;
@@ -196,7 +212,8 @@ static int sqlite_open(pg_store **out, const char *path)
         err = pg_error_set(PG_ENOMEM, "out of memory opening %s", path);
         goto cleanup;
     }
-    if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+    if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) !=
+        SQLITE_OK) {
         err = pg_error_set(PG_ESTORE, "%s: cannot open database: %s", path,
                            s->db ? sqlite3_errmsg(s->db) : "out of memory");
         goto cleanup;
