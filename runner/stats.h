@@ -111,7 +111,10 @@ typedef struct pg_shift {
  * differences, where k is the largest integer with P(U <= k-1) <= (1-level)/2
  * under the exact null distribution of U when min(nx,ny) <= 8, else
  * k = floor(nx*ny/2 - z * sqrt(nx*ny*(nx+ny+1)/12)) with z the normal
- * (1+level)/2 quantile. Allocates nx*ny doubles.
+ * (1+level)/2 quantile. The differences are never all formed: order
+ * statistics are selected in the sorted difference matrix, in O(nx + ny)
+ * memory (plus nx*ny+1 doubles for the exact U distribution when it is used)
+ * and, in practice, O((nx + ny) log(nx * ny)) time per rank.
  * @return 0, PG_EINVAL (empty side, bad level), PG_ENOMEM.
  */
 int pg_stats_hodges_lehmann(pg_shift *out, const double *x, size_t nx, const double *y, size_t ny, double level);
