@@ -171,10 +171,11 @@ static int workers_init(ab_workers *aw, const ab_case *cases, size_t n, const si
     int s, err, any = 0;
 
     memset(aw, 0, sizeof(*aw));
-    aw->period = o->worker_rounds > 0 ? o->worker_rounds : per && atoi(per) > 0 ? atoi(per) : PG_AB_WORKER_ROUNDS;
+    /* Workers only when asked for: docs/statistics.md, "Worker processes", measured them losing power. */
+    aw->period = o->worker_rounds > 0 ? o->worker_rounds : per && atoi(per) > 0 ? atoi(per) : 0;
     for (i = 0; i < n; i++)
         any |= cases[i].c->plugin != NULL;
-    if (!any || o->sequential || o->fresh || (env && strcmp(env, "1") == 0))
+    if (!any || aw->period <= 0 || o->sequential || o->fresh || (env && strcmp(env, "1") == 0))
         return 0;
     aw->n = n;
     for (s = 0; s < 2; s++)
@@ -419,7 +420,7 @@ int pg_ab_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_options *o
         size_t live = 0, settled = 0;
         char what[96];
         /* Fresh workers every `period` rounds: the rounds sample process-level variation too. */
-        if (round > 0 && round % aw.period == 0)
+        if (aw.ex && round > 0 && round % aw.period == 0)
             pg_exec_workers_recycle(aw.ex);
         for (i = 0; i < ncases; i++) {
             ab_case *ac = &cases[i];

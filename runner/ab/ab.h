@@ -51,10 +51,10 @@ typedef struct pg_ab_options {
     double threshold, alpha;  /* override each case's (suite) values; < 0: keep them */
     int fixed;                /* every case all `rounds` (the fixed-count rule), no sequential stopping */
     double max_time;          /* seconds for all rounds; <= 0: no limit. Rounds stop when spent */
-    int fresh;                /* plugin cases: fresh processes every round, no workers
-                                 (also PERFGATE_FRESH_PROCESSES=1) */
-    int worker_rounds;        /* rounds a pair of workers serves before fresh ones; <= 0: PERFGATE_WORKER_ROUNDS,
-                                 else PG_AB_WORKER_ROUNDS */
+    int fresh;                /* plugin cases: fresh processes every round even where workers were asked
+                                 for (also PERFGATE_FRESH_PROCESSES=1) */
+    int worker_rounds;        /* > 0: workers, each pair serving this many rounds; <= 0: PERFGATE_WORKER_ROUNDS,
+                                 else no workers (fresh processes every round, the default) */
 } pg_ab_options;
 
 #define PG_AB_OPTIONS_VERSION 3
@@ -62,13 +62,12 @@ typedef struct pg_ab_options {
                             0, 0, 0}
 
 /*
- * Plugin cases are measured by two worker processes (one per build, exec.h)
- * kept across rounds; every PG_AB_WORKER_ROUNDS rounds they are replaced by
- * fresh ones, so that the rounds sample process-level variation (memory
- * layout) too: docs/statistics.md, "Worker processes", gives the measurement
- * behind the period.
+ * Plugin cases are measured in two fresh processes (one per build) every
+ * round. Worker processes kept across rounds (worker_rounds, or
+ * PERFGATE_WORKER_ROUNDS=K) are cheaper per round but lost power in the
+ * noise_ab measurement (docs/statistics.md, "Worker processes"), so they are
+ * off unless asked for.
  */
-#define PG_AB_WORKER_ROUNDS 2
 
 typedef struct pg_ab_result {
     pg_run *base;             /* one result per case: per-round medians as samples */

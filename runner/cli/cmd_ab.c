@@ -70,7 +70,7 @@ int pg_cmd_ab(int argc, char **argv)
         {"instrument", 0, PG_OPT_STR, &instrument, "LIST",
          "time (default: interleaved rounds), or instructions and/or memory: counted once per side, no rounds"},
         {"fresh-processes", 0, PG_OPT_FLAG, &o.fresh, NULL,
-         "plugin cases: fresh processes every round, no workers (also PERFGATE_FRESH_PROCESSES=1)"},
+         "plugin cases: fresh processes every round (the default), even with PERFGATE_WORKER_ROUNDS"},
         {0},
     };
     const pg_cmd_spec spec = {
@@ -91,10 +91,10 @@ int pg_cmd_ab(int argc, char **argv)
         "not move between processes, so each case is counted on each side (two\n"
         "processes, which must agree) and REGRESSED when the head's count grew beyond\n"
         "the case's exact threshold (default 0.5%).\n\n"
-        "Plugin cases are measured by two worker processes (one per build) kept across\n"
-        "rounds and replaced by fresh ones every 2 rounds (PERFGATE_WORKER_ROUNDS=K sets\n"
-        "the period); a worker that dies or breaks the protocol is replaced and its round\n"
-        "measured again. Commands are fresh processes every round.\n\n"
+        "Every round measures each side in a fresh process. PERFGATE_WORKER_ROUNDS=K\n"
+        "instead keeps one worker process per build for K rounds (cheaper rounds, but\n"
+        "measured to lose power: docs/statistics.md); a worker that dies or breaks the\n"
+        "protocol is replaced and its round measured again.\n\n"
         "A build is a plugin library (it replaces each plugin case's library) or a\n"
         "directory substituted for {build} in plugin paths and command arguments.\n\n"
         "examples:\n"

@@ -161,7 +161,6 @@ static int overlaps(void)
 Test(workers, two_workers_measure_every_round_and_are_replaced_every_period)
 {
     const char *period[] = {"PERFGATE_WORKER_ROUNDS=4", NULL};
-    const char *fresh[] = {"PERFGATE_FRESH_PROCESSES=1", NULL};
     size_t lines, distinct;
     pg_proc p;
 
@@ -177,8 +176,8 @@ Test(workers, two_workers_measure_every_round_and_are_replaced_every_period)
     cr_assert_eq(distinct, 4);
     /* Workers kept the lockstep: never a block of one build while the other's ran. */
     cr_assert_eq(overlaps(), 0);
-    /* Forced fresh processes: one per build, case and round. */
-    run_ab(&p, same, fresh, "8", 1, NULL);
+    /* Without PERFGATE_WORKER_ROUNDS, fresh processes (the default): one per build, case and round. */
+    run_ab(&p, same, NULL, "8", 1, NULL);
     cr_assert_eq(p.status, owed_exit(p.out), "%d\n%s\n%s", p.status, p.out, p.err);
     cr_assert(strstr(p.err, "worker processes") == NULL, "%s", p.err);
     pg_proc_free(&p);
@@ -186,8 +185,8 @@ Test(workers, two_workers_measure_every_round_and_are_replaced_every_period)
     cr_assert_eq(lines, 48);
     cr_assert_eq(distinct, 48);
     cr_assert_eq(overlaps(), 0);
-    /* The same by the flag: 3 rounds x 3 cases x 2 builds, each its own process. */
-    run_ab(&p, same, NULL, "3", 1, "--fresh-processes");
+    /* The flag wins over PERFGATE_WORKER_ROUNDS: 3 rounds x 3 cases x 2 builds, each its own process. */
+    run_ab(&p, same, period, "3", 1, "--fresh-processes");
     cr_assert_eq(p.status, 4, "%d\n%s\n%s", p.status, p.out, p.err);
     pg_proc_free(&p);
     lines = count_pids(&distinct);
@@ -197,26 +196,27 @@ Test(workers, two_workers_measure_every_round_and_are_replaced_every_period)
 
 Test(workers, identical_builds_are_same_and_a_3x_build_regressed)
 {
+    const char *two[] = {"PERFGATE_WORKER_ROUNDS=2", NULL};
     size_t lines, distinct;
     pg_proc p;
 
     /* Sequential: the work cases settle SAME, usually at the first look (5 rounds). The turns case
        serialises both builds on a lock, so on a loaded machine its ratio can stay too wide to settle
        at 50 %: UNSURE is honest there, a REGRESSED or IMPROVED never is. */
-    run_ab(&p, same, NULL, "20", 0, NULL);
+    run_ab(&p, same, two, "20", 0, NULL);
     cr_assert_eq(p.status, owed_exit(p.out), "%d\n%s\n%s", p.status, p.out, p.err);
     cr_assert(strstr(p.out, "0 regressions, 0 improvements, ") != NULL, "%s", p.out);
     cr_assert(case_says(p.out, "w/work[n=2000]", "SAME") && case_says(p.out, "w/work[n=3000]", "SAME"), "%s",
               p.out);
     pg_proc_free(&p);
     /* 5 rounds when every case settles at the first look (a loaded machine may take more): each pair of
-       workers (fresh every 2 rounds, the default) measured every case of its rounds. */
+       workers (fresh every 2 rounds) measured every case of its rounds. */
     lines = count_pids(&distinct);
     cr_assert_geq(lines, 30);
     cr_assert_geq(distinct, 6);
     cr_assert_eq(distinct % 2, 0, "%zu", distinct);
     cr_assert_leq(distinct * 3, lines, "%zu processes for %zu measurements", distinct, lines);
-    run_ab(&p, slow, NULL, "20", 0, NULL);
+    run_ab(&p, slow, two, "20", 0, NULL);
     cr_assert_eq(p.status, 1, "%d\n%s\n%s", p.status, p.out, p.err);
     cr_assert(strstr(p.out, "3 regressions, 0 improvements, 0 unchanged, 0 unsure") != NULL, "%s", p.out);
     pg_proc_free(&p);
@@ -250,7 +250,7 @@ Test(workers, a_worker_killed_mid_run_is_replaced_and_the_gate_still_decides)
 Test(workers, a_worker_that_breaks_the_protocol_is_replaced_with_a_clear_message)
 {
 #ifdef PG_TEST_HOOKS
-    const char *garbage[] = {"PG_TEST_WORKER_GARBAGE=3", NULL};
+    const char *garbage[] = {"PG_TEST_WORKER_GARBAGE=3", "PERFGATE_WORKER_ROUNDS=2", NULL};
     pg_proc p;
 
     /* Every worker answers its third request with garbage: after three replacements, fresh processes only. */
