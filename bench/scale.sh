@@ -16,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 reps=${1:-3}
 dir=${2:-/tmp/perfgate-scale}
-builds=${PERFGATE_SCALE_BUILDS:-build-bench$([[ -x build-bench-nocuda/perfgate ]] && echo " build-bench-nocuda")}
+builds=${PERFGATE_SCALE_BUILDS:-build-bench$([[ -x build-bench-nocuda/perfgate ]] && echo " build-bench-nocuda" || true)}
 first=${builds%% *}
 if [[ ! -x "$first/perfgate" || ! -x "$first/bench/bench_scale_db" ]]; then
   cmake -S . -B "$first" -DCMAKE_BUILD_TYPE=Release -DPG_BUILD_TESTS=OFF >/dev/null
