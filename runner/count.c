@@ -264,9 +264,7 @@ static int wait_for(pid_t pid, double timeout_s)
 
 int pg_count_run(pg_counts *out, char *const argv[], double timeout_s, int quiet)
 {
-    char tmpl[] = "/tmp/perfgate-count.XXXXXX", *lib = NULL, **env = NULL, *shown = NULL;
-    const char *tmpdir = getenv("TMPDIR");
-    char *dir = NULL;
+    char *lib = NULL, **env = NULL, *shown = NULL, *dir = NULL;
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t attr;
     sigset_t old;
@@ -278,14 +276,12 @@ int pg_count_run(pg_counts *out, char *const argv[], double timeout_s, int quiet
         return pg_error_set(PG_EUSAGE, "no program to count");
     if ((err = pg_count_library(&lib)) != 0)
         return err;
-    dir = tmpdir && *tmpdir ? pg__asprintf("%s/perfgate-count.XXXXXX", tmpdir) : pg__strdup(tmpl);
-    shown = joined(argv);
-    if (!dir || !shown) {
+    if (!(shown = joined(argv))) {
         err = pg_error_set(PG_ENOMEM, "out of memory starting a count");
         goto done;
     }
-    if (!mkdtemp(dir)) {
-        err = pg_error_set(PG_EIO, "%s: cannot create a directory for the counts: %s", dir, strerror(errno));
+    if (!(dir = pg__mkdtemp("perfgate-count"))) {
+        err = pg_error_set(PG_EIO, "cannot create a directory for the counts: %s", strerror(errno));
         goto done;
     }
     if (!(env = count_env(lib, dir))) {

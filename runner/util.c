@@ -423,6 +423,24 @@ static int companion_readable(const char *path)
     return path && access(path, R_OK) == 0;
 }
 
+char *pg__mkdtemp(const char *prefix)
+{
+    const char *base = getenv("TMPDIR");
+    char *dir = pg__asprintf("%s/%s.XXXXXX", base && *base ? base : "/tmp", prefix);
+
+    if (!dir) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    if (!mkdtemp(dir)) {
+        int e = errno;
+        free(dir);
+        errno = e;
+        return NULL;
+    }
+    return dir;
+}
+
 char *pg__find_companion(const char *name, const char *build_dir)
 {
     char exe[4096], *slash, *p = NULL;

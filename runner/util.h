@@ -66,6 +66,12 @@ char *pg__buf_detach(pg_buf *b);
  * @return the path (caller frees), or NULL when none is readable.
  */
 char *pg__find_companion(const char *name, const char *build_dir);
+
+/**
+ * A fresh private directory `$TMPDIR/PREFIX.XXXXXX` (/tmp without TMPDIR).
+ * @return its path (caller frees and removes), or NULL with errno set.
+ */
+char *pg__mkdtemp(const char *prefix);
 void pg__buf_free(pg_buf *b);
 
 /** Reads a whole file. On failure sets the error message naming `path`. */

@@ -229,16 +229,8 @@ int pg__backend_trace_case(pg_result *out, pg_run *extra, const pg_case *c, cons
     for (i = 0; c->command && c->command[i]; i++)
         need_dir = need_dir || strstr(c->command[i], TRACE_DIR_VAR) != NULL;
     if (need_dir || strstr(c->trace, TRACE_DIR_VAR)) {
-        char tmpl[] = "/tmp/perfgate-trace-XXXXXX";
-        const char *base = getenv("TMPDIR");
-        char *t = base && *base ? pg__asprintf("%s/perfgate-trace-XXXXXX", base) : pg__strdup(tmpl);
-        if (!t || !mkdtemp(t)) {
-            err = pg_error_set(PG_EIO, "cannot make a directory for the trace of %s: %s", c->key,
-                               t ? strerror(errno) : "out of memory");
-            free(t);
-            return err;
-        }
-        dir = t;
+        if (!(dir = pg__mkdtemp("perfgate-trace")))
+            return pg_error_set(PG_EIO, "cannot make a directory for the trace of %s: %s", c->key, strerror(errno));
     }
     if (!(raw = subst_trace_dir(c->trace, dir)) || (err = pg__plugin_subst(&path, raw, c, NULL)) != 0) {
         err = err ? err : pg_error_set(PG_ENOMEM, "out of memory");

@@ -617,15 +617,14 @@ static int read_marked(reading *out, char **why, const char *dir)
 static int measure_once(reading *out, char **why, const pg_case *c, unsigned instrument, const char *vg,
                         const char *program, const char *shim, int64_t iters, int regions, double timeout)
 {
-    char dir[] = "/tmp/perfgate-meter-XXXXXX";
-    char *log = NULL, *result = NULL, *preload = NULL, *memout = NULL;
+    char *dir, *log = NULL, *result = NULL, *preload = NULL, *memout = NULL;
     spawn s = {NULL, NULL, NULL, timeout};
     int status = 0, err = 0, r;
 
     memset(out, 0, (size_t)regions * sizeof(*out));
     *why = NULL;
-    if (!mkdtemp(dir))
-        return pg_error_set(PG_EIO, "mkdtemp: %s", strerror(errno));
+    if (!(dir = pg__mkdtemp("perfgate-meter")))
+        return pg_error_set(PG_EIO, "cannot create a directory for the counts of %s: %s", c->key, strerror(errno));
     log = pg__asprintf("%s/log", dir);
     result = pg__asprintf("%s/result", dir);
     if (instrument == PG_INSTRUMENT_MEMORY) {
@@ -692,6 +691,7 @@ cleanup:
         unlink(result);
     remove_dumps(dir, regions);
     rmdir(dir);
+    free(dir);
     free(log);
     free(result);
     free(preload);
