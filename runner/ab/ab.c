@@ -67,7 +67,9 @@ static int round_case(pg_case *out, const pg_case *c, const side *s, const pg_ab
     *out = *c;
     out->plugin = NULL;
     out->command = NULL;
-    out->min_run_time = o->round_time > 0 ? o->round_time : fmax(c->min_run_time / 4, 0.02);
+    /* Short rounds: the spread of the per-round ratios is the rounds' own (process, phase), and
+       sampling longer did not narrow it (docs/statistics.md, "What a round costs"). */
+    out->min_run_time = o->round_time > 0 ? o->round_time : fmax(c->min_run_time / 8, 0.01);
     out->max_run_time = fmin(c->max_run_time, fmax(10 * out->min_run_time, 1.0));
     out->min_samples = o->round_samples > 0 ? o->round_samples : 5;
     if (c->plugin) {
@@ -171,8 +173,7 @@ static int workers_init(ab_workers *aw, const ab_case *cases, size_t n, const si
     int s, err, any = 0;
 
     memset(aw, 0, sizeof(*aw));
-    /* Workers only when asked for: docs/statistics.md, "Worker processes", measured them losing power. */
-    aw->period = o->worker_rounds > 0 ? o->worker_rounds : per && atoi(per) > 0 ? atoi(per) : 0;
+    aw->period = o->worker_rounds > 0 ? o->worker_rounds : per && atoi(per) > 0 ? atoi(per) : PG_AB_WORKER_ROUNDS;
     for (i = 0; i < n; i++)
         any |= cases[i].c->plugin != NULL;
     if (!any || aw->period <= 0 || o->sequential || o->fresh || (env && strcmp(env, "1") == 0))

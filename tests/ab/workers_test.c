@@ -160,7 +160,7 @@ static int overlaps(void)
 
 Test(workers, two_workers_measure_every_round_and_are_replaced_every_period)
 {
-    const char *period[] = {"PERFGATE_WORKER_ROUNDS=4", NULL};
+    const char *period[] = {"PERFGATE_WORKER_ROUNDS=4", NULL}, *fresh[] = {"PERFGATE_FRESH_PROCESSES=1", NULL};
     size_t lines, distinct;
     pg_proc p;
 
@@ -176,8 +176,18 @@ Test(workers, two_workers_measure_every_round_and_are_replaced_every_period)
     cr_assert_eq(distinct, 4);
     /* Workers kept the lockstep: never a block of one build while the other's ran. */
     cr_assert_eq(overlaps(), 0);
-    /* Without PERFGATE_WORKER_ROUNDS, fresh processes (the default): one per build, case and round. */
+    /* Without PERFGATE_WORKER_ROUNDS, the default period: a new pair every 2 rounds, 8 processes. */
     run_ab(&p, same, NULL, "8", 1, NULL);
+    cr_assert_eq(p.status, owed_exit(p.out), "%d\n%s\n%s", p.status, p.out, p.err);
+    cr_assert(strstr(p.err, "8 worker processes measured the plugin cases (fresh ones every 2 rounds)") != NULL,
+              "%s", p.err);
+    pg_proc_free(&p);
+    lines = count_pids(&distinct);
+    cr_assert_eq(lines, 48);
+    cr_assert_eq(distinct, 8);
+    cr_assert_eq(overlaps(), 0);
+    /* PERFGATE_FRESH_PROCESSES=1: one process per build, case and round. */
+    run_ab(&p, same, fresh, "8", 1, NULL);
     cr_assert_eq(p.status, owed_exit(p.out), "%d\n%s\n%s", p.status, p.out, p.err);
     cr_assert(strstr(p.err, "worker processes") == NULL, "%s", p.err);
     pg_proc_free(&p);
@@ -216,11 +226,21 @@ Test(workers, identical_builds_are_same_and_a_3x_build_regressed)
     cr_assert_geq(distinct, 6);
     cr_assert_eq(distinct % 2, 0, "%zu", distinct);
     cr_assert_leq(distinct * 3, lines, "%zu processes for %zu measurements", distinct, lines);
+    cr_assert_eq(overlaps(), 0);
+    /* A head build 3x slower: its blocks are longer and its block counts differ from the base's, so
+       one worker runs on alone after the other's last block, and answers its last turn later. */
     run_ab(&p, slow, two, "20", 0, NULL);
     cr_assert_eq(p.status, 1, "%d\n%s\n%s", p.status, p.out, p.err);
     cr_assert(strstr(p.out, "3 regressions, 0 improvements, 0 unchanged, 0 unsure") != NULL, "%s", p.out);
+    cr_assert(strstr(p.out, "ERROR") == NULL && strstr(p.err, "a worker process failed") == NULL, "%s\n%s", p.out,
+              p.err);
     pg_proc_free(&p);
-    (void)count_pids(&distinct);
+    /* At least 5 rounds x 3 cases x 2 builds, by pairs of workers; and still never two blocks at once. */
+    lines = count_pids(&distinct);
+    cr_assert_geq(lines, 30);
+    cr_assert_eq(distinct % 2, 0, "%zu", distinct);
+    cr_assert_leq(distinct * 3, lines, "%zu processes for %zu measurements", distinct, lines);
+    cr_assert_eq(overlaps(), 0);
 }
 
 Test(workers, a_worker_killed_mid_run_is_replaced_and_the_gate_still_decides)
