@@ -158,43 +158,39 @@ static int overlaps(void)
     return n;
 }
 
+/*
+ * An A/A run of 8 fixed rounds with `env`: 8 rounds x 3 cases x 2 builds = 48 measurements, by
+ * `processes` distinct processes, never a block of one build while the other's ran; `says` is the
+ * workers' progress line, or NULL when no worker may have run.
+ */
+static void expect_processes(const char *const *env, size_t processes, const char *says)
+{
+    size_t lines, distinct;
+    pg_proc p;
+
+    run_ab(&p, same, env, "8", 1, NULL);
+    cr_assert_eq(p.status, owed_exit(p.out), "%d\n%s\n%s", p.status, p.out, p.err);
+    cr_assert(strstr(p.out, "0 regressions") != NULL && strstr(p.out, "ERROR") == NULL, "%s", p.out);
+    cr_assert(says ? strstr(p.err, says) != NULL : strstr(p.err, "worker processes") == NULL, "%s", p.err);
+    pg_proc_free(&p);
+    lines = count_pids(&distinct);
+    cr_assert_eq(lines, 48);
+    cr_assert_eq(distinct, processes);
+    cr_assert_eq(overlaps(), 0);
+}
+
 Test(workers, two_workers_measure_every_round_and_are_replaced_every_period)
 {
     const char *period[] = {"PERFGATE_WORKER_ROUNDS=4", NULL}, *fresh[] = {"PERFGATE_FRESH_PROCESSES=1", NULL};
     size_t lines, distinct;
     pg_proc p;
 
-    /* 8 rounds x 3 cases x 2 builds = 48 measurements, by 2 workers per 4 rounds: 4 processes. */
-    run_ab(&p, same, period, "8", 1, NULL);
-    cr_assert_eq(p.status, owed_exit(p.out), "%d\n%s\n%s", p.status, p.out, p.err);
-    cr_assert(strstr(p.out, "0 regressions") != NULL && strstr(p.out, "ERROR") == NULL, "%s", p.out);
-    cr_assert(strstr(p.err, "4 worker processes measured the plugin cases (fresh ones every 4 rounds)") != NULL,
-              "%s", p.err);
-    pg_proc_free(&p);
-    lines = count_pids(&distinct);
-    cr_assert_eq(lines, 48);
-    cr_assert_eq(distinct, 4);
-    /* Workers kept the lockstep: never a block of one build while the other's ran. */
-    cr_assert_eq(overlaps(), 0);
+    /* 2 workers per 4 rounds: 4 processes. */
+    expect_processes(period, 4, "4 worker processes measured the plugin cases (fresh ones every 4 rounds)");
     /* Without PERFGATE_WORKER_ROUNDS, the default period: a new pair every 2 rounds, 8 processes. */
-    run_ab(&p, same, NULL, "8", 1, NULL);
-    cr_assert_eq(p.status, owed_exit(p.out), "%d\n%s\n%s", p.status, p.out, p.err);
-    cr_assert(strstr(p.err, "8 worker processes measured the plugin cases (fresh ones every 2 rounds)") != NULL,
-              "%s", p.err);
-    pg_proc_free(&p);
-    lines = count_pids(&distinct);
-    cr_assert_eq(lines, 48);
-    cr_assert_eq(distinct, 8);
-    cr_assert_eq(overlaps(), 0);
+    expect_processes(NULL, 8, "8 worker processes measured the plugin cases (fresh ones every 2 rounds)");
     /* PERFGATE_FRESH_PROCESSES=1: one process per build, case and round. */
-    run_ab(&p, same, fresh, "8", 1, NULL);
-    cr_assert_eq(p.status, owed_exit(p.out), "%d\n%s\n%s", p.status, p.out, p.err);
-    cr_assert(strstr(p.err, "worker processes") == NULL, "%s", p.err);
-    pg_proc_free(&p);
-    lines = count_pids(&distinct);
-    cr_assert_eq(lines, 48);
-    cr_assert_eq(distinct, 48);
-    cr_assert_eq(overlaps(), 0);
+    expect_processes(fresh, 48, NULL);
     /* The flag wins over PERFGATE_WORKER_ROUNDS: 3 rounds x 3 cases x 2 builds, each its own process. */
     run_ab(&p, same, period, "3", 1, "--fresh-processes");
     cr_assert_eq(p.status, 4, "%d\n%s\n%s", p.status, p.out, p.err);
