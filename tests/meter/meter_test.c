@@ -648,6 +648,8 @@ Test(meter, ab_and_interleaved_gate_count_each_side_and_decide_exactly)
     cr_assert_eq(p.status, 1, "exit %d: %s%s", p.status, p.out, p.err);
     cr_assert(strstr(p.out, "no rounds") != NULL, "%s", p.out);
     cr_assert(strstr(p.out, "REGRESSED  instructions") != NULL, "%s", p.out);
+    /* Counts alone: the method line names no test that was not run. */
+    cr_assert(strstr(p.out, "method: counted metrics") != NULL && strstr(p.out, "Mann-Whitney") == NULL, "%s", p.out);
     pg_proc_free(&p);
     pg_test_run(&p, tmp, NULL, gate);
     cr_assert_eq(p.status, 1, "exit %d: %s%s", p.status, p.out, p.err);
