@@ -69,7 +69,7 @@ static int round_case(pg_case *out, const pg_case *c, const side *s, const pg_ab
     out->command = NULL;
     /* Short rounds: the spread of the per-round ratios is the rounds' own (process, phase), and
        sampling longer did not narrow it (docs/statistics.md, "What a round costs"). */
-    out->min_run_time = o->round_time > 0 ? o->round_time : fmax(c->min_run_time / 8, 0.01);
+    out->min_run_time = o->round_time > 0 ? o->round_time : fmax(c->min_run_time / 8, 0.02);
     out->max_run_time = fmin(c->max_run_time, fmax(10 * out->min_run_time, 1.0));
     out->min_samples = o->round_samples > 0 ? o->round_samples : 5;
     if (c->plugin) {
@@ -101,6 +101,23 @@ static void round_case_clear(pg_case *rc)
     for (i = 0; rc->command && rc->command[i]; i++)
         free(rc->command[i]);
     free(rc->command);
+}
+
+/* PERFGATE_ROUND_TIME=SEC, where set: the sampling per side per round when no option gave one. */
+static int round_time_env(double *out)
+{
+    const char *v = getenv("PERFGATE_ROUND_TIME");
+    char *end = NULL;
+    double t;
+
+    if (!v || !*v)
+        return 0;
+    t = strtod(v, &end);
+    if (end == v || *end || !(t > 0) || t > 3600)
+        return pg_error_set(PG_EUSAGE, "PERFGATE_ROUND_TIME=%s: expected seconds of sampling per side per round, "
+                            "e.g. 0.05", v);
+    *out = t;
+    return 0;
 }
 
 /* Keeps the outcome of one round of one side: its value joins the side's samples. Takes `r`. */
@@ -355,6 +372,8 @@ int pg_ab_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_options *o
         o = *opts;
     if (o.rounds <= 0)
         o.rounds = PG_AB_DEFAULT_ROUNDS;
+    if (o.round_time <= 0 && (err = round_time_env(&o.round_time)) != 0)
+        goto cleanup;
     if (o.seed == 0)
         o.seed = (uint64_t)pg__mono_ns() ^ ((uint64_t)pg__now_unix() << 20);
     out->max_rounds = o.rounds;

@@ -183,6 +183,9 @@ Test(ab, the_binary_runs_the_example_plugin_builds)
     const char *no_head[] = {"ab", "--base", base, PG_TEST_SOURCE_DIR "/suites/plugin.yaml", NULL};
     const char *missing[] = {"ab", "--base", base, "--head", "/no/such/lib.so",
                              PG_TEST_SOURCE_DIR "/suites/plugin.yaml", NULL};
+    const char *bad_time[] = {"PERFGATE_ROUND_TIME=20ms", NULL};
+    const char *no_time[] = {"ab", "--base", base, "--head", head, "-r", "3", PG_TEST_SOURCE_DIR "/suites/plugin.yaml",
+                             NULL};
     pg_proc p;
 
     pg_test_run(&p, NULL, NULL, argv);
@@ -201,6 +204,12 @@ Test(ab, the_binary_runs_the_example_plugin_builds)
     pg_test_run(&p, NULL, NULL, missing);
     cr_assert_eq(p.status, 2, "%d %s", p.status, p.err);
     cr_assert(strstr(p.err, "/no/such/lib.so") != NULL, "%s", p.err);
+    pg_proc_free(&p);
+    /* A round time from the environment that is no number of seconds: exit 2 before anything runs. */
+    pg_test_run(&p, NULL, bad_time, no_time);
+    cr_assert_eq(p.status, 2, "%d %s", p.status, p.err);
+    cr_assert(strstr(p.err, "PERFGATE_ROUND_TIME=20ms: expected seconds") != NULL, "%s", p.err);
+    cr_assert(strstr(p.out, "paired rounds") == NULL, "%s", p.out);
     pg_proc_free(&p);
     free(build);
     free(base);
