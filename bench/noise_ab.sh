@@ -19,7 +19,9 @@
 # rule settled a case). PERFGATE_NOISE_FIXED=1 adds --fixed-rounds (every case
 # all rounds: the fixed-count rule, for the ratio); PERFGATE_FRESH_PROCESSES=1
 # (passed through to perfgate) measures every round in fresh processes
-# instead of worker processes, for the ratio of what a round costs.
+# instead of worker processes, for the ratio of what a round costs;
+# PERFGATE_ROUND_TIME=SEC (passed through too) sets the sampling per side per
+# round (0.0375 was the default for these cases before it became 0.02).
 #
 # usage: bash bench/noise_ab.sh [TRIALS=10] [THRESHOLD=5%] [ROUNDS=perfgate's default] [HEADS="same slow10 slow5"]
 #        PERFGATE_NOISE_BUILD=DIR (default build-bench) is built as Release if needed.
@@ -43,7 +45,7 @@ tmp=$(mktemp -d)
 hogpid=
 trap '[[ -n "$hogpid" ]] && kill "$hogpid" 2>/dev/null; rm -rf "$tmp"' EXIT
 start=$(date +%s)
-echo "# noise_ab: $trials interleaved gates per head build, threshold $threshold, ${rounds:-default} rounds${PERFGATE_NOISE_FIXED:+, --fixed-rounds}${PERFGATE_FRESH_PROCESSES:+, fresh processes every round}${PERFGATE_NOISE_HOG:+, bandwidth hog in every other gate}; load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# noise_ab: $trials interleaved gates per head build, threshold $threshold, ${rounds:-default} rounds${PERFGATE_NOISE_FIXED:+, --fixed-rounds}${PERFGATE_FRESH_PROCESSES:+, fresh processes every round}${PERFGATE_ROUND_TIME:+, rounds of ${PERFGATE_ROUND_TIME} s}${PERFGATE_NOISE_HOG:+, bandwidth hog in every other gate}; load $(cut -d' ' -f1-3 /proc/loadavg)"
 for head in $heads; do
   for i in $(seq 1 "$trials"); do
     t0=$(date +%s.%N)
@@ -62,7 +64,7 @@ for head in $heads; do
   done
 done
 echo "noise_ab: $(wc -w <<< "$heads") x $trials gates in $(( $(date +%s) - start )) s on $(nproc) cores, $(date -u +%FT%TZ)"
-python3 - "$tmp" "$trials" "${PERFGATE_NOISE_HOG:+, hog}${PERFGATE_NOISE_FIXED:+, fixed}${PERFGATE_FRESH_PROCESSES:+, fresh}" $heads <<'PY'
+python3 - "$tmp" "$trials" "${PERFGATE_NOISE_HOG:+, hog}${PERFGATE_NOISE_FIXED:+, fixed}${PERFGATE_FRESH_PROCESSES:+, fresh}${PERFGATE_ROUND_TIME:+, ${PERFGATE_ROUND_TIME} s}" $heads <<'PY'
 import json, sys
 tmp, trials, tag, heads = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4:]
 target = "ngp/sgemm[n=128]@1:cpu"
