@@ -4,6 +4,7 @@
 #include "meter/meter.h"
 #include "perfgate/errors.h"
 #include "stats.h"
+#include "stepfit.h"
 #include "util.h"
 
 #include <math.h>
@@ -15,146 +16,6 @@ static int cmp_double(const void *a, const void *b)
     double x = *(const double *)a, y = *(const double *)b;
 
     return (x > y) - (x < y);
-}
-
-/*
- * The L1 cost of every segment ending at one point, in O(1) per segment.
- *
- * A segment's cost is the sum of absolute deviations from its median. For a
- * fixed end j the segments y[i..j) are walked from i = 0 upwards: the values
- * y[0..j) are a doubly linked list in sorted order (ranks from one sort of
- * the whole series), and each step deletes y[i]. A deletion moves the
- * median by at most one list position, so the median and the sums of the
- * values at or below it (lo) and above it (hi) follow in constant time.
- * Afterwards the deletions are undone in reverse order (the deleted nodes
- * keep their links, as in Knuth's dancing links) and y[j] is added for the
- * next end. The segmentation looks at every (i, j): O(n^2) per case instead
- * of O(n^2 log n) with a heap per segment, or O(n^3 log n) with a sort.
- */
-typedef struct seg_costs {
-    const double *y;
-    size_t *rank;             /* position of y[k] in the sorted series */
-    size_t *order;            /* the series' indices in sorted order */
-    size_t *next, *prev;      /* the list, by index; n stands for "none" */
-    size_t n;
-    size_t head;              /* the smallest value's index */
-    size_t m;                 /* values in the list */
-    size_t med;               /* index of the lower median: sorted position (m - 1) / 2 */
-    double slo, shi;          /* sums at or below the median, above it */
-} seg_costs;
-
-static int cmp_by_value(const void *a, const void *b, void *values)
-{
-    size_t i = *(const size_t *)a, j = *(const size_t *)b;
-    double x = ((const double *)values)[i], y = ((const double *)values)[j];
-
-    return x < y ? -1 : x > y ? 1 : (i > j) - (i < j);
-}
-
-static double seg_cost(const seg_costs *s)
-{
-    double med = s->y[s->med];
-    /* Through int64_t: a signed conversion is one instruction, an unsigned one a branch. */
-    int64_t nlo = (int64_t)(s->m + 1) / 2, nhi = (int64_t)s->m / 2;
-
-    return (med * (double)nlo - s->slo) + (s->shi - med * (double)nhi);
-}
-
-/* Moves the median one place up (to) or down: the value crossing changes side. */
-static void seg_move(seg_costs *s, size_t to, int up)
-{
-    if (up) {
-        s->slo += s->y[to];
-        s->shi -= s->y[to];
-    } else {
-        s->slo -= s->y[s->med];
-        s->shi += s->y[s->med];
-    }
-    s->med = to;
-}
-
-/* Deletes y[x] from the segment (the segment's first value). */
-static void seg_drop(seg_costs *s, size_t x)
-{
-    int odd = s->m % 2 == 1; /* an odd count keeps fewer values below the median afterwards */
-    size_t p = s->prev[x], q = s->next[x], med = s->med;
-
-    if (x == med) {
-        s->slo -= s->y[x];
-        if (odd) {
-            s->med = p;
-        } else {
-            s->med = q;
-            s->slo += s->y[q];
-            s->shi -= s->y[q];
-        }
-    } else if (s->rank[x] < s->rank[med]) {
-        s->slo -= s->y[x];
-        if (!odd)
-            seg_move(s, s->next[med], 1);
-    } else {
-        s->shi -= s->y[x];
-        if (odd)
-            seg_move(s, s->prev[med], 0);
-    }
-    if (p != s->n)
-        s->next[p] = q;
-    else
-        s->head = q;
-    if (q != s->n)
-        s->prev[q] = p;
-    s->m--;
-}
-
-/* Puts back y[x], the last value dropped (dropped values keep their links). */
-static void seg_undrop(seg_costs *s, size_t x)
-{
-    size_t p = s->prev[x], q = s->next[x];
-
-    if (p != s->n)
-        s->next[p] = x;
-    else
-        s->head = x;
-    if (q != s->n)
-        s->prev[q] = x;
-}
-
-/*
- * Adds y[j], the next value of the series, to the list of y[0..j): linked
- * after the nearest smaller-ranked value already in it, the median moving
- * at most one place.
- */
-static void seg_add(seg_costs *s, size_t x)
-{
-    size_t r = s->rank[x], p = s->n, q, med = s->med;
-    int odd = s->m % 2 == 1;
-
-    while (r-- > 0)
-        if (s->order[r] < x) {
-            p = s->order[r];
-            break;
-        }
-    q = p == s->n ? s->head : s->next[p];
-    s->prev[x] = p;
-    s->next[x] = q;
-    if (p == s->n)
-        s->head = x;
-    else
-        s->next[p] = x;
-    if (q != s->n)
-        s->prev[q] = x;
-    if (s->m++ == 0) {
-        s->med = x;
-        s->slo = s->y[x];
-    } else if (s->rank[x] < s->rank[med]) {
-        s->slo += s->y[x];
-        if (odd)
-            seg_move(s, s->prev[med], 0);
-    } else {
-        s->shi += s->y[x];
-        if (!odd)
-            seg_move(s, s->next[med], 1);
-    }
 }
 
 /*
@@ -207,9 +68,8 @@ int pg_history_detect(pg_change_point **out, size_t *out_count, const double *va
                       const pg_history_options *opts)
 {
     pg_history_options dflt = PG_HISTORY_OPTIONS_INIT;
-    double *y = NULL, *f = NULL, *diffs = NULL, sigma, gamma;
-    size_t *prev = NULL, *bounds = NULL, *idx = NULL, nb = 0, i, j, shortest;
-    seg_costs sc;
+    double *y = NULL, *diffs = NULL, sigma, gamma;
+    size_t *prev = NULL, *bounds = NULL, nb = 0, i, j;
     pg_change_point *cps = NULL;
     size_t ncps = 0;
     int err = 0;
@@ -221,12 +81,10 @@ int pg_history_detect(pg_change_point **out, size_t *out_count, const double *va
     if (n < 4 || n < 2 * opts->min_segment)
         return 0;
     y = malloc(n * sizeof(*y));
-    f = malloc((n + 1) * sizeof(*f));
-    idx = malloc(4 * n * sizeof(*idx)); /* rank, order, next, prev of seg_costs */
     diffs = calloc(n, sizeof(*diffs));
     prev = malloc((n + 1) * sizeof(*prev));
     bounds = malloc((n + 1) * sizeof(*bounds));
-    if (!y || !f || !idx || !diffs || !prev || !bounds) {
+    if (!y || !diffs || !prev || !bounds) {
         err = pg_error_set(PG_ENOMEM, "out of memory detecting change points");
         goto cleanup;
     }
@@ -241,64 +99,10 @@ int pg_history_detect(pg_change_point **out, size_t *out_count, const double *va
         sigma = 1e-6;
     gamma = opts->penalty * sigma * log((double)n);
 
-    sc.y = y;
-    sc.n = n;
-    sc.rank = idx;
-    sc.order = idx + n;
-    sc.next = idx + 2 * n;
-    sc.prev = idx + 3 * n;
-    for (i = 0; i < n; i++)
-        sc.order[i] = i;
-    qsort_r(sc.order, n, sizeof(*sc.order), cmp_by_value, y);
-    for (i = 0; i < n; i++)
-        sc.rank[sc.order[i]] = i;
-
-    /*
-     * Exact penalised L1 segmentation: f[j] = min_i f[i] + cost(i, j) + gamma
-     * over the segments y[i..j), i from 0 up. On equal costs the smallest i wins.
-     */
-    shortest = opts->min_segment > 1 ? opts->min_segment : 1;
-    f[0] = 0;
-    sc.head = n;
-    sc.med = 0;
-    sc.m = 0;
-    sc.slo = sc.shi = 0;
-    for (j = 1; j <= n; j++) {
-        size_t med, m, dropped = 0, ends;
-        double slo, shi;
-        f[j] = INFINITY;
-        seg_add(&sc, j - 1);
-        med = sc.med;
-        m = sc.m;
-        slo = sc.slo;
-        shi = sc.shi;
-        /* Segments shorter than min_segment only at the very ends would be noise. */
-        if (j >= shortest)
-            ends = j - shortest + 1;
-        else
-            ends = j == n;
-        for (i = 0; i < ends; i++) {
-            double c;
-            if (i > 0) {
-                seg_drop(&sc, i - 1);
-                dropped = i;
-            }
-            if (!isfinite(f[i]))
-                continue;
-            c = f[i] + seg_cost(&sc) + gamma;
-            if (c < f[j]) {
-                f[j] = c;
-                prev[j] = i;
-            }
-        }
-        while (dropped-- > 0)
-            seg_undrop(&sc, dropped);
-        sc.med = med;
-        sc.m = m;
-        sc.slo = slo;
-        sc.shi = shi;
-    }
-    if (!isfinite(f[n]))
+    /* Exact penalised L1 segmentation; segments shorter than min_segment only at the very ends would be noise. */
+    if ((err = pg__stepfit(prev, y, n, opts->min_segment, gamma, 0, NULL)) != 0)
+        goto cleanup;
+    if (prev[n] == (size_t)-1)
         goto cleanup;
     for (j = n; j > 0; j = prev[j])
         bounds[nb++] = j;
@@ -340,8 +144,6 @@ int pg_history_detect(pg_change_point **out, size_t *out_count, const double *va
 
 cleanup:
     free(y);
-    free(f);
-    free(idx);
     free(diffs);
     free(prev);
     free(bounds);
