@@ -151,17 +151,75 @@ cleanup:
     return err;
 }
 
+/*
+ * The commits and branches of the points: one copy per run, shared by every
+ * case's point of that run (a year of nightlies of a thousand cases is a
+ * third of a million points but a few hundred runs), in blocks that the
+ * histories of one load share and the last one frees (a caller may move
+ * histories between arrays, as `report --format html` does).
+ */
+typedef struct str_block {
+    struct str_block *next;
+    size_t used, cap;
+    char text[];
+} str_block;
+
+typedef struct str_pool {
+    size_t refs;
+    str_block *blocks;
+} str_pool;
+
+static const char *block_dup(str_block **head, const char *s)
+{
+    size_t n;
+    str_block *b = *head;
+    char *out;
+
+    if (!s)
+        return NULL;
+    n = strlen(s) + 1;
+    if (!b || b->cap - b->used < n) {
+        size_t cap = n > 4000 ? n : 4000;
+        if (!(b = malloc(sizeof(*b) + cap)))
+            return NULL;
+        b->next = *head;
+        b->used = 0;
+        b->cap = cap;
+        *head = b;
+    }
+    out = b->text + b->used;
+    memcpy(out, s, n);
+    b->used += n;
+    return out;
+}
+
+static void blocks_free(str_block *b)
+{
+    while (b) {
+        str_block *next = b->next;
+        free(b);
+        b = next;
+    }
+}
+
+/* A run's commit and branch, copied once: an open-addressed table by run id. */
+typedef struct run_strings {
+    int64_t run_id;
+    const char *commit, *branch;
+    int used;
+} run_strings;
+
 static void history_clear(pg_history *h)
 {
-    size_t i;
+    str_pool *pool = h->strings;
 
-    for (i = 0; i < h->npoints; i++) {
-        free(h->points[i].commit);
-        free(h->points[i].branch);
-    }
     free(h->points);
     free(h->changes);
     free(h->key);
+    if (pool && --pool->refs == 0) {
+        blocks_free(pool->blocks);
+        free(pool);
+    }
 }
 
 void pg_history_free_all(pg_history *h, size_t count)
@@ -175,82 +233,136 @@ void pg_history_free_all(pg_history *h, size_t count)
     free(h);
 }
 
-/* Appends a run's median to the series, merging consecutive runs of one commit. */
-static int add_point(pg_history *h, double **run_medians, size_t *nrm, size_t *caprm, int64_t run_id,
-                     const char *commit, const char *branch, int64_t started, double median, double q1,
-                     double q3)
-{
-    pg_history_point *last = h->npoints ? &h->points[h->npoints - 1] : NULL;
-
-    if (last && commit && last->commit && strcmp(commit, last->commit) == 0) {
-        /* Same commit re-run: the point's median is the median of its runs. */
-        if (*nrm == *caprm) {
-            size_t cap = *caprm ? *caprm * 2 : 8;
-            double *p = realloc(*run_medians, cap * sizeof(double));
-            if (!p)
-                return pg_error_set(PG_ENOMEM, "out of memory loading history");
-            *run_medians = p;
-            *caprm = cap;
-        }
-        (*run_medians)[(*nrm)++] = median;
-        last->median = pg_stats_median(*run_medians, *nrm);
-        last->run_id = run_id;
-        last->q1 = q1;
-        last->q3 = q3;
-        last->runs++;
-        return 0;
-    } else {
-        pg_history_point *p = realloc(h->points, (h->npoints + 1) * sizeof(*p));
-        if (!p)
-            return pg_error_set(PG_ENOMEM, "out of memory loading history");
-        h->points = p;
-        p = &p[h->npoints++];
-        memset(p, 0, sizeof(*p));
-        p->run_id = run_id;
-        p->commit = pg__strdup(commit);
-        p->branch = pg__strdup(branch);
-        p->started_at = started;
-        p->median = median;
-        p->q1 = q1;
-        p->q3 = q3;
-        p->runs = 1;
-        if (*caprm == 0) {
-            *run_medians = malloc(8 * sizeof(double));
-            if (!*run_medians)
-                return pg_error_set(PG_ENOMEM, "out of memory loading history");
-            *caprm = 8;
-        }
-        (*run_medians)[0] = median;
-        *nrm = 1;
-    }
-    return 0;
-}
-
 /* The histories being gathered from the store's rows, one per case key. */
 typedef struct history_acc {
     pg_history *hs;
-    size_t nh;
+    size_t nh, caph;
+    size_t cappoints;       /* room in the last history's points */
     double *run_medians;    /* the medians of the last point's runs */
     size_t nrm, caprm;
+    str_pool *strings;      /* shared by every history of the load */
+    run_strings *runs;      /* capruns slots, a power of two */
+    size_t nruns, capruns;
 } history_acc;
+
+static const run_strings *run_strings_of(history_acc *acc, const pg_store_history_row *row)
+{
+    size_t i, mask;
+    run_strings *slot;
+
+    if (2 * (acc->nruns + 1) > acc->capruns) {
+        size_t cap = acc->capruns ? 2 * acc->capruns : 256;
+        run_strings *t = calloc(cap, sizeof(*t));
+        if (!t)
+            return NULL;
+        for (i = 0; i < acc->capruns; i++)
+            if (acc->runs[i].used) {
+                size_t k = (size_t)acc->runs[i].run_id * 0x9e3779b97f4a7c15ull & (cap - 1);
+                while (t[k].used)
+                    k = (k + 1) & (cap - 1);
+                t[k] = acc->runs[i];
+            }
+        free(acc->runs);
+        acc->runs = t;
+        acc->capruns = cap;
+    }
+    mask = acc->capruns - 1;
+    for (i = (size_t)row->run_id * 0x9e3779b97f4a7c15ull & mask; acc->runs[i].used; i = (i + 1) & mask)
+        if (acc->runs[i].run_id == row->run_id)
+            return &acc->runs[i];
+    slot = &acc->runs[i];
+    slot->run_id = row->run_id;
+    slot->commit = block_dup(&acc->strings->blocks, row->commit);
+    slot->branch = block_dup(&acc->strings->blocks, row->branch);
+    if ((row->commit && !slot->commit) || (row->branch && !slot->branch))
+        return NULL;
+    slot->used = 1;
+    acc->nruns++;
+    return slot;
+}
+
+/* Appends a run's median to the series, merging consecutive runs of one commit. */
+static int add_point(history_acc *acc, pg_history *h, const pg_store_history_row *row, const run_strings *rs)
+{
+    pg_history_point *last = h->npoints ? &h->points[h->npoints - 1] : NULL;
+
+    if (last && rs->commit && last->commit && strcmp(rs->commit, last->commit) == 0) {
+        /* Same commit re-run: the point's median is the median of its runs. */
+        if (acc->nrm == acc->caprm) {
+            size_t cap = acc->caprm ? acc->caprm * 2 : 8;
+            double *p = realloc(acc->run_medians, cap * sizeof(double));
+            if (!p)
+                return pg_error_set(PG_ENOMEM, "out of memory loading history");
+            acc->run_medians = p;
+            acc->caprm = cap;
+        }
+        acc->run_medians[acc->nrm++] = row->median;
+        last->median = pg_stats_median(acc->run_medians, acc->nrm);
+        last->run_id = row->run_id;
+        last->q1 = row->q1;
+        last->q3 = row->q3;
+        last->runs++;
+        return 0;
+    } else {
+        pg_history_point *p;
+        if (h->npoints == acc->cappoints) {
+            size_t cap = acc->cappoints ? 2 * acc->cappoints : 64;
+            if (!(p = realloc(h->points, cap * sizeof(*p))))
+                return pg_error_set(PG_ENOMEM, "out of memory loading history");
+            h->points = p;
+            acc->cappoints = cap;
+        }
+        p = &h->points[h->npoints++];
+        memset(p, 0, sizeof(*p));
+        p->run_id = row->run_id;
+        p->commit = rs->commit;
+        p->branch = rs->branch;
+        p->started_at = row->started_at;
+        p->median = row->median;
+        p->q1 = row->q1;
+        p->q3 = row->q3;
+        p->runs = 1;
+        if (acc->caprm == 0) {
+            acc->run_medians = malloc(8 * sizeof(double));
+            if (!acc->run_medians)
+                return pg_error_set(PG_ENOMEM, "out of memory loading history");
+            acc->caprm = 8;
+        }
+        acc->run_medians[0] = row->median;
+        acc->nrm = 1;
+    }
+    return 0;
+}
 
 static int take_row(const pg_store_history_row *row, void *payload)
 {
     history_acc *acc = payload;
     pg_history *h = acc->nh ? &acc->hs[acc->nh - 1] : NULL;
+    const run_strings *rs;
 
+    if (!acc->strings && !(acc->strings = calloc(1, sizeof(*acc->strings))))
+        return pg_error_set(PG_ENOMEM, "out of memory loading history");
+    if (!(rs = run_strings_of(acc, row)))
+        return pg_error_set(PG_ENOMEM, "out of memory loading history");
     if (!h || strcmp(h->key, row->key) != 0) {
-        pg_history *p = realloc(acc->hs, (acc->nh + 1) * sizeof(*p));
-        if (!p)
-            return pg_error_set(PG_ENOMEM, "out of memory loading history");
-        acc->hs = p;
+        if (acc->nh == acc->caph) {
+            size_t cap = acc->caph ? 2 * acc->caph : 16;
+            pg_history *p = realloc(acc->hs, cap * sizeof(*p));
+            if (!p)
+                return pg_error_set(PG_ENOMEM, "out of memory loading history");
+            acc->hs = p;
+            acc->caph = cap;
+        }
         h = &acc->hs[acc->nh++];
         memset(h, 0, sizeof(*h));
-        h->key = pg__strdup(row->key);
+        h->strings = acc->strings;
+        acc->strings->refs++;
+        acc->cappoints = 0;
         acc->nrm = 0;
+        if (!(h->key = pg__strdup(row->key)))
+            return pg_error_set(PG_ENOMEM, "out of memory loading history");
     }
-    return add_point(h, &acc->run_medians, &acc->nrm, &acc->caprm, row->run_id, row->commit, row->branch,
-                     row->started_at, row->median, row->q1, row->q3);
+    return add_point(acc, h, row, rs);
 }
 
 int pg_history_load(pg_history **out, size_t *out_count, pg_store *store, const char *glob,
@@ -267,6 +379,11 @@ int pg_history_load(pg_history **out, size_t *out_count, pg_store *store, const 
     err = pg_store_history_rows(store, glob, branch, take_row, &acc);
     hs = acc.hs;
     nh = acc.nh;
+    free(acc.runs);
+    if (acc.strings && acc.strings->refs == 0) { /* no history took it (no rows, or out of memory at once) */
+        blocks_free(acc.strings->blocks);
+        free(acc.strings);
+    }
     if (err)
         goto cleanup;
     for (i = 0; i < nh; i++) {
@@ -274,10 +391,6 @@ int pg_history_load(pg_history **out, size_t *out_count, pg_store *store, const 
         size_t k;
         if (last && h->npoints > last) {
             /* Keep the newest `last` commits. */
-            for (k = 0; k < h->npoints - last; k++) {
-                free(h->points[k].commit);
-                free(h->points[k].branch);
-            }
             memmove(h->points, h->points + (h->npoints - last), last * sizeof(*h->points));
             h->npoints = last;
         }

@@ -29,16 +29,26 @@ char *pg_jt_room(pg_jt *w, size_t n)
 
 void pg_jt_next(pg_jt *w, int depth, int *first, const char *name)
 {
+    size_t len = name ? strlen(name) : 0;
+    char *o = pg_jt_room(w, len + 2 * (size_t)depth + 8);
+
+    if (!o)
+        return;
     if (!*first)
-        pg_jt_put(w, ",", 1);
+        *o++ = ',';
     *first = 0;
-    pg_jt_put(w, "\n", 1);
-    pg_jt_put(w, spaces, (size_t)(2 * depth));
+    *o++ = '\n';
+    memcpy(o, spaces, (size_t)(2 * depth));
+    o += 2 * depth;
     if (name) {
-        pg_jt_put(w, "\"", 1);
-        pg_jt_puts(w, name);
-        pg_jt_put(w, "\": ", 3);
+        *o++ = '"';
+        memcpy(o, name, len);
+        o += len;
+        memcpy(o, "\": ", 3);
+        o += 3;
     }
+    w->b.len = (size_t)(o - w->b.ptr);
+    *o = '\0';
 }
 
 void pg_jt_close(pg_jt *w, int depth, int first, const char *closer)
@@ -50,22 +60,44 @@ void pg_jt_close(pg_jt *w, int depth, int first, const char *closer)
     pg_jt_puts(w, closer);
 }
 
+/* Which bytes a JSON string escapes: the control characters, the quote and the backslash. */
+static int needs_escape(unsigned char c)
+{
+    return c < 0x20 || c == '"' || c == '\\';
+}
+
 void pg_jt_str(pg_jt *w, const char *s)
 {
     const char *run;
     char esc[8];
 
+    size_t len = 0;
+    char *o;
+
     if (!s) {
         pg_jt_put(w, "null", 4);
+        return;
+    }
+    while (s[len] && !needs_escape((unsigned char)s[len]))
+        len++;
+    if (!s[len]) { /* nothing to escape: the usual case, one copy */
+        if ((o = pg_jt_room(w, len + 2)) != NULL) {
+            *o++ = '"';
+            memcpy(o, s, len);
+            o[len] = '"';
+            o[len + 1] = '\0';
+            w->b.len += len + 2;
+        }
         return;
     }
     pg_jt_put(w, "\"", 1);
     for (run = s; *s; s++) {
         unsigned char c = (unsigned char)*s;
-        const char *e = c == '"' ? "\\\"" : c == '\\' ? "\\\\" : c == '\b' ? "\\b" : c == '\f' ? "\\f"
-                      : c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t" : NULL;
-        if (!e && c >= 0x20)
+        const char *e;
+        if (!needs_escape(c))
             continue;
+        e = c == '"' ? "\\\"" : c == '\\' ? "\\\\" : c == '\b' ? "\\b" : c == '\f' ? "\\f"
+          : c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t" : NULL;
         pg_jt_put(w, run, (size_t)(s - run));
         if (!e) {
             snprintf(esc, sizeof(esc), "\\u%04X", c);
@@ -132,8 +164,10 @@ void pg_jt_int(pg_jt *w, int depth, int *first, const char *name, int64_t v)
     char *o;
 
     pg_jt_next(w, depth, first, name);
-    if ((o = pg_jt_room(w, 24)) != NULL)
+    if ((o = pg_jt_room(w, 24)) != NULL) {
         w->b.len += (size_t)(pg_jt_int_text(o, v) - o);
+        w->b.ptr[w->b.len] = '\0';
+    }
 }
 
 void pg_jt_real(pg_jt *w, int depth, int *first, const char *name, double v)
