@@ -178,19 +178,31 @@ static int side_load(side_logs *sd, double *meds, double *iqr_rel, double *log_s
     return 0;
 }
 
-/* exp() of sorted logs, and whether the results are in order too (else sorted here): the raw medians' order. */
-static void exp_sorted(double *out, const double *logs, size_t n)
+/*
+ * The median of the raw samples exp(l) from their sorted logs, the double
+ * pg_stats_median() of the raw samples gives, with two or three exp()s
+ * instead of one per sample. exp() is within an ulp of the exact value, so
+ * logs more than 2^-40 apart keep their order after it; only the values
+ * within that of the middle ones (a run of ties, say) are exp()ed and sorted
+ * to find which land in the middle. Outside exp()'s normal range, every
+ * sample. `raw` holds n doubles.
+ */
+static double raw_median(const double *l, size_t n, double *raw)
 {
-    size_t i;
-    int in_order = 1;
+    const double close = 0x1p-40;
+    size_t mid = (n - 1) / 2, last = mid + 1 < n ? mid + 1 : mid, a = mid, b = last, i;
 
-    for (i = 0; i < n; i++) {
-        out[i] = exp(logs[i]);
-        if (i > 0 && !(out[i] >= out[i - 1]))
-            in_order = 0;
-    }
-    if (!in_order)
-        pg_stats_sort(out, n);
+    while (a > 0 && !(l[a - 1] < l[a] - close))
+        a--;
+    while (b + 1 < n && !(l[b + 1] > l[b] + close))
+        b++;
+    if (!(l[a] > -700 && l[b] < 700) || (a > 0 && !(l[a - 1] > -700)) || (b + 1 < n && !(l[b + 1] < 700)))
+        a = 0, b = n - 1;
+    /* Only raw[mid] and raw[mid + 1] are read: those lie in [a, b]. */
+    for (i = a; i <= b; i++)
+        raw[i] = exp(l[i]);
+    pg_stats_sort(raw + a, b - a + 1);
+    return pg_stats_quantile_sorted(raw, n, 0.5);
 }
 
 /*
@@ -262,10 +274,8 @@ int pg_verdict_estimate(pg_case_verdict *v, const pg_sample_set *head, size_t nh
     if ((raw_h = malloc(nh * sizeof(*raw_h))) == NULL || (raw_b = malloc(nb * sizeof(*raw_b))) == NULL)
         goto nomem;
     v->est.very_noisy = v->est.run_noise >= PG_VERY_NOISY_IQR;
-    exp_sorted(raw_h, lh, nh);
-    exp_sorted(raw_b, lb, nb);
-    v->est.head_median = pg_stats_quantile_sorted(raw_h, nh, 0.5);
-    v->est.base_median = pg_stats_quantile_sorted(raw_b, nb, 0.5);
+    v->est.head_median = raw_median(lh, nh, raw_h);
+    v->est.base_median = raw_median(lb, nb, raw_b);
     v->est.ratio = v->est.head_median / v->est.base_median;
 
     /* One-sided Mann-Whitney in the direction the medians moved. */
