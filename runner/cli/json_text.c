@@ -146,13 +146,23 @@ int pg_jt_utf8(const char *s)
 
 char *pg_jt_int_text(char *o, int64_t v)
 {
+    static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                "8081828384858687888990919293949596979899";
     char digits[24], *p = digits + sizeof(digits);
     uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
 
-    do {
-        *--p = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
+    while (u >= 100) {
+        p -= 2;
+        memcpy(p, pairs + 2 * (u % 100), 2);
+        u /= 100;
+    }
+    if (u >= 10) {
+        p -= 2;
+        memcpy(p, pairs + 2 * u, 2);
+    } else {
+        *--p = (char)('0' + u);
+    }
     if (v < 0)
         *--p = '-';
     memcpy(o, p, (size_t)(digits + sizeof(digits) - p));
