@@ -735,6 +735,17 @@ static int paired_method(pg_comparison *c, size_t ntested)
     return c->method ? 0 : pg_error_set(PG_ENOMEM, "out of memory describing the method");
 }
 
+/* Whether a case of `c` is not a counted metric: its line is the statistical one. */
+static int has_timed(const pg_comparison *c)
+{
+    size_t i;
+
+    for (i = 0; i < c->ncases; i++)
+        if (!pg_verdict_is_exact(&c->cases[i]))
+            return 1;
+    return 0;
+}
+
 /* The method line every report prints. */
 static int describe_method(pg_comparison *c, size_t ntested, const pg_compare_options *opts)
 {
@@ -756,7 +767,9 @@ static int describe_method(pg_comparison *c, size_t ntested, const pg_compare_op
             c->nbases >= 2 ? "measured on the baseline runs, shrunk to a" : "assumed:",
             100 * (opts->drift >= 0 ? opts->drift : PG_DRIFT_PRIOR), c->nbases, c->nbases == 1 ? "" : "s");
     if (c->method && pg_comparison_has_exact(c)) {
-        char *both = pg__asprintf("%s; %s", c->method, PG_VERDICT_EXACT_METHOD);
+        /* A comparison of counts alone says nothing of a test it did not run. */
+        char *both = has_timed(c) ? pg__asprintf("%s; %s", c->method, PG_VERDICT_EXACT_METHOD)
+                                  : pg__strdup(PG_VERDICT_EXACT_METHOD);
         free(c->method);
         c->method = both;
     }

@@ -25,8 +25,9 @@ int pg_verdict_is_exact(const pg_case_verdict *v);
 
 /** What the method line says of counted cases. */
 #define PG_VERDICT_EXACT_METHOD                                                                              \
-    "counted metrics (instructions, cycles, bytes): exact counts of the newest baseline run, no test; "        \
-    "REGRESSED when the count grew beyond the case's exact threshold, UNSURE when its processes disagreed"
+    "counted metrics (instructions, cycles, bytes): exact counts against the base (the base build, or the "  \
+    "newest baseline run), no test; REGRESSED when the count grew beyond the case's exact threshold, UNSURE " \
+    "when its processes disagreed"
 
 /** Whether any case of `c` is a counted metric. */
 int pg_comparison_has_exact(const pg_comparison *c);

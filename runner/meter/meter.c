@@ -34,7 +34,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define DEFAULT_TIMEOUT 600.0
+#define CASE_TIMEOUT 60.0    /* a case's timeout when it sets none (suite/bench.c) */
+#define VALGRIND_FACTOR 50.0 /* see meter_timeout() */
+#define MEMORY_TIMEOUT 600.0 /* a built-in or plugin case under the allocation counter */
 
 int pg_meter_is_exact(const char *metric)
 {
@@ -645,7 +647,14 @@ static int measure_once(reading *out, char **why, const pg_case *c, unsigned ins
     }
     if ((err = run_process(&status, &s)) != 0) {
         if (err == PG_ETIMEOUT) {
-            *why = pg__strdup(pg_error_last());
+            int vg_run = instrument == PG_INSTRUMENT_INSTRUCTIONS;
+            if (c->kernel)
+                *why = pg__asprintf("%s%s", pg_error_last(), vg_run ? " under Valgrind" : "");
+            else if (vg_run)
+                *why = pg__asprintf("%s under Valgrind (a counted process may take %g times the case's timeout: "
+                                    "raise timeout:)", pg_error_last(), VALGRIND_FACTOR);
+            else
+                *why = pg__asprintf("%s (raise the case's timeout:)", pg_error_last());
             err = 0;
         }
         goto cleanup;
@@ -727,6 +736,25 @@ static void defaults(int *processes, int *regions, int64_t *iters, const pg_case
         *processes = 2;
 }
 
+/*
+ * Seconds one process may run. The case's own timeout is set for native
+ * speed; Callgrind with its cache simulation runs code hundreds (elementwise)
+ * to ~15,000 (GEMM) times slower, so under `instructions` a process may take
+ * VALGRIND_FACTOR times the case's timeout (60 s unless set: 50 minutes).
+ * Built-in kernels have no timeout of their own and take the same default.
+ * The allocation counter runs at native speed: a command keeps its limit.
+ */
+static double meter_timeout(const pg_case *c, unsigned instrument, const pg_meter_options *opts)
+{
+    double base = c->timeout > 0 ? c->timeout : CASE_TIMEOUT;
+
+    if (opts->timeout > 0)
+        return opts->timeout;
+    if (instrument == PG_INSTRUMENT_INSTRUCTIONS)
+        return base * VALGRIND_FACTOR;
+    return c->command ? base : MEMORY_TIMEOUT;
+}
+
 int pg_meter_case(pg_run *run, const pg_case *c, unsigned instrument, const pg_meter_options *opts)
 {
     pg_meter_options dflt = PG_METER_OPTIONS_INIT;
@@ -741,9 +769,7 @@ int pg_meter_case(pg_run *run, const pg_case *c, unsigned instrument, const pg_m
     if (!opts)
         opts = &dflt;
     defaults(&n, &regions, &iters, c, instrument, opts);
-    timeout = opts->timeout > 0 ? opts->timeout : (c->command && c->timeout > 0 ? c->timeout : DEFAULT_TIMEOUT);
-    if (instrument == PG_INSTRUMENT_INSTRUCTIONS && c->command)
-        timeout *= 50; /* Valgrind: tens of times slower than the command's own limit assumes. */
+    timeout = meter_timeout(c, instrument, opts);
     if (!extra)
         return pg_error_set(PG_ENOMEM, "out of memory");
     if ((why = refusal(c, instrument)) != NULL) {

@@ -271,6 +271,40 @@ Test(meter, a_command_is_counted_whole_or_in_the_regions_it_marks)
     pg_case_clear(&w);
 }
 
+/* A command that outlives its limit; the limit of a counted process scales with Valgrind's slowdown. */
+static pg_run *meter_sleeper(pg_case *c, unsigned instrument, double timeout)
+{
+    memset(c, 0, sizeof(*c));
+    c->suite = pg__strdup("t");
+    c->name = pg__strdup("sleeper");
+    c->device = pg__strdup("cpu");
+    c->threads = 1;
+    c->timeout = timeout;
+    c->command = calloc(3, sizeof(char *));
+    c->command[0] = pg__strdup("/bin/sleep");
+    c->command[1] = pg__strdup("30");
+    pg_assert_ok(pg__case_finish(c));
+    return meter(c, instrument, 0);
+}
+
+Test(meter, a_counted_process_may_take_fifty_times_the_cases_timeout)
+{
+    pg_case m, i;
+    pg_run *rm = meter_sleeper(&m, PG_INSTRUMENT_MEMORY, 0.04), *ri = meter_sleeper(&i, PG_INSTRUMENT_INSTRUCTIONS, 0.04);
+
+    const pg_result *bm = metric(rm, "bytes_per_iter"), *ir = metric(ri, "instructions");
+
+    cr_assert_eq(bm->status, PG_STATUS_ERROR);
+    cr_assert_str_eq(bm->message, "timed out after 0.04s (raise the case's timeout:)");
+    cr_assert_eq(ir->status, PG_STATUS_ERROR);
+    cr_assert_str_eq(ir->message, "timed out after 2s under Valgrind (a counted process may take 50 "
+                                  "times the case's timeout: raise timeout:)");
+    pg_run_free(rm);
+    pg_run_free(ri);
+    pg_case_clear(&m);
+    pg_case_clear(&i);
+}
+
 Test(meter, memory_is_exact_and_a_leak_grows_the_peak)
 {
     const char *exact[] = {"count=3", "size=1000", NULL}, *leaky[] = {"size=4096", NULL};
@@ -614,6 +648,8 @@ Test(meter, ab_and_interleaved_gate_count_each_side_and_decide_exactly)
     cr_assert_eq(p.status, 1, "exit %d: %s%s", p.status, p.out, p.err);
     cr_assert(strstr(p.out, "no rounds") != NULL, "%s", p.out);
     cr_assert(strstr(p.out, "REGRESSED  instructions") != NULL, "%s", p.out);
+    /* Counts alone: the method line names no test that was not run. */
+    cr_assert(strstr(p.out, "method: counted metrics") != NULL && strstr(p.out, "Mann-Whitney") == NULL, "%s", p.out);
     pg_proc_free(&p);
     pg_test_run(&p, tmp, NULL, gate);
     cr_assert_eq(p.status, 1, "exit %d: %s%s", p.status, p.out, p.err);
