@@ -2,6 +2,7 @@
 #include "stepfit.h"
 
 #include "perfgate/errors.h"
+#include "stats.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -159,58 +160,30 @@ static void seg_add(seg_costs *s, size_t x)
 
 /* ---- the series' ranks ------------------------------------------------------ */
 
-/* (value, index) pairs in the order of value, then index: a total order, so every sort gives the same ranks. */
-typedef struct ranked {
-    double v;
+/*
+ * rank[i]: y[i]'s place in the order of value, then index (a total order,
+ * so the ranks are the same however they are found); order is its inverse.
+ * From one sort of the values: equal values take their places in index
+ * order.
+ */
+static void rank_series(size_t *rank, size_t *order, const double *y, size_t n, double *sorted, size_t *taken)
+{
     size_t i;
-} ranked;
 
-static int ranked_less(const ranked *a, const ranked *b)
-{
-    return a->v < b->v || (a->v == b->v && a->i < b->i);
-}
-
-/* Quicksort (median of three) down to insertion sort: no callback; the order is total, so no ties. */
-static void ranked_sort(ranked *a, size_t n)
-{
-    while (n > 12) {
-        size_t mid = n / 2, i = 0, j = n - 1;
-        ranked p, t;
-        if (ranked_less(&a[mid], &a[0])) { t = a[mid]; a[mid] = a[0]; a[0] = t; }
-        if (ranked_less(&a[n - 1], &a[mid])) { t = a[n - 1]; a[n - 1] = a[mid]; a[mid] = t; }
-        if (ranked_less(&a[mid], &a[0])) { t = a[mid]; a[mid] = a[0]; a[0] = t; }
-        p = a[mid];
-        for (;;) {
-            while (ranked_less(&a[i], &p))
-                i++;
-            while (ranked_less(&p, &a[j]))
-                j--;
-            if (i >= j)
-                break;
-            t = a[i];
-            a[i] = a[j];
-            a[j] = t;
-            i++;
-            j--;
+    memcpy(sorted, y, n * sizeof(*sorted));
+    pg_stats_sort(sorted, n);
+    memset(taken, 0, n * sizeof(*taken));
+    for (i = 0; i < n; i++) {
+        size_t lo = 0, hi = n;
+        while (lo < hi) { /* the first place holding y[i] */
+            size_t mid = lo + (hi - lo) / 2;
+            if (sorted[mid] < y[i])
+                lo = mid + 1;
+            else
+                hi = mid;
         }
-        /* a[0..j] <= p <= a[j+1..n): the smaller side first, by recursion; the larger by the loop. */
-        if (j + 1 < n - j - 1) {
-            ranked_sort(a, j + 1);
-            a += j + 1;
-            n -= j + 1;
-        } else {
-            ranked_sort(a + j + 1, n - j - 1);
-            n = j + 1;
-        }
-    }
-    {
-        size_t i, k;
-        for (i = 1; i < n; i++) {
-            ranked t = a[i];
-            for (k = i; k > 0 && ranked_less(&t, &a[k - 1]); k--)
-                a[k] = a[k - 1];
-            a[k] = t;
-        }
+        rank[i] = lo + taken[lo]++;
+        order[rank[i]] = i;
     }
 }
 
@@ -566,10 +539,13 @@ int pg__stepfit(size_t *prev, const double *y, size_t n, size_t shortest, double
                 pg_stepfit_path *path)
 {
     stepfit ft;
-    ranked *rk = NULL;
-    size_t k;
+    double *sorted = NULL;
+    size_t *taken = NULL, k;
     int rc = PG_ENOMEM;
 
+    for (k = 0; k < n; k++)
+        if (isnan(y[k]))
+            return pg_error_set(PG_EINVAL, "fitting steps: point %zu of %zu is not a number", k, n);
     memset(&ft, 0, sizeof(ft));
     ft.y = y;
     ft.n = n;
@@ -578,19 +554,12 @@ int pg__stepfit(size_t *prev, const double *y, size_t n, size_t shortest, double
     ft.prev = prev;
     ft.rank = malloc((2 * n + 1) * sizeof(*ft.rank));
     ft.f = malloc((n + 1) * sizeof(*ft.f));
-    rk = malloc((n + 1) * sizeof(*rk));
-    if (!ft.rank || !ft.f || !rk)
+    sorted = malloc((n + 1) * sizeof(*sorted));
+    taken = malloc((n + 1) * sizeof(*taken));
+    if (!ft.rank || !ft.f || !sorted || !taken)
         goto cleanup;
     ft.order = ft.rank + n;
-    for (k = 0; k < n; k++) {
-        rk[k].v = y[k];
-        rk[k].i = k;
-    }
-    ranked_sort(rk, n);
-    for (k = 0; k < n; k++) {
-        ft.order[k] = rk[k].i;
-        ft.rank[rk[k].i] = k;
-    }
+    rank_series(ft.rank, ft.order, y, n, sorted, taken);
     if (path)
         *path = PG_STEPFIT_PRUNED;
     rc = exhaustive ? 1 : fit_pruned(&ft);
@@ -605,6 +574,7 @@ int pg__stepfit(size_t *prev, const double *y, size_t n, size_t shortest, double
 cleanup:
     free(ft.rank);
     free(ft.f);
-    free(rk);
+    free(sorted);
+    free(taken);
     return rc == PG_ENOMEM ? pg_error_set(PG_ENOMEM, "out of memory fitting steps to %zu points", n) : rc;
 }

@@ -24,8 +24,8 @@ typedef enum pg_stepfit_path {
  * @param exhaustive 1: walk every (i, j), O(n^2); 0: prune with block
  *        bounds, and fall back to the walk when rounding could decide a choice.
  * @param[out] path which way the answer was found (may be NULL).
- * @return 0 (prev[n] is (size_t)-1 when no segmentation is allowed), or
- *         PG_ENOMEM.
+ * @return 0 (prev[n] is (size_t)-1 when no segmentation is allowed),
+ *         PG_EINVAL for a NaN in y, or PG_ENOMEM.
  */
 int pg__stepfit(size_t *prev, const double *y, size_t n, size_t shortest, double gamma, int exhaustive,
                 pg_stepfit_path *path);
