@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,10 +64,48 @@ static char *put_lit(char *o, const char *s, size_t n)
 }
 
 #define PUT(o, lit) put_lit((o), (lit), sizeof(lit) - 1)
+
+/*
+ * The JSON text of the commits and branches, kept by address: the loader
+ * shares one copy of a run's strings between all its points, so a thousand
+ * cases' points repeat a few hundred strings, escaped once each here.
+ */
+#define MEMO_SLOTS 4096
+
+typedef struct str_memo {
+    const char *src;
+    char *text;
+    size_t len;
+} str_memo;
+
+static void json_str_memo(pg_jt *b, str_memo *memo, const char *s)
+{
+    str_memo *m;
+    pg_jt t = PG_JT_INIT;
+
+    if (!s) {
+        pg_jt_put(b, "null", 4);
+        return;
+    }
+    m = &memo[((uintptr_t)s >> 3) * 0x9e3779b97f4a7c15ull >> 52];
+    if (m->src != s) {
+        pg_jt_str(&t, s);
+        if (t.err) {
+            pg_jt_free(&t);
+            pg_jt_str(b, s);
+            return;
+        }
+        free(m->text);
+        m->text = t.b.ptr;
+        m->len = t.b.len;
+        m->src = s;
+    }
+    pg_jt_put(b, m->text, m->len);
+}
 #define POINT_FIELD(name) ",\n          \"" name "\": "
 
 /* One point: the hot loop of a long history, so written field by field into reserved room. */
-static void json_point(pg_jt *b, size_t k, const pg_history_point *p)
+static void json_point(pg_jt *b, str_memo *memo, size_t k, const pg_history_point *p)
 {
     char *o;
 
@@ -95,9 +134,9 @@ static void json_point(pg_jt *b, size_t k, const pg_history_point *p)
     o = pg_jt_int_text(o, p->run_id);
     o = PUT(o, POINT_FIELD("commit"));
     b->b.len += (size_t)(o - (b->b.ptr + b->b.len));
-    pg_jt_str(b, p->commit);
+    json_str_memo(b, memo, p->commit);
     pg_jt_puts(b, POINT_FIELD("branch"));
-    pg_jt_str(b, p->branch);
+    json_str_memo(b, memo, p->branch);
     if (!(o = pg_jt_room(b, 512)))
         return;
     o = PUT(o, POINT_FIELD("started_at"));
@@ -135,7 +174,10 @@ static int print_json(const pg_history *hs, size_t nh)
     pg_jt b = PG_JT_INIT;
     int first_case = 1, err = 0;
     size_t i, k;
+    str_memo *memo = calloc(MEMO_SLOTS, sizeof(*memo));
 
+    if (!memo)
+        return pg_cli_fail(pg_error_set(PG_ENOMEM, "out of memory writing JSON"));
     pg_jt_puts(&b, "{\n  \"schema_version\": 1,\n  \"cases\": [");
     for (i = 0; i < nh && !err; i++) {
         const pg_history *h = &hs[i];
@@ -148,7 +190,7 @@ static int print_json(const pg_history *hs, size_t nh)
         pg_jt_put(&b, "[", 1);
         for (k = 0; k < h->npoints; k++) {
             pg_jt_next(&b, 4, &first_item, NULL);
-            json_point(&b, k, &h->points[k]);
+            json_point(&b, memo, k, &h->points[k]);
         }
         pg_jt_close(&b, 3, first_item, "]");
         pg_jt_next(&b, 3, &first, "change_points");
@@ -166,6 +208,9 @@ static int print_json(const pg_history *hs, size_t nh)
         err = pg_jt_flush(&b, stdout);
     }
     pg_jt_free(&b);
+    for (i = 0; i < MEMO_SLOTS; i++)
+        free(memo[i].text);
+    free(memo);
     if (!err && fflush(stdout) != 0)
         err = pg_error_set(PG_EIO, "writing JSON to standard output failed");
     return err ? pg_cli_fail(err) : 0;

@@ -39,6 +39,8 @@ typedef struct hist {
     char **keys;      /* in key order */
     hcase *cases;     /* by id */
     size_t ncases;
+    size_t *case_at, *run_at; /* by id, when the ids are dense enough: place + 1, 0 for none */
+    int64_t ncase_at, nrun_at;
     hrow *rows, *sorted;
     size_t nrows, caprows;
 } hist;
@@ -151,18 +153,61 @@ static size_t find_run(const hist *h, int64_t id)
     return lo < h->nruns && h->runs[lo].id == id ? lo : (size_t)-1;
 }
 
+/*
+ * Tables from id to place, for ids no sparser than four per row: a lookup
+ * per result row instead of two binary searches. Optional (NULL: search).
+ */
+static void index_ids(hist *h)
+{
+    int64_t most = 0;
+    size_t i;
+
+    for (i = 0; i < h->ncases; i++)
+        most = h->cases[i].id > most ? h->cases[i].id : most;
+    if (h->ncases && most > 0 && most / 4 <= (int64_t)h->ncases &&
+        (h->case_at = calloc((size_t)most + 1, sizeof(*h->case_at))) != NULL) {
+        h->ncase_at = most + 1;
+        for (i = 0; i < h->ncases; i++)
+            if (h->cases[i].id >= 0)
+                h->case_at[h->cases[i].id] = i + 1;
+    }
+    most = h->nruns ? h->runs[h->nruns - 1].id : 0; /* in id order */
+    if (h->nruns && most > 0 && most / 4 <= (int64_t)h->nruns &&
+        (h->run_at = calloc((size_t)most + 1, sizeof(*h->run_at))) != NULL) {
+        h->nrun_at = most + 1;
+        for (i = 0; i < h->nruns; i++)
+            if (h->runs[i].id >= 0)
+                h->run_at[h->runs[i].id] = i + 1;
+    }
+}
+
+static const hcase *case_of(const hist *h, int64_t id)
+{
+    if (h->case_at)
+        return id >= 0 && id < h->ncase_at && h->case_at[id] ? &h->cases[h->case_at[id] - 1] : NULL;
+    return find_case(h, id);
+}
+
+static size_t run_of(const hist *h, int64_t id)
+{
+    if (h->run_at)
+        return id >= 0 && id < h->nrun_at && h->run_at[id] ? h->run_at[id] - 1 : (size_t)-1;
+    return find_run(h, id);
+}
+
 static int read_results(hist *h, pg_sqlite_store *s)
 {
     sqlite3_stmt *st = NULL;
     int rc, err = 0;
 
+    index_ids(h);
     if (sqlite3_prepare_v2(s->db,
                            "SELECT case_id, run_id, median, q1, q3 FROM results WHERE status = 'ok' AND median > 0",
                            -1, &st, NULL) != SQLITE_OK)
         return store_error(s, "preparing the history query");
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const hcase *c = find_case(h, sqlite3_column_int64(st, 0));
-        size_t run = c ? find_run(h, sqlite3_column_int64(st, 1)) : (size_t)-1;
+        const hcase *c = case_of(h, sqlite3_column_int64(st, 0));
+        size_t run = c ? run_of(h, sqlite3_column_int64(st, 1)) : (size_t)-1;
         hrow *r;
         if (run == (size_t)-1)
             continue;
@@ -233,6 +278,8 @@ static void hist_free(hist *h)
     free(h->cases);
     free(h->rows);
     free(h->sorted);
+    free(h->case_at);
+    free(h->run_at);
 }
 
 int pg__sqlite_history_rows(pg_store *store, const char *glob, const char *branch, pg_store_history_cb cb,
