@@ -29,7 +29,7 @@ typedef struct hcase {
 } hcase;
 
 typedef struct hrow {
-    size_t pos, run, seq; /* case place, run place (runs in id order), scan order */
+    size_t pos, run; /* case place, run place (runs in id order); the scan order is the row's index */
     double median, q1, q3;
 } hrow;
 
@@ -41,7 +41,8 @@ typedef struct hist {
     size_t ncases;
     size_t *case_at, *run_at; /* by id, when the ids are dense enough: place + 1, 0 for none */
     int64_t ncase_at, nrun_at;
-    hrow *rows, *sorted;
+    hrow *rows;
+    size_t *sorted;   /* rows' indices in key, run order */
     size_t nrows, caprows;
 } hist;
 
@@ -216,7 +217,7 @@ static int read_results(hist *h, pg_sqlite_store *s)
         r = &h->rows[h->nrows];
         r->pos = c->pos;
         r->run = run;
-        r->seq = h->nrows++;
+        h->nrows++;
         r->median = sqlite3_column_double(st, 2);
         r->q1 = sqlite3_column_double(st, 3);
         r->q3 = sqlite3_column_double(st, 4);
@@ -227,16 +228,17 @@ static int read_results(hist *h, pg_sqlite_store *s)
     return err;
 }
 
-static int by_run(const void *a, const void *b)
+static int by_run(const void *a, const void *b, void *rows)
 {
-    const hrow *x = a, *y = b;
+    size_t i = *(const size_t *)a, j = *(const size_t *)b;
+    const hrow *x = (const hrow *)rows + i, *y = (const hrow *)rows + j;
 
     if (x->run != y->run)
         return x->run < y->run ? -1 : 1;
-    return (x->seq > y->seq) - (x->seq < y->seq);
+    return (i > j) - (i < j);
 }
 
-/* Rows in key order (a stable counting sort), each case's rows by run id. */
+/* Rows in key order (a stable counting sort of their indices), each case's rows by run id. */
 static int order_rows(hist *h)
 {
     size_t *start = calloc(h->ncases + 1, sizeof(*start)), i;
@@ -250,14 +252,14 @@ static int order_rows(hist *h)
     for (i = 0; i < h->ncases; i++)
         start[i + 1] += start[i];
     for (i = 0; i < h->nrows; i++)
-        h->sorted[start[h->rows[i].pos]++] = h->rows[i];
+        h->sorted[start[h->rows[i].pos]++] = i;
     /* start[c] is now the end of case c's rows. */
     for (i = 0; i < h->ncases; i++) {
         size_t b = i ? start[i - 1] : 0, e = start[i], k;
-        for (k = b + 1; k < e && h->sorted[k - 1].run <= h->sorted[k].run; k++)
+        for (k = b + 1; k < e && h->rows[h->sorted[k - 1]].run <= h->rows[h->sorted[k]].run; k++)
             ;
         if (k < e)
-            qsort(h->sorted + b, e - b, sizeof(*h->sorted), by_run);
+            qsort_r(h->sorted + b, e - b, sizeof(*h->sorted), by_run, h->rows);
     }
     free(start);
     return 0;
@@ -293,7 +295,7 @@ int pg__sqlite_history_rows(pg_store *store, const char *glob, const char *branc
     if ((err = read_runs(&h, s, branch)) == 0 && (err = read_cases(&h, s, glob)) == 0 &&
         (err = read_results(&h, s)) == 0 && (err = order_rows(&h)) == 0) {
         for (i = 0; i < h.nrows && !err; i++) {
-            const hrow *r = &h.sorted[i];
+            const hrow *r = &h.rows[h.sorted[i]];
             const hrun *run = &h.runs[r->run];
             pg_store_history_row row;
             row.key = h.keys[r->pos];
