@@ -163,15 +163,25 @@ size_t pg_fmt_json_real(char *out, double v, int precision)
 {
     static const double p10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
                                  1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                "8081828384858687888990919293949596979899";
     double a = fabs(v), x, r;
     char digits[24], *o = out;
-    int e, k, nd, i, last;
-    uint64_t n;
+    int e, k, nd, i, last, b;
+    uint64_t n, bits;
 
     if (precision < 1 || precision > 15 || !(a >= 1e-200 && a <= 1e200))
         return json_real_printf(out, v, precision < 1 ? 17 : precision);
-    e = (int)floor(log10(a));
-    for (i = 0; i < 2; i++) {
+    /*
+     * The decimal exponent from the binary one: with a = m 2^b, m in [0.5, 1),
+     * floor(log10 a) is floor((b - 1) log10 2) or one more, which the loop
+     * below settles.
+     */
+    memcpy(&bits, &a, sizeof(bits));
+    b = (int)((bits >> 52) & 0x7ff) - 1022;
+    e = (int)((double)(b - 1) * 0.30102999566398120 + 1000.0) - 1000;
+    for (i = 0; i < 3; i++) {
         k = precision - 1 - e;
         if (k > 22 || k < -22)
             return json_real_printf(out, v, precision);
@@ -183,9 +193,9 @@ size_t pg_fmt_json_real(char *out, double v, int precision)
         else
             break;
     }
-    if (i == 2)
+    if (i == 3)
         return json_real_printf(out, v, precision);
-    r = floor(x);
+    r = (double)(uint64_t)x; /* floor: 0 < x < 10^15 */
     if (fabs(x - r - 0.5) <= x * 0x1p-49)
         return json_real_printf(out, v, precision);
     n = (uint64_t)r + (x - r > 0.5);
@@ -193,10 +203,12 @@ size_t pg_fmt_json_real(char *out, double v, int precision)
         n /= 10;
         e++;
     }
-    for (i = precision - 1; i >= 0; i--) {
-        digits[i] = (char)('0' + n % 10);
-        n /= 10;
+    for (i = precision; i >= 2; i -= 2) {
+        memcpy(digits + i - 2, pairs + 2 * (n % 100), 2);
+        n /= 100;
     }
+    if (i == 1)
+        digits[0] = (char)('0' + n);
     for (last = precision - 1; last > 0 && digits[last] == '0'; last--)
         ;
     nd = last + 1; /* significant digits left after %g drops trailing zeros */

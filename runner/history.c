@@ -4,6 +4,7 @@
 #include "meter/meter.h"
 #include "perfgate/errors.h"
 #include "stats.h"
+#include "stepfit.h"
 #include "util.h"
 
 #include <math.h>
@@ -15,146 +16,6 @@ static int cmp_double(const void *a, const void *b)
     double x = *(const double *)a, y = *(const double *)b;
 
     return (x > y) - (x < y);
-}
-
-/*
- * The L1 cost of every segment ending at one point, in O(1) per segment.
- *
- * A segment's cost is the sum of absolute deviations from its median. For a
- * fixed end j the segments y[i..j) are walked from i = 0 upwards: the values
- * y[0..j) are a doubly linked list in sorted order (ranks from one sort of
- * the whole series), and each step deletes y[i]. A deletion moves the
- * median by at most one list position, so the median and the sums of the
- * values at or below it (lo) and above it (hi) follow in constant time.
- * Afterwards the deletions are undone in reverse order (the deleted nodes
- * keep their links, as in Knuth's dancing links) and y[j] is added for the
- * next end. The segmentation looks at every (i, j): O(n^2) per case instead
- * of O(n^2 log n) with a heap per segment, or O(n^3 log n) with a sort.
- */
-typedef struct seg_costs {
-    const double *y;
-    size_t *rank;             /* position of y[k] in the sorted series */
-    size_t *order;            /* the series' indices in sorted order */
-    size_t *next, *prev;      /* the list, by index; n stands for "none" */
-    size_t n;
-    size_t head;              /* the smallest value's index */
-    size_t m;                 /* values in the list */
-    size_t med;               /* index of the lower median: sorted position (m - 1) / 2 */
-    double slo, shi;          /* sums at or below the median, above it */
-} seg_costs;
-
-static int cmp_by_value(const void *a, const void *b, void *values)
-{
-    size_t i = *(const size_t *)a, j = *(const size_t *)b;
-    double x = ((const double *)values)[i], y = ((const double *)values)[j];
-
-    return x < y ? -1 : x > y ? 1 : (i > j) - (i < j);
-}
-
-static double seg_cost(const seg_costs *s)
-{
-    double med = s->y[s->med];
-    /* Through int64_t: a signed conversion is one instruction, an unsigned one a branch. */
-    int64_t nlo = (int64_t)(s->m + 1) / 2, nhi = (int64_t)s->m / 2;
-
-    return (med * (double)nlo - s->slo) + (s->shi - med * (double)nhi);
-}
-
-/* Moves the median one place up (to) or down: the value crossing changes side. */
-static void seg_move(seg_costs *s, size_t to, int up)
-{
-    if (up) {
-        s->slo += s->y[to];
-        s->shi -= s->y[to];
-    } else {
-        s->slo -= s->y[s->med];
-        s->shi += s->y[s->med];
-    }
-    s->med = to;
-}
-
-/* Deletes y[x] from the segment (the segment's first value). */
-static void seg_drop(seg_costs *s, size_t x)
-{
-    int odd = s->m % 2 == 1; /* an odd count keeps fewer values below the median afterwards */
-    size_t p = s->prev[x], q = s->next[x], med = s->med;
-
-    if (x == med) {
-        s->slo -= s->y[x];
-        if (odd) {
-            s->med = p;
-        } else {
-            s->med = q;
-            s->slo += s->y[q];
-            s->shi -= s->y[q];
-        }
-    } else if (s->rank[x] < s->rank[med]) {
-        s->slo -= s->y[x];
-        if (!odd)
-            seg_move(s, s->next[med], 1);
-    } else {
-        s->shi -= s->y[x];
-        if (odd)
-            seg_move(s, s->prev[med], 0);
-    }
-    if (p != s->n)
-        s->next[p] = q;
-    else
-        s->head = q;
-    if (q != s->n)
-        s->prev[q] = p;
-    s->m--;
-}
-
-/* Puts back y[x], the last value dropped (dropped values keep their links). */
-static void seg_undrop(seg_costs *s, size_t x)
-{
-    size_t p = s->prev[x], q = s->next[x];
-
-    if (p != s->n)
-        s->next[p] = x;
-    else
-        s->head = x;
-    if (q != s->n)
-        s->prev[q] = x;
-}
-
-/*
- * Adds y[j], the next value of the series, to the list of y[0..j): linked
- * after the nearest smaller-ranked value already in it, the median moving
- * at most one place.
- */
-static void seg_add(seg_costs *s, size_t x)
-{
-    size_t r = s->rank[x], p = s->n, q, med = s->med;
-    int odd = s->m % 2 == 1;
-
-    while (r-- > 0)
-        if (s->order[r] < x) {
-            p = s->order[r];
-            break;
-        }
-    q = p == s->n ? s->head : s->next[p];
-    s->prev[x] = p;
-    s->next[x] = q;
-    if (p == s->n)
-        s->head = x;
-    else
-        s->next[p] = x;
-    if (q != s->n)
-        s->prev[q] = x;
-    if (s->m++ == 0) {
-        s->med = x;
-        s->slo = s->y[x];
-    } else if (s->rank[x] < s->rank[med]) {
-        s->slo += s->y[x];
-        if (odd)
-            seg_move(s, s->prev[med], 0);
-    } else {
-        s->shi += s->y[x];
-        if (!odd)
-            seg_move(s, s->next[med], 1);
-    }
 }
 
 /*
@@ -207,9 +68,8 @@ int pg_history_detect(pg_change_point **out, size_t *out_count, const double *va
                       const pg_history_options *opts)
 {
     pg_history_options dflt = PG_HISTORY_OPTIONS_INIT;
-    double *y = NULL, *f = NULL, *diffs = NULL, sigma, gamma;
-    size_t *prev = NULL, *bounds = NULL, *idx = NULL, nb = 0, i, j, shortest;
-    seg_costs sc;
+    double *y = NULL, *diffs = NULL, sigma, gamma;
+    size_t *prev = NULL, *bounds = NULL, nb = 0, i, j;
     pg_change_point *cps = NULL;
     size_t ncps = 0;
     int err = 0;
@@ -221,12 +81,10 @@ int pg_history_detect(pg_change_point **out, size_t *out_count, const double *va
     if (n < 4 || n < 2 * opts->min_segment)
         return 0;
     y = malloc(n * sizeof(*y));
-    f = malloc((n + 1) * sizeof(*f));
-    idx = malloc(4 * n * sizeof(*idx)); /* rank, order, next, prev of seg_costs */
     diffs = calloc(n, sizeof(*diffs));
     prev = malloc((n + 1) * sizeof(*prev));
     bounds = malloc((n + 1) * sizeof(*bounds));
-    if (!y || !f || !idx || !diffs || !prev || !bounds) {
+    if (!y || !diffs || !prev || !bounds) {
         err = pg_error_set(PG_ENOMEM, "out of memory detecting change points");
         goto cleanup;
     }
@@ -241,64 +99,10 @@ int pg_history_detect(pg_change_point **out, size_t *out_count, const double *va
         sigma = 1e-6;
     gamma = opts->penalty * sigma * log((double)n);
 
-    sc.y = y;
-    sc.n = n;
-    sc.rank = idx;
-    sc.order = idx + n;
-    sc.next = idx + 2 * n;
-    sc.prev = idx + 3 * n;
-    for (i = 0; i < n; i++)
-        sc.order[i] = i;
-    qsort_r(sc.order, n, sizeof(*sc.order), cmp_by_value, y);
-    for (i = 0; i < n; i++)
-        sc.rank[sc.order[i]] = i;
-
-    /*
-     * Exact penalised L1 segmentation: f[j] = min_i f[i] + cost(i, j) + gamma
-     * over the segments y[i..j), i from 0 up. On equal costs the smallest i wins.
-     */
-    shortest = opts->min_segment > 1 ? opts->min_segment : 1;
-    f[0] = 0;
-    sc.head = n;
-    sc.med = 0;
-    sc.m = 0;
-    sc.slo = sc.shi = 0;
-    for (j = 1; j <= n; j++) {
-        size_t med, m, dropped = 0, ends;
-        double slo, shi;
-        f[j] = INFINITY;
-        seg_add(&sc, j - 1);
-        med = sc.med;
-        m = sc.m;
-        slo = sc.slo;
-        shi = sc.shi;
-        /* Segments shorter than min_segment only at the very ends would be noise. */
-        if (j >= shortest)
-            ends = j - shortest + 1;
-        else
-            ends = j == n;
-        for (i = 0; i < ends; i++) {
-            double c;
-            if (i > 0) {
-                seg_drop(&sc, i - 1);
-                dropped = i;
-            }
-            if (!isfinite(f[i]))
-                continue;
-            c = f[i] + seg_cost(&sc) + gamma;
-            if (c < f[j]) {
-                f[j] = c;
-                prev[j] = i;
-            }
-        }
-        while (dropped-- > 0)
-            seg_undrop(&sc, dropped);
-        sc.med = med;
-        sc.m = m;
-        sc.slo = slo;
-        sc.shi = shi;
-    }
-    if (!isfinite(f[n]))
+    /* Exact penalised L1 segmentation; segments shorter than min_segment only at the very ends would be noise. */
+    if ((err = pg__stepfit(prev, y, n, opts->min_segment, gamma, 0, NULL)) != 0)
+        goto cleanup;
+    if (prev[n] == (size_t)-1)
         goto cleanup;
     for (j = n; j > 0; j = prev[j])
         bounds[nb++] = j;
@@ -340,8 +144,6 @@ int pg_history_detect(pg_change_point **out, size_t *out_count, const double *va
 
 cleanup:
     free(y);
-    free(f);
-    free(idx);
     free(diffs);
     free(prev);
     free(bounds);
@@ -349,17 +151,75 @@ cleanup:
     return err;
 }
 
+/*
+ * The commits and branches of the points: one copy per run, shared by every
+ * case's point of that run (a year of nightlies of a thousand cases is a
+ * third of a million points but a few hundred runs), in blocks that the
+ * histories of one load share and the last one frees (a caller may move
+ * histories between arrays, as `report --format html` does).
+ */
+typedef struct str_block {
+    struct str_block *next;
+    size_t used, cap;
+    char text[];
+} str_block;
+
+typedef struct str_pool {
+    size_t refs;
+    str_block *blocks;
+} str_pool;
+
+static const char *block_dup(str_block **head, const char *s)
+{
+    size_t n;
+    str_block *b = *head;
+    char *out;
+
+    if (!s)
+        return NULL;
+    n = strlen(s) + 1;
+    if (!b || b->cap - b->used < n) {
+        size_t cap = n > 4000 ? n : 4000;
+        if (!(b = malloc(sizeof(*b) + cap)))
+            return NULL;
+        b->next = *head;
+        b->used = 0;
+        b->cap = cap;
+        *head = b;
+    }
+    out = b->text + b->used;
+    memcpy(out, s, n);
+    b->used += n;
+    return out;
+}
+
+static void blocks_free(str_block *b)
+{
+    while (b) {
+        str_block *next = b->next;
+        free(b);
+        b = next;
+    }
+}
+
+/* A run's commit and branch, copied once: an open-addressed table by run id. */
+typedef struct run_strings {
+    int64_t run_id;
+    const char *commit, *branch;
+    int used;
+} run_strings;
+
 static void history_clear(pg_history *h)
 {
-    size_t i;
+    str_pool *pool = h->strings;
 
-    for (i = 0; i < h->npoints; i++) {
-        free(h->points[i].commit);
-        free(h->points[i].branch);
-    }
     free(h->points);
     free(h->changes);
     free(h->key);
+    if (pool && --pool->refs == 0) {
+        blocks_free(pool->blocks);
+        free(pool);
+    }
 }
 
 void pg_history_free_all(pg_history *h, size_t count)
@@ -373,82 +233,136 @@ void pg_history_free_all(pg_history *h, size_t count)
     free(h);
 }
 
-/* Appends a run's median to the series, merging consecutive runs of one commit. */
-static int add_point(pg_history *h, double **run_medians, size_t *nrm, size_t *caprm, int64_t run_id,
-                     const char *commit, const char *branch, int64_t started, double median, double q1,
-                     double q3)
-{
-    pg_history_point *last = h->npoints ? &h->points[h->npoints - 1] : NULL;
-
-    if (last && commit && last->commit && strcmp(commit, last->commit) == 0) {
-        /* Same commit re-run: the point's median is the median of its runs. */
-        if (*nrm == *caprm) {
-            size_t cap = *caprm ? *caprm * 2 : 8;
-            double *p = realloc(*run_medians, cap * sizeof(double));
-            if (!p)
-                return pg_error_set(PG_ENOMEM, "out of memory loading history");
-            *run_medians = p;
-            *caprm = cap;
-        }
-        (*run_medians)[(*nrm)++] = median;
-        last->median = pg_stats_median(*run_medians, *nrm);
-        last->run_id = run_id;
-        last->q1 = q1;
-        last->q3 = q3;
-        last->runs++;
-        return 0;
-    } else {
-        pg_history_point *p = realloc(h->points, (h->npoints + 1) * sizeof(*p));
-        if (!p)
-            return pg_error_set(PG_ENOMEM, "out of memory loading history");
-        h->points = p;
-        p = &p[h->npoints++];
-        memset(p, 0, sizeof(*p));
-        p->run_id = run_id;
-        p->commit = pg__strdup(commit);
-        p->branch = pg__strdup(branch);
-        p->started_at = started;
-        p->median = median;
-        p->q1 = q1;
-        p->q3 = q3;
-        p->runs = 1;
-        if (*caprm == 0) {
-            *run_medians = malloc(8 * sizeof(double));
-            if (!*run_medians)
-                return pg_error_set(PG_ENOMEM, "out of memory loading history");
-            *caprm = 8;
-        }
-        (*run_medians)[0] = median;
-        *nrm = 1;
-    }
-    return 0;
-}
-
 /* The histories being gathered from the store's rows, one per case key. */
 typedef struct history_acc {
     pg_history *hs;
-    size_t nh;
+    size_t nh, caph;
+    size_t cappoints;       /* room in the last history's points */
     double *run_medians;    /* the medians of the last point's runs */
     size_t nrm, caprm;
+    str_pool *strings;      /* shared by every history of the load */
+    run_strings *runs;      /* capruns slots, a power of two */
+    size_t nruns, capruns;
 } history_acc;
+
+static const run_strings *run_strings_of(history_acc *acc, const pg_store_history_row *row)
+{
+    size_t i, mask;
+    run_strings *slot;
+
+    if (2 * (acc->nruns + 1) > acc->capruns) {
+        size_t cap = acc->capruns ? 2 * acc->capruns : 256;
+        run_strings *t = calloc(cap, sizeof(*t));
+        if (!t)
+            return NULL;
+        for (i = 0; i < acc->capruns; i++)
+            if (acc->runs[i].used) {
+                size_t k = (size_t)acc->runs[i].run_id * 0x9e3779b97f4a7c15ull & (cap - 1);
+                while (t[k].used)
+                    k = (k + 1) & (cap - 1);
+                t[k] = acc->runs[i];
+            }
+        free(acc->runs);
+        acc->runs = t;
+        acc->capruns = cap;
+    }
+    mask = acc->capruns - 1;
+    for (i = (size_t)row->run_id * 0x9e3779b97f4a7c15ull & mask; acc->runs[i].used; i = (i + 1) & mask)
+        if (acc->runs[i].run_id == row->run_id)
+            return &acc->runs[i];
+    slot = &acc->runs[i];
+    slot->run_id = row->run_id;
+    slot->commit = block_dup(&acc->strings->blocks, row->commit);
+    slot->branch = block_dup(&acc->strings->blocks, row->branch);
+    if ((row->commit && !slot->commit) || (row->branch && !slot->branch))
+        return NULL;
+    slot->used = 1;
+    acc->nruns++;
+    return slot;
+}
+
+/* Appends a run's median to the series, merging consecutive runs of one commit. */
+static int add_point(history_acc *acc, pg_history *h, const pg_store_history_row *row, const run_strings *rs)
+{
+    pg_history_point *last = h->npoints ? &h->points[h->npoints - 1] : NULL;
+
+    if (last && rs->commit && last->commit && strcmp(rs->commit, last->commit) == 0) {
+        /* Same commit re-run: the point's median is the median of its runs. */
+        if (acc->nrm == acc->caprm) {
+            size_t cap = acc->caprm ? acc->caprm * 2 : 8;
+            double *p = realloc(acc->run_medians, cap * sizeof(double));
+            if (!p)
+                return pg_error_set(PG_ENOMEM, "out of memory loading history");
+            acc->run_medians = p;
+            acc->caprm = cap;
+        }
+        acc->run_medians[acc->nrm++] = row->median;
+        last->median = pg_stats_median(acc->run_medians, acc->nrm);
+        last->run_id = row->run_id;
+        last->q1 = row->q1;
+        last->q3 = row->q3;
+        last->runs++;
+        return 0;
+    } else {
+        pg_history_point *p;
+        if (h->npoints == acc->cappoints) {
+            size_t cap = acc->cappoints ? 2 * acc->cappoints : 64;
+            if (!(p = realloc(h->points, cap * sizeof(*p))))
+                return pg_error_set(PG_ENOMEM, "out of memory loading history");
+            h->points = p;
+            acc->cappoints = cap;
+        }
+        p = &h->points[h->npoints++];
+        memset(p, 0, sizeof(*p));
+        p->run_id = row->run_id;
+        p->commit = rs->commit;
+        p->branch = rs->branch;
+        p->started_at = row->started_at;
+        p->median = row->median;
+        p->q1 = row->q1;
+        p->q3 = row->q3;
+        p->runs = 1;
+        if (acc->caprm == 0) {
+            acc->run_medians = malloc(8 * sizeof(double));
+            if (!acc->run_medians)
+                return pg_error_set(PG_ENOMEM, "out of memory loading history");
+            acc->caprm = 8;
+        }
+        acc->run_medians[0] = row->median;
+        acc->nrm = 1;
+    }
+    return 0;
+}
 
 static int take_row(const pg_store_history_row *row, void *payload)
 {
     history_acc *acc = payload;
     pg_history *h = acc->nh ? &acc->hs[acc->nh - 1] : NULL;
+    const run_strings *rs;
 
+    if (!acc->strings && !(acc->strings = calloc(1, sizeof(*acc->strings))))
+        return pg_error_set(PG_ENOMEM, "out of memory loading history");
+    if (!(rs = run_strings_of(acc, row)))
+        return pg_error_set(PG_ENOMEM, "out of memory loading history");
     if (!h || strcmp(h->key, row->key) != 0) {
-        pg_history *p = realloc(acc->hs, (acc->nh + 1) * sizeof(*p));
-        if (!p)
-            return pg_error_set(PG_ENOMEM, "out of memory loading history");
-        acc->hs = p;
+        if (acc->nh == acc->caph) {
+            size_t cap = acc->caph ? 2 * acc->caph : 16;
+            pg_history *p = realloc(acc->hs, cap * sizeof(*p));
+            if (!p)
+                return pg_error_set(PG_ENOMEM, "out of memory loading history");
+            acc->hs = p;
+            acc->caph = cap;
+        }
         h = &acc->hs[acc->nh++];
         memset(h, 0, sizeof(*h));
-        h->key = pg__strdup(row->key);
+        h->strings = acc->strings;
+        acc->strings->refs++;
+        acc->cappoints = 0;
         acc->nrm = 0;
+        if (!(h->key = pg__strdup(row->key)))
+            return pg_error_set(PG_ENOMEM, "out of memory loading history");
     }
-    return add_point(h, &acc->run_medians, &acc->nrm, &acc->caprm, row->run_id, row->commit, row->branch,
-                     row->started_at, row->median, row->q1, row->q3);
+    return add_point(acc, h, row, rs);
 }
 
 int pg_history_load(pg_history **out, size_t *out_count, pg_store *store, const char *glob,
@@ -465,6 +379,11 @@ int pg_history_load(pg_history **out, size_t *out_count, pg_store *store, const 
     err = pg_store_history_rows(store, glob, branch, take_row, &acc);
     hs = acc.hs;
     nh = acc.nh;
+    free(acc.runs);
+    if (acc.strings && acc.strings->refs == 0) { /* no history took it (no rows, or out of memory at once) */
+        blocks_free(acc.strings->blocks);
+        free(acc.strings);
+    }
     if (err)
         goto cleanup;
     for (i = 0; i < nh; i++) {
@@ -472,10 +391,6 @@ int pg_history_load(pg_history **out, size_t *out_count, pg_store *store, const 
         size_t k;
         if (last && h->npoints > last) {
             /* Keep the newest `last` commits. */
-            for (k = 0; k < h->npoints - last; k++) {
-                free(h->points[k].commit);
-                free(h->points[k].branch);
-            }
             memmove(h->points, h->points + (h->npoints - last), last * sizeof(*h->points));
             h->npoints = last;
         }

@@ -17,8 +17,8 @@
 
 typedef struct pg_history_point {
     int64_t run_id;         /* newest run of this commit */
-    char *commit;
-    char *branch;
+    const char *commit;     /* owned by the history (its `strings`) */
+    const char *branch;
     int64_t started_at;
     double median;          /* seconds; median over the commit's runs */
     double q1, q3;          /* of the newest run */
@@ -38,6 +38,7 @@ typedef struct pg_history {
     size_t npoints;
     pg_change_point *changes;
     size_t nchanges;
+    void *strings;          /* its points' commits and branches, shared (counted) with the other histories of one load */
 } pg_history;
 
 typedef struct pg_history_options {

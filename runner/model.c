@@ -153,12 +153,17 @@ void pg_run_free(pg_run *run)
 
 int pg_run_add_result(pg_result **out, pg_run *run)
 {
-    pg_result *p = realloc(run->results, (run->nresults + 1) * sizeof(*p));
+    pg_result *p = run->results;
 
     *out = NULL;
-    if (!p)
-        return pg_error_set(PG_ENOMEM, "out of memory adding a result");
-    run->results = p;
+    /* Doubling: a run read back from a store has ten thousand results. */
+    if (run->nresults + 1 > run->results_room) {
+        size_t room = run->nresults < 4 ? 8 : 2 * run->nresults;
+        if (!(p = realloc(run->results, room * sizeof(*p))))
+            return pg_error_set(PG_ENOMEM, "out of memory adding a result");
+        run->results = p;
+        run->results_room = room;
+    }
     memset(&p[run->nresults], 0, sizeof(*p));
     p[run->nresults].mfu = -1.0;
     *out = &p[run->nresults++];
@@ -190,6 +195,9 @@ void pg_run_swap_results(pg_run *a, pg_run *b)
     a->nresults = b->nresults;
     b->results = results;
     b->nresults = n;
+    n = a->results_room;
+    a->results_room = b->results_room;
+    b->results_room = n;
 }
 
 pg_result *pg_run_find(const pg_run *run, const char *key)

@@ -97,6 +97,7 @@ typedef struct pg_run {
     size_t nresults;
     pg_check_result *checks;
     size_t nchecks;
+    size_t results_room; /* results allocated (pg_run_add_result grows it by doubling); 0 when unknown */
 } pg_run;
 
 /** Allocates an empty run with a fresh uuid. Free with pg_run_free(). */

@@ -124,9 +124,19 @@ static void sort_doubles(double *a, size_t n)
     int depth = 0;
     size_t m;
 
+    /* Already in order (a caller's sorted copy): one pass. A NaN fails the test and sorts as before. */
+    for (m = 1; m < n && a[m] >= a[m - 1]; m++)
+        ;
+    if (m >= n)
+        return;
     for (m = n; m > 1; m >>= 1)
         depth += 2;
     intro_sort(a, n, depth);
+}
+
+void pg_stats_sort(double *x, size_t n)
+{
+    sort_doubles(x, n);
 }
 
 static double *sorted_copy(const double *x, size_t n)
@@ -207,6 +217,34 @@ double pg_stats_mad(const double *x, size_t n)
     v = pg_stats_quantile_sorted(d, n, 0.5);
     free(d);
     return v;
+}
+
+double pg_stats_mad_sorted(const double *s, size_t n, double *scratch)
+{
+    double med;
+    size_t lo, hi, k;
+
+    if (n == 0)
+        return NAN;
+    /*
+     * The deviations fall towards the median and rise after it: merging the
+     * two runs from the middle out gives them sorted, the same doubles in
+     * the same order a sort of them gives.
+     */
+    med = pg_stats_quantile_sorted(s, n, 0.5);
+    hi = (n - 1) / 2 + 1;
+    lo = hi;
+    for (k = 0; k < n; k++) {
+        double a = lo > 0 ? fabs(s[lo - 1] - med) : INFINITY, b = hi < n ? fabs(s[hi] - med) : INFINITY;
+        if (lo > 0 && !(b < a)) {
+            scratch[k] = a;
+            lo--;
+        } else {
+            scratch[k] = b;
+            hi++;
+        }
+    }
+    return pg_stats_quantile_sorted(scratch, n, 0.5);
 }
 
 double pg_stats_mean(const double *x, size_t n)
@@ -353,7 +391,22 @@ static double t_sf(double t, double df)
     return 0.5 * ibeta(df / 2, 0.5, df / (df + t * t));
 }
 
+static double t_ppf(double p, double df);
+
+/* The last quantile asked again: a comparison asks for the same one for every case. */
 double pg_stats_t_ppf(double p, double df)
+{
+    static _Thread_local double last_p = NAN, last_df = NAN, last_t;
+
+    if (p != last_p || df != last_df) {
+        last_t = t_ppf(p, df);
+        last_p = p;
+        last_df = df;
+    }
+    return last_t;
+}
+
+static double t_ppf(double p, double df)
 {
     double lo = 0, hi = 1, target, t, z, logc;
     int i;
@@ -363,7 +416,7 @@ double pg_stats_t_ppf(double p, double df)
     if (p == 0.5)
         return 0;
     if (p < 0.5)
-        return -pg_stats_t_ppf(1 - p, df);
+        return -t_ppf(1 - p, df);
     target = 1 - p;
     /* Bracket the root: the tail is monotone. */
     while (t_sf(hi, df) > target && hi < 1e300)
@@ -668,7 +721,7 @@ static double diff_pivot(diff_matrix *dm, size_t at, size_t rest)
  * wanted rank (as in Floyd and Rivest's selection), so a pass keeps about
  * the slice between them, not one side.
  */
-static double diff_select(diff_matrix *dm, size_t k)
+static double diff_select(diff_matrix *dm, size_t k, double *below)
 {
     size_t i, j, left = 0, rest = dm->n * dm->m;
     int stuck = 0;
@@ -687,6 +740,21 @@ static double diff_select(diff_matrix *dm, size_t k)
                 for (j = dm->lo[i]; j < dm->hi[i]; j++)
                     dm->buf[t++] = dm->r[i] - dm->c[j];
             select_rank(dm->buf, t, want);
+            if (below && k > 0) {
+                /*
+                 * Rank k - 1 is the largest difference under rank k: among the
+                 * gathered ones those before it, else the largest one left of
+                 * the ranges (each row's just below its range).
+                 */
+                double b = -INFINITY;
+                for (i = 0; i < want; i++)
+                    if (dm->buf[i] > b)
+                        b = dm->buf[i];
+                for (i = 0; i < dm->n; i++)
+                    if (dm->lo[i] > 0 && dm->r[i] - dm->c[dm->lo[i] - 1] > b)
+                        b = dm->r[i] - dm->c[dm->lo[i] - 1];
+                *below = b;
+            }
             return dm->buf[want];
         }
         plo = diff_pivot(dm, want > gap ? want - gap : 0, rest);
@@ -698,8 +766,12 @@ static double diff_select(diff_matrix *dm, size_t k)
             for (i = 0; i < dm->n; i++)
                 dm->lo[i] = dm->cut[i]; /* nothing under the lower pivot is wanted */
             if (k < diff_count(dm, phi, 0)) {
-                if (plo == phi)
-                    return plo; /* at or above its first rank, under its last */
+                if (plo == phi) {
+                    /* At or above its first rank, under its last; rank k - 1 by its own search. */
+                    if (below && k > 0)
+                        *below = diff_select(dm, k - 1, NULL);
+                    return plo;
+                }
                 for (i = 0; i < dm->n; i++)
                     dm->hi[i] = dm->cut[i];
             } else {
@@ -798,10 +870,12 @@ int pg_stats_hodges_lehmann(pg_shift *out, const double *x, size_t nx, const dou
     dm.cut = idx + 2 * n;
 
     /* The median of the differences (numpy's 'linear': the mean of the middle two when mn is even). */
-    out->estimate = diff_select(&dm, mn / 2);
     if (mn % 2 == 0) {
-        double below = diff_select(&dm, mn / 2 - 1);
+        double below;
+        out->estimate = diff_select(&dm, mn / 2, &below);
         out->estimate = out->estimate - (out->estimate - below) * 0.5; /* as pg_stats_quantile_sorted() */
+    } else {
+        out->estimate = diff_select(&dm, mn / 2, NULL);
     }
 
     if ((nx < ny ? nx : ny) <= 8) {
@@ -829,8 +903,8 @@ int pg_stats_hodges_lehmann(pg_shift *out, const double *x, size_t nx, const dou
         out->lo = -INFINITY;
         out->hi = INFINITY;
     } else {
-        out->lo = diff_select(&dm, k - 1);
-        out->hi = diff_select(&dm, mn - k);
+        out->lo = diff_select(&dm, k - 1, NULL);
+        out->hi = diff_select(&dm, mn - k, NULL);
     }
     err = 0;
 

@@ -36,6 +36,15 @@ double pg_stats_iqr(const double *x, size_t n);
 /** Median absolute deviation from the median, unscaled (scipy's scale=1). */
 double pg_stats_mad(const double *x, size_t n);
 
+/**
+ * pg_stats_mad() of an already sorted array (n > 0), without sorting:
+ * `scratch` holds n doubles.
+ */
+double pg_stats_mad_sorted(const double *sorted, size_t n, double *scratch);
+
+/** Sorts x ascending in place (no NaN): the sort every statistic here uses. */
+void pg_stats_sort(double *x, size_t n);
+
 /** Arithmetic mean (NAN for n == 0). */
 double pg_stats_mean(const double *x, size_t n);
 

@@ -80,53 +80,129 @@ static uint64_t key_seed(const char *key)
     return h;
 }
 
-/* Logs of the positive samples of every run, pooled; run medians in `meds`. */
-static double *pool_logs(size_t *out_n, double *meds, size_t *out_runs, const pg_sample_set *sets, size_t nsets)
-{
-    size_t total = 0, i, j, n = 0, runs = 0;
-    double *v;
+/*
+ * One side of a comparison: the logs of the positive samples of every run,
+ * pooled in run order (`logs`) and sorted (`sorted`, each run sorted once
+ * and the runs merged), and how noisy one run is, worst run of the side:
+ * the largest IQR/median of one run's samples (`iqr_rel`) and the largest
+ * robust sd of its log samples (1.4826 MAD, `log_sd`). Per run, so that
+ * baseline runs at different levels do not count as noise within a run:
+ * that is drift. Run medians (of the logs) go to `meds` when given.
+ */
+typedef struct side_logs {
+    double *logs, *sorted;
+    size_t n, runs;
+} side_logs;
 
-    for (i = 0; i < nsets; i++)
-        total += sets[i].n;
-    v = malloc((total ? total : 1) * sizeof(*v));
-    if (!v)
-        return NULL;
+static void side_free(side_logs *sd)
+{
+    free(sd->logs);
+    free(sd->sorted);
+}
+
+/* Merges the sorted a[0..na) and b[0..nb) into out. */
+static void merge_sorted(double *out, const double *a, size_t na, const double *b, size_t nb)
+{
+    size_t i = 0, j = 0, k = 0;
+
+    while (i < na && j < nb)
+        out[k++] = b[j] < a[i] ? b[j++] : a[i++];
+    while (i < na)
+        out[k++] = a[i++];
+    while (j < nb)
+        out[k++] = b[j++];
+}
+
+static int side_load(side_logs *sd, double *meds, double *iqr_rel, double *log_sd, const pg_sample_set *sets,
+                     size_t nsets)
+{
+    size_t total = 0, most = 1, i, j, nacc = 0;
+    double *raw, *run, *dev, *acc2, *acc, *other;
+
+    memset(sd, 0, sizeof(*sd));
     for (i = 0; i < nsets; i++) {
-        size_t start = n;
-        for (j = 0; j < sets[i].n; j++)
-            if (sets[i].x[j] > 0 && isfinite(sets[i].x[j]))
-                v[n++] = log(sets[i].x[j]);
-        if (n > start && meds)
-            meds[runs] = pg_stats_median(v + start, n - start);
-        runs += n > start;
+        total += sets[i].n;
+        most = sets[i].n > most ? sets[i].n : most;
     }
-    *out_n = n;
-    *out_runs = runs;
-    return v;
+    sd->logs = malloc((total ? total : 1) * sizeof(double));
+    sd->sorted = malloc((total ? total : 1) * sizeof(double));
+    acc2 = malloc((total ? total : 1) * sizeof(double));
+    raw = malloc(3 * most * sizeof(double));
+    if (!sd->logs || !sd->sorted || !acc2 || !raw) {
+        free(acc2);
+        free(raw);
+        side_free(sd);
+        return PG_ENOMEM;
+    }
+    run = raw + most;
+    dev = raw + 2 * most;
+    acc = sd->sorted;
+    other = acc2;
+    for (i = 0; i < nsets; i++) {
+        size_t start = sd->n, m = 0;
+        double *t;
+        for (j = 0; j < sets[i].n; j++)
+            if (sets[i].x[j] > 0 && isfinite(sets[i].x[j])) {
+                raw[m++] = sets[i].x[j];
+                sd->logs[sd->n++] = log(sets[i].x[j]);
+            }
+        if (m == 0)
+            continue;
+        /* The run's logs sorted once: its median, its MAD, and merged into the side's sorted logs. */
+        memcpy(run, sd->logs + start, m * sizeof(double));
+        pg_stats_sort(run, m);
+        if (meds)
+            meds[sd->runs] = pg_stats_quantile_sorted(run, m, 0.5);
+        sd->runs++;
+        if (m >= 4) {
+            double med, q1, q3;
+            pg_stats_sort(raw, m);
+            med = pg_stats_quantile_sorted(raw, m, 0.5);
+            q1 = pg_stats_quantile_sorted(raw, m, 0.25);
+            q3 = pg_stats_quantile_sorted(raw, m, 0.75);
+            if (med > 0) {
+                *iqr_rel = fmax(*iqr_rel, (q3 - q1) / med);
+                *log_sd = fmax(*log_sd, 1.4826 * pg_stats_mad_sorted(run, m, dev));
+            }
+        }
+        merge_sorted(other, acc, nacc, run, m);
+        nacc += m;
+        t = acc;
+        acc = other;
+        other = t;
+    }
+    if (acc != sd->sorted)
+        memcpy(sd->sorted, acc, nacc * sizeof(double));
+    free(acc2);
+    free(raw);
+    return 0;
 }
 
 /*
- * How noisy one run of the case is, worst run of either side: the largest
- * IQR/median of one run's samples (`iqr_rel`) and the largest robust sd of
- * its log samples (1.4826 MAD, `log_sd`). Per run, so that baseline runs at
- * different levels do not count as noise within a run: that is drift.
+ * The median of the raw samples exp(l) from their sorted logs, the double
+ * pg_stats_median() of the raw samples gives, with two or three exp()s
+ * instead of one per sample. exp() is within an ulp of the exact value, so
+ * logs more than 2^-40 apart keep their order after it; only the values
+ * within that of the middle ones (a run of ties, say) are exp()ed and sorted
+ * to find which land in the middle. Outside exp()'s normal range, every
+ * sample. `raw` holds n doubles.
  */
-static void run_noise(double *iqr_rel, double *log_sd, const pg_sample_set *sets, size_t nsets, double *scratch)
+static double raw_median(const double *l, size_t n, double *raw)
 {
-    size_t i, j, n;
-    pg_summary s;
+    const double close = 0x1p-40;
+    size_t mid = (n - 1) / 2, last = mid + 1 < n ? mid + 1 : mid, a = mid, b = last, i;
 
-    for (i = 0; i < nsets; i++) {
-        for (j = n = 0; j < sets[i].n; j++)
-            if (sets[i].x[j] > 0 && isfinite(sets[i].x[j]))
-                scratch[n++] = sets[i].x[j];
-        if (n < 4 || pg_stats_summarize(&s, scratch, n) != 0 || !(s.median > 0))
-            continue;
-        *iqr_rel = fmax(*iqr_rel, s.iqr / s.median);
-        for (j = 0; j < n; j++)
-            scratch[j] = log(scratch[j]);
-        *log_sd = fmax(*log_sd, 1.4826 * pg_stats_mad(scratch, n));
-    }
+    while (a > 0 && !(l[a - 1] < l[a] - close))
+        a--;
+    while (b + 1 < n && !(l[b + 1] > l[b] + close))
+        b++;
+    if (!(l[a] > -700 && l[b] < 700) || (a > 0 && !(l[a - 1] > -700)) || (b + 1 < n && !(l[b + 1] < 700)))
+        a = 0, b = n - 1;
+    /* Only raw[mid] and raw[mid + 1] are read: those lie in [a, b]. */
+    for (i = a; i <= b; i++)
+        raw[i] = exp(l[i]);
+    pg_stats_sort(raw + a, b - a + 1);
+    return pg_stats_quantile_sorted(raw, n, 0.5);
 }
 
 /*
@@ -151,9 +227,10 @@ int pg_verdict_estimate(pg_case_verdict *v, const pg_sample_set *head, size_t nh
                         size_t nbase, const pg_compare_options *opts)
 {
     pg_compare_options dflt = PG_COMPARE_OPTIONS_INIT;
-    double *lh = NULL, *lb = NULL, *meds = NULL, *raw_h = NULL, *raw_b = NULL;
+    double *lh, *lb, *meds = NULL, *raw_h = NULL, *raw_b = NULL;
     size_t nh = 0, nb = 0, hr = 0, br = 0, i;
     double level, center, lo, hi, prior, prior_df, s2, df, wd, tq, log_sd = 0;
+    side_logs sh_side, sb_side;
     pg_shift sh;
     pg_mwu m;
     int err = PG_ENOMEM;
@@ -165,9 +242,19 @@ int pg_verdict_estimate(pg_case_verdict *v, const pg_sample_set *head, size_t nh
     v->est.run_noise = 0;
     v->est.very_noisy = 0;
     level = 1 - v->alpha;
+    memset(&sh_side, 0, sizeof(sh_side));
+    memset(&sb_side, 0, sizeof(sb_side));
     meds = malloc((nbase ? nbase : 1) * sizeof(*meds));
-    if (!meds || !(lh = pool_logs(&nh, NULL, &hr, head, nhead)) || !(lb = pool_logs(&nb, meds, &br, base, nbase)))
+    if (!meds || side_load(&sh_side, NULL, &v->est.run_noise, &log_sd, head, nhead) != 0 ||
+        side_load(&sb_side, meds, &v->est.run_noise, &log_sd, base, nbase) != 0)
         goto nomem;
+    /* The logs sorted: Mann-Whitney and Hodges-Lehmann sort their own copies, which are then in order already. */
+    lh = sh_side.sorted;
+    lb = sb_side.sorted;
+    nh = sh_side.n;
+    nb = sb_side.n;
+    hr = sh_side.runs;
+    br = sb_side.runs;
     v->est.head_n = nh;
     v->est.base_n = nb;
     v->est.head_runs = hr;
@@ -186,15 +273,9 @@ int pg_verdict_estimate(pg_case_verdict *v, const pg_sample_set *head, size_t nh
     /* Medians of the raw samples, as every report shows them (the log of an even-n midpoint differs). */
     if ((raw_h = malloc(nh * sizeof(*raw_h))) == NULL || (raw_b = malloc(nb * sizeof(*raw_b))) == NULL)
         goto nomem;
-    run_noise(&v->est.run_noise, &log_sd, head, nhead, raw_h);
-    run_noise(&v->est.run_noise, &log_sd, base, nbase, raw_b);
     v->est.very_noisy = v->est.run_noise >= PG_VERY_NOISY_IQR;
-    for (i = 0; i < nh; i++)
-        raw_h[i] = exp(lh[i]);
-    for (i = 0; i < nb; i++)
-        raw_b[i] = exp(lb[i]);
-    v->est.head_median = pg_stats_median(raw_h, nh);
-    v->est.base_median = pg_stats_median(raw_b, nb);
+    v->est.head_median = raw_median(lh, nh, raw_h);
+    v->est.base_median = raw_median(lb, nb, raw_b);
     v->est.ratio = v->est.head_median / v->est.base_median;
 
     /* One-sided Mann-Whitney in the direction the medians moved. */
@@ -205,6 +286,11 @@ int pg_verdict_estimate(pg_case_verdict *v, const pg_sample_set *head, size_t nh
     /* The interval from the samples alone, on log times. */
     if (opts->interval == PG_INTERVAL_BOOTSTRAP || (double)nh * (double)nb > MOSES_MAX_PAIRS) {
         double blo, bhi;
+        /* Resampling draws by position: the samples in run order, as stored. */
+        for (i = 0; i < nh; i++)
+            raw_h[i] = exp(sh_side.logs[i]);
+        for (i = 0; i < nb; i++)
+            raw_b[i] = exp(sb_side.logs[i]);
         if ((err = pg_stats_bootstrap_ratio(&blo, &bhi, raw_h, nh, raw_b, nb, level,
                                             opts->bootstrap_reps ? opts->bootstrap_reps : 2000, key_seed(v->key))) != 0)
             goto cleanup;
@@ -265,8 +351,8 @@ int pg_verdict_estimate(pg_case_verdict *v, const pg_sample_set *head, size_t nh
 nomem:
     err = pg_error_set(PG_ENOMEM, "out of memory comparing %s", v->key ? v->key : "a case");
 cleanup:
-    free(lh);
-    free(lb);
+    side_free(&sh_side);
+    side_free(&sb_side);
     free(meds);
     free(raw_h);
     free(raw_b);

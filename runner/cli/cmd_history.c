@@ -3,6 +3,7 @@
 
 #include "fmt.h"
 #include "history.h"
+#include "json_text.h"
 #include "perfgate/errors.h"
 #include "report/html.h"
 #include "report/report.h"
@@ -11,6 +12,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,109 +53,10 @@ static void print_text(const pg_history *hs, size_t nh)
 }
 
 /*
- * The JSON document, written as it goes: a year of nightlies of a thousand
- * cases is a hundred megabytes of text, which a tree of JSON values would
- * hold three times over before writing a byte. The text is the one jansson
- * writes for the same values (JSON_INDENT(2), JSON_REAL_PRECISION(10)):
- * strings escaped as it does, reals as pg_fmt_json_real(), and a non-finite
- * real left out, as json_real() refuses one. Each case is put together in
- * a buffer and written at once.
+ * The JSON document, written as it goes (json_text.h): a year of nightlies
+ * of a thousand cases is a hundred megabytes of text. Each case is put
+ * together in a buffer and written at once.
  */
-/* The text of one case, and the first error met putting it together. */
-typedef struct jw {
-    pg_buf b;
-    int err;
-} jw;
-
-static void jput(jw *w, const char *s, size_t n)
-{
-    if (!w->err)
-        w->err = pg__buf_put(&w->b, s, n);
-}
-
-static void jputs(jw *w, const char *s)
-{
-    jput(w, s, strlen(s));
-}
-
-static void json_next(jw *b, int depth, int *first, const char *name)
-{
-    static const char spaces[] = "                    ";
-
-    if (!*first)
-        jput(b, ",", 1);
-    *first = 0;
-    jput(b, "\n", 1);
-    jput(b, spaces, (size_t)(2 * depth));
-    if (name) {
-        jput(b, "\"", 1);
-        jputs(b, name);
-        jput(b, "\": ", 3);
-    }
-}
-
-static void json_close(jw *b, int depth, int first, const char *c)
-{
-    static const char spaces[] = "                    ";
-
-    if (!first) {
-        jput(b, "\n", 1);
-        jput(b, spaces, (size_t)(2 * depth));
-    }
-    jputs(b, c);
-}
-
-static void json_str(jw *b, const char *s)
-{
-    const char *run;
-    char esc[8];
-
-    if (!s) {
-        jput(b, "null", 4);
-        return;
-    }
-    jput(b, "\"", 1);
-    for (run = s; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        const char *e = c == '"' ? "\\\"" : c == '\\' ? "\\\\" : c == '\b' ? "\\b" : c == '\f' ? "\\f"
-                      : c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t" : NULL;
-        if (!e && c >= 0x20)
-            continue;
-        jput(b, run, (size_t)(s - run));
-        if (!e) {
-            snprintf(esc, sizeof(esc), "\\u%04X", c);
-            e = esc;
-        }
-        jputs(b, e);
-        run = s + 1;
-    }
-    jput(b, run, (size_t)(s - run));
-    jput(b, "\"", 1);
-}
-
-/* Room for `n` more bytes, written at w->b.ptr + w->b.len by the caller; NULL after an error. */
-static char *json_room(jw *w, size_t n)
-{
-    if (!w->err)
-        w->err = pg__buf_grow(&w->b, n);
-    return w->err ? NULL : w->b.ptr + w->b.len;
-}
-
-static char *put_int(char *o, int64_t v)
-{
-    char digits[24], *p = digits + sizeof(digits);
-    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-
-    do {
-        *--p = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    if (v < 0)
-        *--p = '-';
-    memcpy(o, p, (size_t)(digits + sizeof(digits) - p));
-    return o + (digits + sizeof(digits) - p);
-}
-
 static char *put_lit(char *o, const char *s, size_t n)
 {
     memcpy(o, s, n);
@@ -161,66 +64,83 @@ static char *put_lit(char *o, const char *s, size_t n)
 }
 
 #define PUT(o, lit) put_lit((o), (lit), sizeof(lit) - 1)
+
+/*
+ * The JSON text of the commits and branches, kept by address: the loader
+ * shares one copy of a run's strings between all its points, so a thousand
+ * cases' points repeat a few hundred strings, escaped once each here.
+ */
+#define MEMO_SLOTS 4096
+
+typedef struct str_memo {
+    const char *src;
+    char *text;
+    size_t len;
+} str_memo;
+
+static void json_str_memo(pg_jt *b, str_memo *memo, const char *s)
+{
+    str_memo *m;
+    pg_jt t = PG_JT_INIT;
+
+    if (!s) {
+        pg_jt_put(b, "null", 4);
+        return;
+    }
+    m = &memo[((uintptr_t)s >> 3) * 0x9e3779b97f4a7c15ull >> 52];
+    if (m->src != s) {
+        pg_jt_str(&t, s);
+        if (t.err) {
+            pg_jt_free(&t);
+            pg_jt_str(b, s);
+            return;
+        }
+        free(m->text);
+        m->text = t.b.ptr;
+        m->len = t.b.len;
+        m->src = s;
+    }
+    pg_jt_put(b, m->text, m->len);
+}
 #define POINT_FIELD(name) ",\n          \"" name "\": "
 
-static void json_int(jw *b, int depth, int *first, const char *name, int64_t v)
-{
-    char *o;
-
-    json_next(b, depth, first, name);
-    if ((o = json_room(b, 24)) != NULL)
-        b->b.len += (size_t)(put_int(o, v) - o);
-}
-
-static void json_real(jw *b, int depth, int *first, const char *name, double v)
-{
-    char text[48];
-    size_t n;
-
-    if (!isfinite(v))
-        return;
-    n = pg_fmt_json_real(text, v, 10);
-    json_next(b, depth, first, name);
-    jput(b, text, n);
-}
-
 /* One point: the hot loop of a long history, so written field by field into reserved room. */
-static void json_point(jw *b, size_t k, const pg_history_point *p)
+static void json_point(pg_jt *b, str_memo *memo, size_t k, const pg_history_point *p)
 {
     char *o;
 
     if (!isfinite(p->median) || !isfinite(p->q1) || !isfinite(p->q3)) {
         int first = 1;
-        jput(b, "{", 1);
-        json_int(b, 5, &first, "index", (int64_t)k);
-        json_int(b, 5, &first, "run_id", p->run_id);
-        json_next(b, 5, &first, "commit");
-        json_str(b, p->commit);
-        json_next(b, 5, &first, "branch");
-        json_str(b, p->branch);
-        json_int(b, 5, &first, "started_at", p->started_at);
-        json_real(b, 5, &first, "median_s", p->median);
-        json_real(b, 5, &first, "q1_s", p->q1);
-        json_real(b, 5, &first, "q3_s", p->q3);
-        json_int(b, 5, &first, "runs", (int64_t)p->runs);
-        json_close(b, 4, first, "}");
+        pg_jt_put(b, "{", 1);
+        pg_jt_int(b, 5, &first, "index", (int64_t)k);
+        pg_jt_int(b, 5, &first, "run_id", p->run_id);
+        pg_jt_next(b, 5, &first, "commit");
+        pg_jt_str(b, p->commit);
+        pg_jt_next(b, 5, &first, "branch");
+        pg_jt_str(b, p->branch);
+        pg_jt_int(b, 5, &first, "started_at", p->started_at);
+        pg_jt_real(b, 5, &first, "median_s", p->median);
+        pg_jt_real(b, 5, &first, "q1_s", p->q1);
+        pg_jt_real(b, 5, &first, "q3_s", p->q3);
+        pg_jt_int(b, 5, &first, "runs", (int64_t)p->runs);
+        pg_jt_close(b, 4, first, "}");
         return;
     }
-    if (!(o = json_room(b, 512)))
+    if (!(o = pg_jt_room(b, 512)))
         return;
     o = PUT(o, "{\n          \"index\": ");
-    o = put_int(o, (int64_t)k);
+    o = pg_jt_int_text(o, (int64_t)k);
     o = PUT(o, POINT_FIELD("run_id"));
-    o = put_int(o, p->run_id);
+    o = pg_jt_int_text(o, p->run_id);
     o = PUT(o, POINT_FIELD("commit"));
     b->b.len += (size_t)(o - (b->b.ptr + b->b.len));
-    json_str(b, p->commit);
-    jputs(b, POINT_FIELD("branch"));
-    json_str(b, p->branch);
-    if (!(o = json_room(b, 512)))
+    json_str_memo(b, memo, p->commit);
+    pg_jt_puts(b, POINT_FIELD("branch"));
+    json_str_memo(b, memo, p->branch);
+    if (!(o = pg_jt_room(b, 512)))
         return;
     o = PUT(o, POINT_FIELD("started_at"));
-    o = put_int(o, p->started_at);
+    o = pg_jt_int_text(o, p->started_at);
     o = PUT(o, POINT_FIELD("median_s"));
     o += pg_fmt_json_real(o, p->median, 10);
     o = PUT(o, POINT_FIELD("q1_s"));
@@ -228,65 +148,69 @@ static void json_point(jw *b, size_t k, const pg_history_point *p)
     o = PUT(o, POINT_FIELD("q3_s"));
     o += pg_fmt_json_real(o, p->q3, 10);
     o = PUT(o, POINT_FIELD("runs"));
-    o = put_int(o, (int64_t)p->runs);
+    o = pg_jt_int_text(o, (int64_t)p->runs);
     o = PUT(o, "\n        }");
     b->b.len += (size_t)(o - (b->b.ptr + b->b.len));
     b->b.ptr[b->b.len] = '\0';
 }
 
-static void json_change(jw *b, const pg_history *h, const pg_change_point *cp)
+static void json_change(pg_jt *b, const pg_history *h, const pg_change_point *cp)
 {
     int first = 1;
 
-    jput(b, "{", 1);
-    json_int(b, 5, &first, "index", (int64_t)cp->index);
-    json_next(b, 5, &first, "commit");
-    json_str(b, h->points[cp->index].commit);
-    json_real(b, 5, &first, "before_s", cp->before);
-    json_real(b, 5, &first, "after_s", cp->after);
-    json_real(b, 5, &first, "change", cp->ratio - 1);
-    json_real(b, 5, &first, "p", cp->p);
-    json_close(b, 4, first, "}");
+    pg_jt_put(b, "{", 1);
+    pg_jt_int(b, 5, &first, "index", (int64_t)cp->index);
+    pg_jt_next(b, 5, &first, "commit");
+    pg_jt_str(b, h->points[cp->index].commit);
+    pg_jt_real(b, 5, &first, "before_s", cp->before);
+    pg_jt_real(b, 5, &first, "after_s", cp->after);
+    pg_jt_real(b, 5, &first, "change", cp->ratio - 1);
+    pg_jt_real(b, 5, &first, "p", cp->p);
+    pg_jt_close(b, 4, first, "}");
 }
 
 static int print_json(const pg_history *hs, size_t nh)
 {
-    jw b = {PG_BUF_INIT, 0};
+    pg_jt b = PG_JT_INIT;
     int first_case = 1, err = 0;
     size_t i, k;
+    str_memo *memo = calloc(MEMO_SLOTS, sizeof(*memo));
 
-    jputs(&b, "{\n  \"schema_version\": 1,\n  \"cases\": [");
+    if (!memo)
+        return pg_cli_fail(pg_error_set(PG_ENOMEM, "out of memory writing JSON"));
+    pg_jt_puts(&b, "{\n  \"schema_version\": 1,\n  \"cases\": [");
     for (i = 0; i < nh && !err; i++) {
         const pg_history *h = &hs[i];
         int first = 1, first_item = 1;
-        json_next(&b, 2, &first_case, NULL);
-        jput(&b, "{", 1);
-        json_next(&b, 3, &first, "key");
-        json_str(&b, h->key);
-        json_next(&b, 3, &first, "points");
-        jput(&b, "[", 1);
+        pg_jt_next(&b, 2, &first_case, NULL);
+        pg_jt_put(&b, "{", 1);
+        pg_jt_next(&b, 3, &first, "key");
+        pg_jt_str(&b, h->key);
+        pg_jt_next(&b, 3, &first, "points");
+        pg_jt_put(&b, "[", 1);
         for (k = 0; k < h->npoints; k++) {
-            json_next(&b, 4, &first_item, NULL);
-            json_point(&b, k, &h->points[k]);
+            pg_jt_next(&b, 4, &first_item, NULL);
+            json_point(&b, memo, k, &h->points[k]);
         }
-        json_close(&b, 3, first_item, "]");
-        json_next(&b, 3, &first, "change_points");
-        jput(&b, "[", 1);
+        pg_jt_close(&b, 3, first_item, "]");
+        pg_jt_next(&b, 3, &first, "change_points");
+        pg_jt_put(&b, "[", 1);
         first_item = 1;
         for (k = 0; k < h->nchanges; k++) {
-            json_next(&b, 4, &first_item, NULL);
+            pg_jt_next(&b, 4, &first_item, NULL);
             json_change(&b, h, &h->changes[k]);
         }
-        json_close(&b, 3, first_item, "]");
-        json_close(&b, 2, first, "}");
+        pg_jt_close(&b, 3, first_item, "]");
+        pg_jt_close(&b, 2, first, "}");
         if (i + 1 == nh)
-            json_close(&b, 1, first_case, "]\n}\n");
+            pg_jt_close(&b, 1, first_case, "]\n}\n");
         /* A buffer that failed to grow has lost text: stop rather than write a broken document. */
-        if ((err = b.err) == 0 && fwrite(b.b.ptr, 1, b.b.len, stdout) != b.b.len)
-            err = pg_error_set(PG_EIO, "writing JSON to standard output failed");
-        b.b.len = 0;
+        err = pg_jt_flush(&b, stdout);
     }
-    pg__buf_free(&b.b);
+    pg_jt_free(&b);
+    for (i = 0; i < MEMO_SLOTS; i++)
+        free(memo[i].text);
+    free(memo);
     if (!err && fflush(stdout) != 0)
         err = pg_error_set(PG_EIO, "writing JSON to standard output failed");
     return err ? pg_cli_fail(err) : 0;

@@ -29,7 +29,7 @@ typedef struct hcase {
 } hcase;
 
 typedef struct hrow {
-    size_t pos, run, seq; /* case place, run place (runs in id order), scan order */
+    size_t pos, run; /* case place, run place (runs in id order); the scan order is the row's index */
     double median, q1, q3;
 } hrow;
 
@@ -39,7 +39,10 @@ typedef struct hist {
     char **keys;      /* in key order */
     hcase *cases;     /* by id */
     size_t ncases;
-    hrow *rows, *sorted;
+    size_t *case_at, *run_at; /* by id, when the ids are dense enough: place + 1, 0 for none */
+    int64_t ncase_at, nrun_at;
+    hrow *rows;
+    size_t *sorted;   /* rows' indices in key, run order */
     size_t nrows, caprows;
 } hist;
 
@@ -151,18 +154,61 @@ static size_t find_run(const hist *h, int64_t id)
     return lo < h->nruns && h->runs[lo].id == id ? lo : (size_t)-1;
 }
 
+/*
+ * Tables from id to place, for ids no sparser than four per row: a lookup
+ * per result row instead of two binary searches. Optional (NULL: search).
+ */
+static void index_ids(hist *h)
+{
+    int64_t most = 0;
+    size_t i;
+
+    for (i = 0; i < h->ncases; i++)
+        most = h->cases[i].id > most ? h->cases[i].id : most;
+    if (h->ncases && most > 0 && most / 4 <= (int64_t)h->ncases &&
+        (h->case_at = calloc((size_t)most + 1, sizeof(*h->case_at))) != NULL) {
+        h->ncase_at = most + 1;
+        for (i = 0; i < h->ncases; i++)
+            if (h->cases[i].id >= 0)
+                h->case_at[h->cases[i].id] = i + 1;
+    }
+    most = h->nruns ? h->runs[h->nruns - 1].id : 0; /* in id order */
+    if (h->nruns && most > 0 && most / 4 <= (int64_t)h->nruns &&
+        (h->run_at = calloc((size_t)most + 1, sizeof(*h->run_at))) != NULL) {
+        h->nrun_at = most + 1;
+        for (i = 0; i < h->nruns; i++)
+            if (h->runs[i].id >= 0)
+                h->run_at[h->runs[i].id] = i + 1;
+    }
+}
+
+static const hcase *case_of(const hist *h, int64_t id)
+{
+    if (h->case_at)
+        return id >= 0 && id < h->ncase_at && h->case_at[id] ? &h->cases[h->case_at[id] - 1] : NULL;
+    return find_case(h, id);
+}
+
+static size_t run_of(const hist *h, int64_t id)
+{
+    if (h->run_at)
+        return id >= 0 && id < h->nrun_at && h->run_at[id] ? h->run_at[id] - 1 : (size_t)-1;
+    return find_run(h, id);
+}
+
 static int read_results(hist *h, pg_sqlite_store *s)
 {
     sqlite3_stmt *st = NULL;
     int rc, err = 0;
 
+    index_ids(h);
     if (sqlite3_prepare_v2(s->db,
                            "SELECT case_id, run_id, median, q1, q3 FROM results WHERE status = 'ok' AND median > 0",
                            -1, &st, NULL) != SQLITE_OK)
         return store_error(s, "preparing the history query");
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const hcase *c = find_case(h, sqlite3_column_int64(st, 0));
-        size_t run = c ? find_run(h, sqlite3_column_int64(st, 1)) : (size_t)-1;
+        const hcase *c = case_of(h, sqlite3_column_int64(st, 0));
+        size_t run = c ? run_of(h, sqlite3_column_int64(st, 1)) : (size_t)-1;
         hrow *r;
         if (run == (size_t)-1)
             continue;
@@ -171,7 +217,7 @@ static int read_results(hist *h, pg_sqlite_store *s)
         r = &h->rows[h->nrows];
         r->pos = c->pos;
         r->run = run;
-        r->seq = h->nrows++;
+        h->nrows++;
         r->median = sqlite3_column_double(st, 2);
         r->q1 = sqlite3_column_double(st, 3);
         r->q3 = sqlite3_column_double(st, 4);
@@ -182,16 +228,17 @@ static int read_results(hist *h, pg_sqlite_store *s)
     return err;
 }
 
-static int by_run(const void *a, const void *b)
+static int by_run(const void *a, const void *b, void *rows)
 {
-    const hrow *x = a, *y = b;
+    size_t i = *(const size_t *)a, j = *(const size_t *)b;
+    const hrow *x = (const hrow *)rows + i, *y = (const hrow *)rows + j;
 
     if (x->run != y->run)
         return x->run < y->run ? -1 : 1;
-    return (x->seq > y->seq) - (x->seq < y->seq);
+    return (i > j) - (i < j);
 }
 
-/* Rows in key order (a stable counting sort), each case's rows by run id. */
+/* Rows in key order (a stable counting sort of their indices), each case's rows by run id. */
 static int order_rows(hist *h)
 {
     size_t *start = calloc(h->ncases + 1, sizeof(*start)), i;
@@ -205,14 +252,14 @@ static int order_rows(hist *h)
     for (i = 0; i < h->ncases; i++)
         start[i + 1] += start[i];
     for (i = 0; i < h->nrows; i++)
-        h->sorted[start[h->rows[i].pos]++] = h->rows[i];
+        h->sorted[start[h->rows[i].pos]++] = i;
     /* start[c] is now the end of case c's rows. */
     for (i = 0; i < h->ncases; i++) {
         size_t b = i ? start[i - 1] : 0, e = start[i], k;
-        for (k = b + 1; k < e && h->sorted[k - 1].run <= h->sorted[k].run; k++)
+        for (k = b + 1; k < e && h->rows[h->sorted[k - 1]].run <= h->rows[h->sorted[k]].run; k++)
             ;
         if (k < e)
-            qsort(h->sorted + b, e - b, sizeof(*h->sorted), by_run);
+            qsort_r(h->sorted + b, e - b, sizeof(*h->sorted), by_run, h->rows);
     }
     free(start);
     return 0;
@@ -233,6 +280,8 @@ static void hist_free(hist *h)
     free(h->cases);
     free(h->rows);
     free(h->sorted);
+    free(h->case_at);
+    free(h->run_at);
 }
 
 int pg__sqlite_history_rows(pg_store *store, const char *glob, const char *branch, pg_store_history_cb cb,
@@ -246,7 +295,7 @@ int pg__sqlite_history_rows(pg_store *store, const char *glob, const char *branc
     if ((err = read_runs(&h, s, branch)) == 0 && (err = read_cases(&h, s, glob)) == 0 &&
         (err = read_results(&h, s)) == 0 && (err = order_rows(&h)) == 0) {
         for (i = 0; i < h.nrows && !err; i++) {
-            const hrow *r = &h.sorted[i];
+            const hrow *r = &h.rows[h.sorted[i]];
             const hrun *run = &h.runs[r->run];
             pg_store_history_row row;
             row.key = h.keys[r->pos];

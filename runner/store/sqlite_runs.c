@@ -230,6 +230,9 @@ cleanup:
 
 static double col_double(sqlite3_stmt *st, int i, double dflt)
 {
+    /* sqlite3_column_double() of a NULL is 0.0: only another default needs the type. */
+    if (dflt == 0)
+        return sqlite3_column_double(st, i);
     return sqlite3_column_type(st, i) == SQLITE_NULL ? dflt : sqlite3_column_double(st, i);
 }
 

@@ -11,6 +11,7 @@
 #include "fixture.h"
 #include "support.h"
 
+#include "fmt.h"
 #include "report/report.h"
 #include "util.h"
 #include "verdict.h"
@@ -83,6 +84,54 @@ Test(report_format, numbers_have_units_and_scaling)
     pg_fmt_p(s, sizeof(s), 1e-7);
     cr_assert_str_eq(s, "<0.0001");
     cr_assert_eq(pg__utf8_width("12.3 µs"), 7);
+}
+
+/* pg_fmt_json_real is jansson's text of a real, by its own digits: checked against jansson on random doubles. */
+Test(report_format, json_reals_are_what_jansson_writes)
+{
+    static const double special[] = {0.0, -0.0, 1.0, 10.0, 1e10, 9999999999.5, 0.5, 1e-5, 123456789012.0, 1e22,
+                                     1e23, 5e-324, 1e300, 0.0001, 0.00001, 0.1, 1e-200, 1e200, 2.5e-7, 99999.99999};
+    static const int precisions[] = {1, 4, 9, 10, 11, 15, 17};
+    pg_rng g;
+    size_t i, p, checked = 0;
+
+    pg_stats_rng_seed(&g, 12);
+    for (i = 0; i < 40000 + sizeof(special) / sizeof(special[0]); i++) {
+        double v, u = (double)(pg_stats_rng_next(&g) >> 11) * 0x1p-53;
+        uint64_t bits = pg_stats_rng_next(&g);
+        switch (i % 4) {
+        case 0: /* every magnitude */
+            v = exp((u - 0.5) * 1400);
+            break;
+        case 1: /* any bit pattern that is a number */
+            memcpy(&v, &bits, sizeof(v));
+            break;
+        case 2: /* short decimals: ties at the rounding digit */
+            v = (double)(bits % 100000) / pow(10, (double)(bits >> 40 & 15));
+            break;
+        default: /* times as stored */
+            v = 1e-5 * (double)(1 + bits % 97) * exp(0.03 * (u - 0.5));
+            break;
+        }
+        if (i >= 40000)
+            v = special[i - 40000];
+        if (!isfinite(v))
+            continue;
+        if (bits >> 63)
+            v = -v;
+        for (p = 0; p < sizeof(precisions) / sizeof(precisions[0]); p++) {
+            char mine[64];
+            json_t *j = json_real(v);
+            char *ref = json_dumps(j, JSON_ENCODE_ANY | JSON_REAL_PRECISION(precisions[p]));
+            size_t n = pg_fmt_json_real(mine, v, precisions[p]);
+            cr_assert(strcmp(mine, ref) == 0 && n == strlen(ref), "%.17g at precision %d: %s, jansson writes %s", v,
+                      precisions[p], mine, ref);
+            free(ref);
+            json_decref(j);
+            checked++;
+        }
+    }
+    cr_assert_gt(checked, 200000);
 }
 
 Test(report_snapshot, markdown)

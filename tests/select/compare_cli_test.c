@@ -16,12 +16,14 @@
 
 static char *tmp, *dbpath;
 static pg_rng rng;
+static const char *const *named; /* case keys for save() instead of t/cN@1:cpu, when set */
 
 static void setup(void)
 {
     tmp = pg_test_tmpdir();
     dbpath = pg__asprintf("%s/cmp.db", tmp);
     pg_stats_rng_seed(&rng, 99);
+    named = NULL;
 }
 
 static void teardown(void)
@@ -62,7 +64,7 @@ static int64_t save(const char *machine, int ncases, int slow, double factor)
         pg_result *r;
         double med = 1e-3 * (1 + i) * (i == slow ? factor : 1.0) * exp(0.002 * gauss());
         pg_assert_ok(pg_run_add_result(&r, run));
-        r->key = pg__asprintf("t/c%d@1:cpu", i);
+        r->key = named ? pg__strdup(named[i]) : pg__asprintf("t/c%d@1:cpu", i);
         r->suite = pg__strdup("t");
         r->name = pg__asprintf("c%d", i);
         r->params_json = pg__strdup("{}");
@@ -151,6 +153,48 @@ Test(compare_cli, json_has_every_field_per_case)
     cr_assert(found);
     cr_assert_eq(json_array_size(json_object_get(doc, "base_runs")), 4);
     cr_assert_eq(json_integer_value(json_object_get(json_object_get(doc, "counts"), "IMPROVED")), 1);
+    json_decref(doc);
+    pg_proc_free(&p);
+}
+
+Test(compare_cli, json_is_byte_for_byte_what_jansson_writes)
+{
+    /* Keys to escape, UTF-8 to pass through, and two that are not UTF-8, which jansson leaves out. */
+    static const char *const base_keys[] = {"plain/a@1:cpu", "quote\"back\\slash", "tab\there\nnew\x01line",
+                                            "utf8/caf\xc3\xa9/\xe2\x86\x92", "bad/\xff\xfe", "overlong/\xc0\xaf",
+                                            "surrogate/\xed\xa0\x80", "gone/base-only"};
+    static const char *const head_keys[] = {"plain/a@1:cpu", "quote\"back\\slash", "tab\there\nnew\x01line",
+                                            "utf8/caf\xc3\xa9/\xe2\x86\x92", "bad/\xff\xfe", "overlong/\xc0\xaf",
+                                            "surrogate/\xed\xa0\x80", "new/head-only"};
+    pg_proc p;
+    json_t *doc, *c;
+    json_error_t jerr;
+    char *again;
+    size_t i, keyless = 0;
+
+    named = base_keys;
+    for (i = 0; i < 3; i++)
+        save("M", 8, -1, 1);
+    named = head_keys;
+    save("M", 8, 0, 1.3);
+    p = run_cli((const char *[]){"compare", "--base", "last:3", "--format", "json", NULL});
+    cr_assert_eq(p.status, 1, "a regression fails: %d\n%s", p.status, p.err);
+    doc = json_loads(p.out, 0, &jerr);
+    cr_assert(doc != NULL, "not JSON: %s\n%s", jerr.text, p.out);
+    again = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+    cr_assert(strlen(p.out) == strlen(again) + 1 && strncmp(p.out, again, strlen(again)) == 0 &&
+                  p.out[strlen(again)] == '\n',
+              "the document differs from jansson's text of it:\n%s\n---\n%s", p.out, again);
+    cr_assert_eq(json_array_size(json_object_get(doc, "cases")), 9, "%s", p.out);
+    json_array_foreach(json_object_get(doc, "cases"), i, c) {
+        keyless += json_object_get(c, "key") == NULL;
+        cr_assert(json_object_get(c, "verdict") != NULL);
+    }
+    cr_assert_eq(keyless, 3, "the cases whose keys are not UTF-8 have no key\n%s", p.out);
+    cr_assert(strstr(p.out, "\"tab\\there\\nnew\\u0001line\"") != NULL, "%s", p.out);
+    cr_assert(strstr(p.out, "\"utf8/caf\xc3\xa9/\xe2\x86\x92\"") != NULL, "%s", p.out);
+    cr_assert(strstr(p.out, "\"base_median\": null") != NULL, "the new case has no base median\n%s", p.out);
+    free(again);
     json_decref(doc);
     pg_proc_free(&p);
 }

@@ -572,3 +572,42 @@ Test(stats_hodges_lehmann, refuses_differences_that_are_not_numbers)
     pg_assert_ok(pg_stats_hodges_lehmann(&s, x, 3, w, 3, 0.95));
     cr_expect(isinf(s.estimate) && s.estimate > 0, "five of the nine differences are +inf: %g", s.estimate);
 }
+
+Test(stats_mad, of_a_sorted_array_equals_the_mad_of_any_order)
+{
+    pg_rng g;
+    size_t n, i, trial;
+
+    pg_stats_rng_seed(&g, 7);
+    for (trial = 0; trial < 3; trial++)
+        for (n = 1; n <= 61; n++) {
+            double *x = malloc(n * sizeof(*x)), *s = malloc(n * sizeof(*s)), *scratch = malloc(n * sizeof(*scratch));
+            for (i = 0; i < n; i++) {
+                double u = (double)(pg_stats_rng_next(&g) >> 11) / 9007199254740992.0;
+                /* Few levels (ties at the median and among the deviations), then continuous log times. */
+                x[i] = trial == 0 ? floor(u * 4) : trial == 1 ? floor(u * 12) / 7 : log(u + 1e-4);
+            }
+            memcpy(s, x, n * sizeof(*s));
+            pg_stats_sort(s, n);
+            for (i = 1; i < n; i++)
+                cr_assert_geq(s[i], s[i - 1]);
+            cr_expect_eq(pg_stats_mad_sorted(s, n, scratch), pg_stats_mad(x, n), "n %zu, trial %zu", n, trial);
+            free(x);
+            free(s);
+            free(scratch);
+        }
+}
+
+Test(stats_t, a_quantile_asked_again_or_in_turn_is_the_same)
+{
+    double a = pg_stats_t_ppf(0.975, 4), b = pg_stats_t_ppf(0.975, 9), c = pg_stats_t_ppf(0.025, 4);
+
+    cr_expect(fabs(a - 2.7764451051977987) < 1e-9, "t(0.975, 4) = %.17g", a);
+    cr_expect(fabs(b - 2.2621571627409915) < 1e-9, "t(0.975, 9) = %.17g", b);
+    cr_expect_eq(c, -a);
+    cr_expect_eq(pg_stats_t_ppf(0.975, 4), a);
+    cr_expect_eq(pg_stats_t_ppf(0.975, 4), a);
+    cr_expect_eq(pg_stats_t_ppf(0.975, 9), b);
+    cr_expect(isnan(pg_stats_t_ppf(1.5, 4)));
+    cr_expect_eq(pg_stats_t_ppf(0.975, 4), a);
+}

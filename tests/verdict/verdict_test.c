@@ -590,3 +590,98 @@ Test(verdict, a_width_from_the_drift_prior_of_one_run_is_named_as_such)
     cr_assert(strstr(v->reason, "run-to-run drift assumed for 1 baseline run") != NULL, "%s", v->reason);
     cr_assert(strstr(v->reason, "--base last:5") && strstr(v->reason, "--base-build"), "%s", v->reason);
 }
+
+/* Positive finite samples of the sets, as logs (l) and as exp of the logs (raw), in run order. */
+static size_t pooled(double *l, double *raw, const pg_sample_set *sets, size_t n)
+{
+    size_t i, j, k = 0;
+
+    for (i = 0; i < n; i++)
+        for (j = 0; j < sets[i].n; j++)
+            if (sets[i].x[j] > 0 && isfinite(sets[i].x[j])) {
+                l[k] = log(sets[i].x[j]);
+                raw[k] = exp(l[k]);
+                k++;
+            }
+    return k;
+}
+
+/* The worst run's IQR/median by the summary's definition. */
+static double worst_iqr(const pg_sample_set *sets, size_t n)
+{
+    double worst = 0, x[64];
+    size_t i, j, m;
+    pg_summary s;
+
+    for (i = 0; i < n; i++) {
+        for (j = m = 0; j < sets[i].n; j++)
+            if (sets[i].x[j] > 0 && isfinite(sets[i].x[j]))
+                x[m++] = sets[i].x[j];
+        if (m >= 4 && pg_stats_summarize(&s, x, m) == 0 && s.median > 0)
+            worst = fmax(worst, s.iqr / s.median);
+    }
+    return worst;
+}
+
+/*
+ * The estimate sorts each run once and shares the sorted logs, and takes
+ * the raw medians with a few exp()s: its numbers must be the very doubles
+ * the plain definitions give, on awkward samples too (ties, values a few
+ * ulps apart, subnormal and huge times, broken samples).
+ */
+Test(verdict, estimate_statistics_are_the_doubles_of_their_definitions)
+{
+    static double x[7][40];
+    double lh[80], rh[80], lb[200], rb[200];
+    pg_rng g;
+    size_t trial;
+
+    pg_stats_rng_seed(&g, 31);
+    for (trial = 0; trial < 400; trial++) {
+        pg_sample_set heads[2], bases[5];
+        size_t nhead = 1 + trial % 2, nbase = 1 + trial % 5, i, j, kind = trial % 5, nh, nb;
+        pg_case_verdict v;
+        pg_mwu m;
+        pg_shift sh;
+        memset(&v, 0, sizeof(v));
+        v.key = "awkward";
+        v.threshold = 0.05;
+        v.alpha = 0.05;
+        for (i = 0; i < nhead + nbase; i++) {
+            size_t n = 1 + (size_t)(pg_stats_rng_next(&g) % 40);
+            for (j = 0; j < n; j++) {
+                double u = (double)(pg_stats_rng_next(&g) >> 11) * 0x1p-53;
+                uint64_t k = pg_stats_rng_next(&g) % 4;
+                x[i][j] = kind == 0   ? 1e-3 * exp(0.05 * gauss(&g))
+                          : kind == 1 ? 1e-3 * (double)(1 + k)                           /* ties */
+                          : kind == 2 ? 1e-3 * (1 + (double)k * 0x1p-50)                 /* ulps apart */
+                          : kind == 3 ? (k == 0 ? 1e-310 : k == 1 ? 3e-305 : k == 2 ? 1e300 : 1.5e308 * u)
+                                      : (k == 0 ? 0.0 : k == 1 ? -1e-3 : k == 2 ? NAN : 2e-3 * (1 + u));
+            }
+            if (i < nhead)
+                heads[i] = (pg_sample_set){x[i], n};
+            else
+                bases[i - nhead] = (pg_sample_set){x[i], n};
+        }
+        nh = pooled(lh, rh, heads, nhead);
+        nb = pooled(lb, rb, bases, nbase);
+        if (nh == 0 || nb == 0) {
+            cr_assert_eq(pg_verdict_estimate(&v, heads, nhead, bases, nbase, NULL), PG_EINVAL);
+            free(v.reason);
+            continue;
+        }
+        cr_assert_eq(pg_verdict_estimate(&v, heads, nhead, bases, nbase, NULL), 0, "trial %zu", trial);
+        cr_assert_eq(v.est.head_median, pg_stats_median(rh, nh), "trial %zu (kind %zu): head median %.17g vs %.17g",
+                     trial, kind, v.est.head_median, pg_stats_median(rh, nh));
+        cr_assert_eq(v.est.base_median, pg_stats_median(rb, nb), "trial %zu (kind %zu): base median", trial, kind);
+        cr_assert_eq(v.est.run_noise, fmax(worst_iqr(heads, nhead), worst_iqr(bases, nbase)), "trial %zu", trial);
+        pg_assert_ok(pg_stats_mwu(&m, lh, nh, lb, nb, v.est.ratio >= 1 ? PG_ALT_GREATER : PG_ALT_LESS, PG_MWU_AUTO));
+        cr_assert_eq(v.est.p, m.p, "trial %zu: p", trial);
+        if (pg_stats_hodges_lehmann(&sh, lh, nh, lb, nb, 0.95) == 0) {
+            cr_assert_eq(v.est.center, exp(sh.estimate), "trial %zu: shift", trial);
+            cr_assert_eq(v.est.shift_lo, exp(sh.lo), "trial %zu: lower bound", trial);
+            cr_assert_eq(v.est.shift_hi, exp(sh.hi), "trial %zu: upper bound", trial);
+        }
+        free(v.reason);
+    }
+}
