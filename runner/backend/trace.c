@@ -132,7 +132,7 @@ static int add_series(pg_run *extra, const pg_case *c, const char *suffix, const
     pg_case id;
     pg_result *r;
     double *x;
-    int err;
+    int err = 0;
 
     memset(&id, 0, sizeof(id));
     id.suite = c->suite;
