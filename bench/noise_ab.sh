@@ -41,9 +41,11 @@ if [[ ! -x "$build/perfgate" || ! -f "$build/bench/libng_slow5.so" ]]; then
 fi
 pg=$build/perfgate
 lib=$build/bench
-tmp=$(mktemp -d)
+# PERFGATE_NOISE_KEEP=DIR keeps every gate's JSON there (rounds and interval per case).
+tmp=${PERFGATE_NOISE_KEEP:-$(mktemp -d)}
+mkdir -p "$tmp"
 hogpid=
-trap '[[ -n "$hogpid" ]] && kill "$hogpid" 2>/dev/null; rm -rf "$tmp"' EXIT
+trap '[[ -n "$hogpid" ]] && kill "$hogpid" 2>/dev/null; [[ -n ${PERFGATE_NOISE_KEEP:-} ]] || rm -rf "$tmp"' EXIT
 start=$(date +%s)
 echo "# noise_ab: $trials interleaved gates per head build, threshold $threshold, ${rounds:-default} rounds${PERFGATE_NOISE_FIXED:+, --fixed-rounds}${PERFGATE_FRESH_PROCESSES:+, fresh processes every round}${PERFGATE_ROUND_TIME:+, rounds of ${PERFGATE_ROUND_TIME} s}${PERFGATE_NOISE_HOG:+, bandwidth hog in every other gate}; load $(cut -d' ' -f1-3 /proc/loadavg)"
 for head in $heads; do

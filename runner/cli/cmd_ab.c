@@ -61,7 +61,7 @@ int pg_cmd_ab(int argc, char **argv)
         {"rounds", 'r', PG_OPT_INT, &rounds, "R", "interleaved rounds at most (default 20); a case stops once settled"},
         {"fixed-rounds", 0, PG_OPT_FLAG, &o.fixed, NULL, "every case all R rounds, decided at that count"},
         {"max-time", 0, PG_OPT_DOUBLE, &o.max_time, "SEC", "seconds for all rounds; the time left goes to open cases"},
-        {"round-time", 0, PG_OPT_DOUBLE, &round_time, "SEC", "sampling per side per round (default min_run_time/8, at least 20 ms)"},
+        {"round-time", 0, PG_OPT_DOUBLE, &round_time, "SEC", "sampling per side per round (default min_run_time/4, at least 20 ms)"},
         {"seed", 0, PG_OPT_STR, &seed_text, "N", "seed of the random order (default: from the clock; printed)"},
         {"filter", 'f', PG_OPT_STR, &o.filter, "GLOB", "only cases whose key matches GLOB"},
         {"round-min", 0, PG_OPT_FLAG, &o.round_min, NULL, "a round's value is its fastest block (default: its median block)"},
@@ -70,7 +70,7 @@ int pg_cmd_ab(int argc, char **argv)
         {"instrument", 0, PG_OPT_STR, &instrument, "LIST",
          "time (default: interleaved rounds), or instructions and/or memory: counted once per side, no rounds"},
         {"fresh-processes", 0, PG_OPT_FLAG, &o.fresh, NULL,
-         "plugin cases: two fresh processes every round instead of worker processes"},
+         "plugin cases: fresh processes every round (the default), even with PERFGATE_WORKER_ROUNDS"},
         {0},
     };
     const pg_cmd_spec spec = {
@@ -91,11 +91,11 @@ int pg_cmd_ab(int argc, char **argv)
         "not move between processes, so each case is counted on each side (two\n"
         "processes, which must agree) and REGRESSED when the head's count grew beyond\n"
         "the case's exact threshold (default 0.5%).\n\n"
-        "Plugin cases are measured by one worker process per build, replaced every 2\n"
-        "rounds (PERFGATE_WORKER_ROUNDS=K: every K) so that rounds still sample new\n"
-        "processes; a worker that dies or breaks the protocol is replaced and its round\n"
-        "measured again. --fresh-processes (PERFGATE_FRESH_PROCESSES=1): two new\n"
-        "processes every round.\n\n"
+        "Every round measures each side in a fresh process. PERFGATE_WORKER_ROUNDS=K\n"
+        "instead keeps one worker process per build for K rounds (cheaper rounds, but\n"
+        "measured to find fewer changes: docs/statistics.md); a worker that dies or\n"
+        "breaks the protocol is replaced and its round measured again.\n"
+        "PERFGATE_ROUND_TIME=SEC sets the sampling per side per round.\n\n"
         "A build is a plugin library (it replaces each plugin case's library) or a\n"
         "directory substituted for {build} in plugin paths and command arguments.\n\n"
         "examples:\n"

@@ -181,15 +181,16 @@ static void expect_processes(const char *const *env, size_t processes, const cha
 
 Test(workers, two_workers_measure_every_round_and_are_replaced_every_period)
 {
-    const char *period[] = {"PERFGATE_WORKER_ROUNDS=4", NULL}, *fresh[] = {"PERFGATE_FRESH_PROCESSES=1", NULL};
+    const char *period[] = {"PERFGATE_WORKER_ROUNDS=4", NULL};
+    const char *fresh[] = {"PERFGATE_WORKER_ROUNDS=4", "PERFGATE_FRESH_PROCESSES=1", NULL};
     size_t lines, distinct;
     pg_proc p;
 
     /* 2 workers per 4 rounds: 4 processes. */
     expect_processes(period, 4, "4 worker processes measured the plugin cases (fresh ones every 4 rounds)");
-    /* Without PERFGATE_WORKER_ROUNDS, the default period: a new pair every 2 rounds, 8 processes. */
-    expect_processes(NULL, 8, "8 worker processes measured the plugin cases (fresh ones every 2 rounds)");
-    /* PERFGATE_FRESH_PROCESSES=1: one process per build, case and round. */
+    /* Without PERFGATE_WORKER_ROUNDS, fresh processes (the default): one per build, case and round. */
+    expect_processes(NULL, 48, NULL);
+    /* PERFGATE_FRESH_PROCESSES=1 wins over PERFGATE_WORKER_ROUNDS. */
     expect_processes(fresh, 48, NULL);
     /* The flag wins over PERFGATE_WORKER_ROUNDS: 3 rounds x 3 cases x 2 builds, each its own process. */
     run_ab(&p, same, period, "3", 1, "--fresh-processes");
