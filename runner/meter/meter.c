@@ -24,6 +24,7 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -742,7 +743,9 @@ static void defaults(int *processes, int *regions, int64_t *iters, const pg_case
  * to ~15,000 (GEMM) times slower, so under `instructions` a process may take
  * VALGRIND_FACTOR times the case's timeout (60 s unless set: 50 minutes).
  * Built-in kernels have no timeout of their own and take the same default.
- * The allocation counter runs at native speed: a command keeps its limit.
+ * The allocation counter runs at native speed: a command keeps its limit,
+ * a built-in or plugin case gets at least MEMORY_TIMEOUT (a plugin's own
+ * timeout, which also covers its setup, where that is longer).
  */
 static double meter_timeout(const pg_case *c, unsigned instrument, const pg_meter_options *opts)
 {
@@ -752,7 +755,7 @@ static double meter_timeout(const pg_case *c, unsigned instrument, const pg_mete
         return opts->timeout;
     if (instrument == PG_INSTRUMENT_INSTRUCTIONS)
         return base * VALGRIND_FACTOR;
-    return c->command ? base : MEMORY_TIMEOUT;
+    return c->command ? base : fmax(base, MEMORY_TIMEOUT);
 }
 
 int pg_meter_case(pg_run *run, const pg_case *c, unsigned instrument, const pg_meter_options *opts)
