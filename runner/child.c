@@ -523,3 +523,24 @@ int pg__child_read(pg_result *out, pg_child *child, const char *what, int64_t de
     /* A crash, an exit or a timeout: what pg__child_collect() reports for a one-shot child. */
     return pg__child_collect(out, child, what, timed_out ? 0 : pg__mono_ns() + 1000000000, timeout_s);
 }
+
+const uint64_t *pg__child_cpus_to_words(uint64_t *words, const cpu_set_t *set)
+{
+    int cpu;
+
+    memset(words, 0, PG_CHILD_CPU_WORDS * sizeof(*words));
+    for (cpu = 0; cpu < CPU_SETSIZE && cpu < PG_CHILD_CPU_WORDS * 64; cpu++)
+        if (CPU_ISSET(cpu, set))
+            words[cpu / 64] |= (uint64_t)1 << (cpu % 64);
+    return words;
+}
+
+void pg__child_cpus_from_words(cpu_set_t *set, const uint64_t *words)
+{
+    int cpu;
+
+    CPU_ZERO(set);
+    for (cpu = 0; cpu < PG_CHILD_CPU_WORDS * 64 && cpu < CPU_SETSIZE; cpu++)
+        if (words[cpu / 64] >> (cpu % 64) & 1)
+            CPU_SET(cpu, set);
+}

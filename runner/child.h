@@ -13,6 +13,7 @@
 #ifndef PG_CHILD_H
 #define PG_CHILD_H
 
+#include <sched.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -93,6 +94,10 @@ typedef struct pg_child_request {
     uint32_t flags;           /* PG_CHILD_REQ_* */
     uint64_t cpus[PG_CHILD_CPU_WORDS];
 } pg_child_request;
+
+/** CPU set <-> bitmap of PG_CHILD_CPU_WORDS words (CPUs past 1023 are left out). Returns `words`. */
+const uint64_t *pg__child_cpus_to_words(uint64_t *words, const cpu_set_t *set);
+void pg__child_cpus_from_words(cpu_set_t *set, const uint64_t *words);
 
 /** Sends a result record on `fd` (a child's end). @return 0, or -1 when the pipe is gone. */
 int pg__child_send(int fd, const pg_result *r);

@@ -66,7 +66,8 @@ int pg_exec_case(pg_result *out, const pg_case *c, const pg_exec_options *opts)
     return pg__backend_cpu_case(out, c, &bo);
 }
 
-int pg_exec_case_pair(pg_result out[2], const pg_case *const c[2], const pg_exec_options *opts, uint64_t seed)
+int pg_exec_case_pair(pg_result out[2], const pg_case *const c[2], const pg_exec_options *opts,
+                      const pg_exec_pair_round *round)
 {
     pg_exec_options dflt = PG_EXEC_OPTIONS_INIT;
     pg_backend_options bo;
@@ -80,7 +81,7 @@ int pg_exec_case_pair(pg_result out[2], const pg_case *const c[2], const pg_exec
     pg_measure_stable_layout();
     fill_identity(&out[0], c[0]);
     fill_identity(&out[1], c[1]);
-    return pg__backend_plugin_pair(out, c, &bo, seed);
+    return pg__backend_plugin_pair(out, c, &bo, round->seed, round->cpus, round->start_number);
 }
 
 struct pg_exec_workers {
@@ -152,7 +153,7 @@ int pg_exec_workers_pair(pg_result out[2], pg_exec_workers *w, size_t i, uint64_
     uint64_t cpus[PG_CHILD_CPU_WORDS];
     cpu_set_t set;
     double timeout;
-    int err, k, cpu;
+    int err, k;
 
     assert(w && i < w->n && w->cases[0][i] && w->cases[1][i]);
     *replaced = NULL;
@@ -168,12 +169,9 @@ int pg_exec_workers_pair(pg_result out[2], pg_exec_workers *w, size_t i, uint64_
         }
         w->started += 2;
     }
-    memset(cpus, 0, sizeof(cpus));
     if (sched_getaffinity(0, sizeof(set), &set) != 0)
         return pg_error_set(PG_EIO, "cannot read the CPUs this process may use");
-    for (cpu = 0; cpu < CPU_SETSIZE && cpu < PG_CHILD_CPU_WORDS * 64; cpu++)
-        if (CPU_ISSET(cpu, &set))
-            cpus[cpu / 64] |= (uint64_t)1 << (cpu % 64);
+    pg__child_cpus_to_words(cpus, &set);
     fill_identity(&out[0], c[0]);
     fill_identity(&out[1], c[1]);
     /* As for fresh processes: sizing and sampling each capped, plus setup, doubled for the two sides. */

@@ -75,14 +75,24 @@ int pg_exec_case(pg_result *out, const pg_case *c, const pg_exec_options *opts);
  */
 int pg_exec_case_fresh(pg_result *out, const pg_case *c, const pg_exec_options *opts);
 
+/** One lockstep round of a pair (pg_exec_case_pair). */
+typedef struct pg_exec_pair_round {
+    uint64_t seed;            /* the order of the sides' blocks */
+    const uint64_t *cpus;     /* the round's CPUs (PG_CHILD_CPU_WORDS words, child.h); NULL: this thread's */
+    int64_t start_number;     /* iterations per block to start sizing from (a block size this case had in an
+                                 earlier round); 0: from one */
+} pg_exec_pair_round;
+
 /**
  * Measures two variants of one plugin case in lockstep (plugin.h,
  * pg_plugin_run_pair): c[0] and c[1] differ only in their library, and
- * both must be plugin cases (asserted). Blocks of the two alternate in an
- * order drawn from `seed`.
+ * both must be plugin cases (asserted). Each sets up and warms up on its
+ * own, then both take turns on the round's CPUs, blocks of the two
+ * alternating in an order drawn from its seed.
  * @return as pg_exec_case().
  */
-int pg_exec_case_pair(pg_result out[2], const pg_case *const c[2], const pg_exec_options *opts, uint64_t seed);
+int pg_exec_case_pair(pg_result out[2], const pg_case *const c[2], const pg_exec_options *opts,
+                      const pg_exec_pair_round *round);
 
 /*
  * Worker processes for interleaved rounds: one per build, kept across

@@ -132,12 +132,42 @@ static int push_sample(pg_measurement *out, size_t *cap, double v)
     return 0;
 }
 
+/* Warm-up: first calls pay for lazy initialisation, page faults and cold caches; they are never
+   samples. Time-based, and at least one iteration however long it takes. Calls grow (doubling,
+   never past the time left) so that a body with a per-call cost of its own - a plugin's loop form
+   hands each call to another thread - is not called once per iteration. */
+int pg_measure_warm(pg_body_fn body, void *payload, const pg_clock *clk, double seconds, int64_t wall_end,
+                    double *spent_s, int64_t *calls)
+{
+    int64_t warm_ns = to_ns(seconds), warm_iters = 1, start, elapsed, t;
+    int err;
+
+    if (!clk)
+        clk = &pg_clock_monotonic;
+    start = clk->now_ns(clk->payload);
+    do {
+        int64_t t0 = clk->now_ns(clk->payload), left, fit;
+        if ((err = body(payload, warm_iters)) != 0)
+            return err;
+        if (calls)
+            *calls += warm_iters;
+        t = clk->now_ns(clk->payload) - t0;
+        elapsed = clk->now_ns(clk->payload) - start;
+        left = warm_ns - elapsed;
+        fit = t > 0 ? (int64_t)((double)left / ((double)t / (double)warm_iters)) : 2 * warm_iters;
+        warm_iters = fit < 1 ? 1 : fit < 2 * warm_iters ? fit : 2 * warm_iters;
+    } while (elapsed < warm_ns && !(wall_end && pg__mono_ns() >= wall_end));
+    if (spent_s)
+        *spent_s = (double)elapsed * 1e-9;
+    return 0;
+}
+
 int pg_measure(pg_measurement *out, pg_body_fn body, void *payload, const pg_measure_options *opts)
 {
     pg_measure_options dflt = PG_MEASURE_OPTIONS_INIT;
     const pg_clock *clk;
-    int64_t number = 1, start, elapsed, t = 0, sizing = 0, warm_iters = 1;
-    int64_t warm_ns, min_block_ns, min_run_ns, max_run_ns, wall_end = 0;
+    int64_t number = 1, elapsed, t = 0, sizing = 0;
+    int64_t min_block_ns, min_run_ns, max_run_ns, wall_end = 0;
     size_t cap = 0, next_ci = 0;
     double overhead_ns, precision;
     int err, met = 0;
@@ -150,7 +180,6 @@ int pg_measure(pg_measurement *out, pg_body_fn body, void *payload, const pg_mea
     if (opts->version >= 3 && opts->max_wall_time > 0)
         wall_end = pg__mono_ns() + to_ns(opts->max_wall_time);
     clk = opts->clock ? opts->clock : &pg_clock_monotonic;
-    warm_ns = to_ns(opts->warmup);
     min_block_ns = to_ns(opts->min_block);
     min_run_ns = to_ns(opts->min_run_time);
     max_run_ns = to_ns(opts->max_run_time);
@@ -160,24 +189,8 @@ int pg_measure(pg_measurement *out, pg_body_fn body, void *payload, const pg_mea
     if (opts->version >= 4 && opts->start_number > 1)
         number = opts->start_number;
 
-    /* Warm-up: first calls pay for lazy initialisation, page faults and cold caches; they are
-       never samples. Time-based, and at least one iteration however long it takes. Calls grow
-       (doubling, never past the time left) so that a body with a per-call cost of its own - a
-       plugin's loop form hands each call to another thread - is not called once per iteration. */
-    start = clk->now_ns(clk->payload);
-    elapsed = 0;
-    do {
-        int64_t t0 = clk->now_ns(clk->payload), left, fit;
-        if ((err = body(payload, warm_iters)) != 0)
-            goto fail;
-        out->warmup_calls += warm_iters;
-        t = clk->now_ns(clk->payload) - t0;
-        elapsed = clk->now_ns(clk->payload) - start;
-        left = warm_ns - elapsed;
-        fit = t > 0 ? (int64_t)((double)left / ((double)t / (double)warm_iters)) : 2 * warm_iters;
-        warm_iters = fit < 1 ? 1 : fit < 2 * warm_iters ? fit : 2 * warm_iters;
-    } while (elapsed < warm_ns && !(wall_end && pg__mono_ns() >= wall_end));
-    out->warmup_s = (double)elapsed * 1e-9;
+    if ((err = pg_measure_warm(body, payload, clk, opts->warmup, wall_end, &out->warmup_s, &out->warmup_calls)) != 0)
+        goto fail;
 
     /* Block size: double until a block dwarfs the clock - at least min_block long, with the
        clock's own overhead at most 1e-4 of it. These blocks are not samples. */

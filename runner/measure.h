@@ -97,6 +97,16 @@ double pg_measure_clock_resolution(const pg_clock *clock);
 double pg_measure_median_ci_rel(const double *x, size_t n);
 
 /**
+ * The warm-up pg_measure() runs first, alone: calls of `body` growing from
+ * one iteration until `seconds` of `clock` (NULL: monotonic) have passed,
+ * at least one call, or until the monotonic `wall_end` (ns; 0: none).
+ * Adds the iterations to *calls and sets *spent_s (each may be NULL).
+ * @return 0, or the body's error code.
+ */
+int pg_measure_warm(pg_body_fn body, void *payload, const pg_clock *clock, double seconds, int64_t wall_end,
+                    double *spent_s, int64_t *calls);
+
+/**
  * Runs the sampling loop.
  * @param[out] out samples and block size; free out->samples (also on error).
  * @return 0, or the body's error code.

@@ -5,6 +5,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 double pg__test_slowdown(const char *key)
 {
@@ -62,4 +65,34 @@ int pg__test_worker_garbage(unsigned request)
     (void)request;
     return 0;
 #endif
+}
+
+int pg__test_turn_begin(void)
+{
+#ifdef PG_TEST_HOOKS
+    const char *path = getenv("PG_TEST_TURN_LOCK");
+    char *over;
+    int fd, log;
+
+    if (!path || !*path || (fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0)
+        return -1;
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+        return fd;
+    if ((over = pg__asprintf("%s.overlap", path)) != NULL &&
+        (log = open(over, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644)) >= 0) {
+        (void)!write(log, "overlap\n", 8);
+        close(log);
+    }
+    free(over);
+    close(fd);
+    return -1;
+#else
+    return -1;
+#endif
+}
+
+void pg__test_turn_end(int fd)
+{
+    if (fd >= 0)
+        close(fd); /* releases the lock */
 }

@@ -10,6 +10,8 @@
  * iteration grows by FACTOR whatever the machine does meanwhile.
  *
  * PG_TEST_WORKER_GARBAGE=N: see pg__test_worker_garbage().
+ *
+ * PG_TEST_TURN_LOCK=FILE: see pg__test_turn_begin().
  */
 #ifndef PG_TESTHOOKS_H
 #define PG_TESTHOOKS_H
@@ -29,5 +31,15 @@ void pg__test_spin(double seconds);
  * request (always 0 without PG_TEST_HOOKS).
  */
 int pg__test_worker_garbage(unsigned request);
+
+/**
+ * PG_TEST_TURN_LOCK=FILE: around each block a lockstep plugin process runs
+ * in its turn, an exclusive lock on FILE; a block that finds it held (the
+ * other build running a block at the same time: lockstep broken) appends a
+ * line to FILE.overlap. Returns the descriptor to pass to
+ * pg__test_turn_end() (-1: none; always without PG_TEST_HOOKS).
+ */
+int pg__test_turn_begin(void);
+void pg__test_turn_end(int fd);
 
 #endif

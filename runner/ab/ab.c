@@ -1,6 +1,7 @@
 /* ab.c - interleaved A/B runs of one suite against two builds. */
 #include "ab/ab.h"
 
+#include "child.h"
 #include "exec.h"
 #include "perfgate/errors.h"
 #include "plugin/plugin.h"
@@ -67,9 +68,9 @@ static int round_case(pg_case *out, const pg_case *c, const side *s, const pg_ab
     *out = *c;
     out->plugin = NULL;
     out->command = NULL;
-    /* Rounds of min_run_time/8 gave the same A/A spread but lost a +10 % gate in 10 on a calm machine
-       (docs/statistics.md, "What a round costs"): a short round is more exposed to a few ms of disturbance. */
-    out->min_run_time = o->round_time > 0 ? o->round_time : fmax(c->min_run_time / 4, 0.02);
+    /* min_run_time/8 of sampling (at least 20 ms) and the case's whole warm-up: a warm-up scaled down
+       alike left the rounds' ratios wider (docs/statistics.md, "What a round costs"). */
+    out->min_run_time = o->round_time > 0 ? o->round_time : fmax(c->min_run_time / 8, 0.02);
     out->max_run_time = fmin(c->max_run_time, fmax(10 * out->min_run_time, 1.0));
     out->min_samples = o->round_samples > 0 ? o->round_samples : 5;
     if (c->plugin) {
@@ -232,8 +233,10 @@ static void workers_free(ab_workers *aw)
  * to measure the round again) by two fresh processes.
  */
 static int measure_pair(ab_case *ac, size_t idx, const side *sides, const pg_ab_options *o, int rounds, uint64_t seed,
-                        ab_workers *aw, pg_progress *prog)
+                        ab_workers *aw, pg_progress *prog, const uint64_t *cpus)
 {
+    /* Sizing starts at the block size of this case's last round (one block when it still fits). */
+    const pg_exec_pair_round pr = {seed, cpus, ac->last[0].number_per_run};
     pg_case rc[2];
     pg_result r[2];
     const pg_case *pair[2] = {&rc[0], &rc[1]};
@@ -261,7 +264,7 @@ static int measure_pair(ab_case *ac, size_t idx, const side *sides, const pg_ab_
     }
     if (!err && !done && (err = round_case(&rc[0], ac->c, &sides[0], o)) == 0 &&
         (err = round_case(&rc[1], ac->c, &sides[1], o)) == 0)
-        err = pg_exec_case_pair(r, pair, NULL, seed);
+        err = pg_exec_case_pair(r, pair, NULL, &pr);
     round_case_clear(&rc[0]);
     round_case_clear(&rc[1]);
     for (i = 0; i < 2; i++) {
@@ -274,16 +277,15 @@ static int measure_pair(ab_case *ac, size_t idx, const side *sides, const pg_ab_
 }
 
 /*
- * Pins this thread (and so the processes it starts) to `threads` allowed CPUs
- * from a start drawn by `pick`, for one round: both sides of a round then run
- * on the same CPUs. On a shared or virtual machine CPUs differ in speed by
- * more than the changes a gate looks for, and a process that picks its own
- * CPU would turn that into noise between the sides. Rounds draw afresh, so
- * they sample every CPU. Returns 1 when pinned (restore from `saved`).
+ * The CPUs of one round: `threads` of this thread's allowed CPUs (`saved`),
+ * from a start drawn by `pick`. Both sides of a round then run on the same
+ * CPUs. On a shared or virtual machine CPUs differ in speed by more than the
+ * changes a gate looks for, and a process that picks its own CPU would turn
+ * that into noise between the sides. Rounds draw afresh, so they sample
+ * every CPU. Returns 1 when chosen (0: too few CPUs, or none readable).
  */
-static int pin_round(cpu_set_t *saved, int threads, uint64_t pick)
+static int round_cpus(cpu_set_t *want, cpu_set_t *saved, int threads, uint64_t pick)
 {
-    cpu_set_t want;
     int allowed[CPU_SETSIZE], n = 0, cpu, i;
 
     if (sched_getaffinity(0, sizeof(*saved), saved) != 0)
@@ -293,10 +295,10 @@ static int pin_round(cpu_set_t *saved, int threads, uint64_t pick)
             allowed[n++] = cpu;
     if (threads < 1 || threads > n)
         return 0;
-    CPU_ZERO(&want);
+    CPU_ZERO(want);
     for (i = 0; i < threads; i++)
-        CPU_SET(allowed[(pick % (uint64_t)n + (uint64_t)i) % (uint64_t)n], &want);
-    return sched_setaffinity(0, sizeof(want), &want) == 0;
+        CPU_SET(allowed[(pick % (uint64_t)n + (uint64_t)i) % (uint64_t)n], want);
+    return 1;
 }
 
 /* Fills a result of one side from its rounds. */
@@ -365,7 +367,9 @@ int pg_ab_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_options *o
     ab_workers aw;
     char *title = NULL;
     int64_t t0 = pg__mono_ns();
-    int round, err = 0, pinned, open;
+    int round, err = 0, pinned, chosen, fresh_pair, open;
+    cpu_set_t round_set;
+    uint64_t words[PG_CHILD_CPU_WORDS];
 
     memset(out, 0, sizeof(*out));
     memset(sides, 0, sizeof(sides));
@@ -459,9 +463,18 @@ int pg_ab_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_options *o
             }
             out->order_head_first[(size_t)round * ncases + i] = head_first;
             pg_progress_running(&prog, ac->c->key);
-            pinned = pin_round(&saved, ac->c->threads, pg_stats_rng_next(&rng));
+            chosen = round_cpus(&round_set, &saved, ac->c->threads, pg_stats_rng_next(&rng));
+            /*
+             * A fresh pair is handed the round's CPUs: its two processes set up and warm up
+             * where they start (in parallel when two CPUs are free) and join those CPUs to take
+             * turns. Everything else (workers, commands, sides in sequence) runs where this
+             * thread does, pinned for the round.
+             */
+            fresh_pair = ac->c->plugin && !o.sequential && !aw.ex;
+            pinned = chosen && !fresh_pair && sched_setaffinity(0, sizeof(round_set), &round_set) == 0;
             if (ac->c->plugin && !o.sequential) {
-                err = measure_pair(ac, i, sides, &o, o.rounds, pg_stats_rng_next(&rng), &aw, &prog);
+                err = measure_pair(ac, i, sides, &o, o.rounds, pg_stats_rng_next(&rng), &aw, &prog,
+                                   chosen ? pg__child_cpus_to_words(words, &round_set) : NULL);
             } else {
                 for (k = 0; k < 2 && !err; k++) {
                     int which = head_first ? 1 - k : k;

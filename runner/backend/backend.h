@@ -37,7 +37,7 @@ int pg__backend_cuda_case(pg_result *out, const pg_case *c, const pg_backend_opt
 int pg__backend_plugin_case(pg_result *out, const pg_case *c, const pg_backend_options *opts);
 /* Two libraries of one plugin case in lockstep (plugin.h: pg_plugin_run_pair). */
 int pg__backend_plugin_pair(pg_result out[2], const pg_case *const c[2], const pg_backend_options *opts,
-                            uint64_t seed);
+                            uint64_t seed, const uint64_t *cpus, int64_t start_number);
 int pg__backend_command_case(pg_result *out, const pg_case *c, const pg_backend_options *opts);
 /**
  * Reads one iteration's stdout `output` as a `metrics: json` command's: the

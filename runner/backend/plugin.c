@@ -35,7 +35,8 @@ int pg__backend_plugin_case(pg_result *out, const pg_case *c, const pg_backend_o
     return err;
 }
 
-int pg__backend_plugin_pair(pg_result out[2], const pg_case *const c[2], const pg_backend_options *opts, uint64_t seed)
+int pg__backend_plugin_pair(pg_result out[2], const pg_case *const c[2], const pg_backend_options *opts, uint64_t seed,
+                            const uint64_t *cpus, int64_t start_number)
 {
     pg_measure_options mo;
     char *paths[2] = {NULL, NULL};
@@ -43,8 +44,10 @@ int pg__backend_plugin_pair(pg_result out[2], const pg_case *const c[2], const p
 
     if ((err = pg__plugin_path(&paths[0], c[0], NULL)) == 0 && (err = pg__plugin_path(&paths[1], c[1], NULL)) == 0) {
         pg__backend_measure_options(&mo, c[0], opts);
+        mo.start_number = start_number;
         /* The sides take turns: each waits while the other runs. */
-        err = pg_plugin_run_pair(out, c[0], (const char *const *)paths, &mo, 2 * time_limit(&mo, c[0]), seed);
+        err = pg_plugin_run_pair(out, c[0], (const char *const *)paths, &mo, 2 * time_limit(&mo, c[0]), seed,
+                                 cpus);
     }
     free(paths[0]);
     free(paths[1]);

@@ -36,6 +36,8 @@ typedef struct child_gate {
     int go;                   /* read: 'G' runs one block; anything else or EOF stops */
     int done;                 /* write: 'R' once set up (before the first block), 'D' after each block */
     int ready_sent;
+    const uint64_t *cpus;     /* a fresh pair: the round's CPUs, joined on arrival; NULL: stay */
+    int threads;
 } child_gate;
 
 static int write_byte(int fd, char ch)
@@ -48,17 +50,31 @@ static int write_byte(int fd, char ch)
     return n == 1 ? 0 : -1;
 }
 
+/* Set up and warmed up: to the round's CPUs (every thread of the process), then ready for turns. */
+static int gate_arrive(void *payload)
+{
+    child_gate *g = payload;
+    cpu_set_t set;
+
+    g->ready_sent = 1;
+    if (g->cpus) {
+        pg__child_cpus_from_words(&set, g->cpus);
+        if (sched_setaffinity(0, sizeof(set), &set) == 0) {
+            pg_measure_reset_cpus();
+            pg_measure_set_threads(NULL, g->threads);
+        }
+    }
+    return write_byte(g->done, 'R');
+}
+
 static int gate_enter(void *payload)
 {
     child_gate *g = payload;
     char ch = 0;
     ssize_t n;
 
-    if (!g->ready_sent) {
-        g->ready_sent = 1;
-        if (write_byte(g->done, 'R') != 0)
-            return -1;
-    }
+    if (!g->ready_sent && gate_arrive(g) != 0)
+        return -1;
     do
         n = read(g->go, &ch, 1);
     while (n < 0 && errno == EINTR);
@@ -84,7 +100,7 @@ static void measure_in_child(pg_result *out, const plugin_job *job)
     const pg_benchmark *b = NULL;
 
     if (job->gate) {
-        pg_plugin_gate pg = {gate_enter, gate_leave, job->gate};
+        pg_plugin_gate pg = {gate_enter, gate_leave, job->gate, gate_arrive};
         pg__plugin_set_gate(&pg);
     }
     if (pg_plugin_open(&lib, job->path) != 0 ||
@@ -181,7 +197,8 @@ static int side_child(pg_result *out, void *payload)
 }
 
 /* Forks side `i` with its two gate pipes. */
-static int start_side(pair_side *sides, int i, const pg_case *c, const char *path, const pg_measure_options *mo)
+static int start_side(pair_side *sides, int i, const pg_case *c, const char *path, const pg_measure_options *mo,
+                      const uint64_t *cpus)
 {
     int go[2], done[2], err;
     side_job sj;
@@ -200,6 +217,8 @@ static int start_side(pair_side *sides, int i, const pg_case *c, const char *pat
     sj.job.gate = &sj.gate;
     sj.gate.go = go[0];
     sj.gate.done = done[1];
+    sj.gate.cpus = cpus;
+    sj.gate.threads = c->threads;
     sj.own_go = go[1];
     sj.own_done = done[0];
     sj.sides = sides;
@@ -274,7 +293,7 @@ static void ignore_sigpipe(struct sigaction *old)
 }
 
 int pg_plugin_run_pair(pg_result out[2], const pg_case *c, const char *const paths[2],
-                       const pg_measure_options *mo, double timeout_s, uint64_t seed)
+                       const pg_measure_options *mo, double timeout_s, uint64_t seed, const uint64_t *cpus)
 {
     pair_side sides[2] = {{PG_CHILD_INIT, -1, -1, 0, 0}, {PG_CHILD_INIT, -1, -1, 0, 0}};
     int64_t deadline = pg__mono_ns() + (int64_t)(timeout_s * 1e9);
@@ -283,7 +302,7 @@ int pg_plugin_run_pair(pg_result out[2], const pg_case *c, const char *const pat
 
     ignore_sigpipe(&old);
     for (i = 0; i < 2 && !err; i++)
-        err = start_side(sides, i, c, paths[i], mo);
+        err = start_side(sides, i, c, paths[i], mo, cpus);
     if (!err)
         take_turns(sides, deadline, seed, &timed_out);
     for (i = 0; i < 2; i++) {
@@ -309,9 +328,6 @@ int pg_plugin_run_pair(pg_result out[2], const pg_case *c, const char *const pat
 }
 
 /* ---- workers: lockstep children kept across rounds ----------------------- */
-
-/* A worker re-warms this long when it comes back to a case it measured before. */
-#define REWARM_S 0.003
 
 struct pg_plugin_worker {
     pair_side side;
@@ -353,15 +369,6 @@ static int worker_lib(pg_plugin_lib **out, worker_libs *wl, const char *path)
     return 0;
 }
 
-static void cpus_from_words(cpu_set_t *set, const uint64_t *words)
-{
-    int cpu;
-
-    CPU_ZERO(set);
-    for (cpu = 0; cpu < PG_CHILD_CPU_WORDS * 64 && cpu < CPU_SETSIZE; cpu++)
-        if (words[cpu / 64] >> (cpu % 64) & 1)
-            CPU_SET(cpu, set);
-}
 
 /* One request: pinned to its CPUs, the case measured between 'R' and 'E' on the gate pipes. */
 static void worker_measure(pg_result *r, const pg_plugin_worker *w, const pg_child_request *rq, worker_libs *wl,
@@ -373,14 +380,14 @@ static void worker_measure(pg_result *r, const pg_plugin_worker *w, const pg_chi
     const pg_benchmark *b = NULL;
     cpu_set_t set;
 
-    cpus_from_words(&set, rq->cpus);
+    pg__child_cpus_from_words(&set, rq->cpus);
     /* Re-pinned per round as a fresh process would be: the round's CPUs, chosen anew from them. */
     sched_setaffinity(0, sizeof(set), &set);
     pg_measure_reset_cpus();
     if (!(rq->flags & PG_CHILD_REQ_NEW)) {
         /* Clock, block size and warm-up were paid for this case already: a brief re-warm, and
            sizing starts from the block size found then (one block when it still fits). */
-        mo.warmup = mo.warmup < REWARM_S ? mo.warmup : REWARM_S;
+        mo.warmup = mo.warmup < PG_PLUGIN_REWARM_S ? mo.warmup : PG_PLUGIN_REWARM_S;
         mo.start_number = numbers[rq->index];
     }
     if (!c || !c->plugin)
@@ -403,8 +410,8 @@ static int worker_child(pg_result *out, void *payload)
 {
     const worker_job *job = payload;
     const pg_plugin_worker *w = job->self;
-    child_gate gate = {job->go, job->done, 0};
-    pg_plugin_gate pgate = {gate_enter, gate_leave, &gate};
+    child_gate gate = {job->go, job->done, 0, NULL, 0};
+    pg_plugin_gate pgate = {gate_enter, gate_leave, &gate, NULL};
     worker_libs wl = {NULL, NULL, 0};
     int64_t *numbers = calloc(w->n ? w->n : 1, sizeof(*numbers));
     unsigned nreq;

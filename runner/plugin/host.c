@@ -25,6 +25,7 @@
 #include "perfgate/config.h"
 #include "perfgate/errors.h"
 #include "stats.h"
+#include "testhooks.h"
 #include "util.h"
 
 #include <pthread.h>
@@ -427,13 +428,15 @@ void pg__plugin_set_gate(const pg_plugin_gate *gate)
 /* A block, through the gate when there is one: it waits for its turn and says when it is done. */
 static int gated_block(host_state *h, int64_t iters)
 {
-    int err;
+    int err, lock;
 
     if (block_gate.enter && block_gate.enter(block_gate.payload) != 0) {
         set_outcome(&h->pub, PG_EKERNEL, "the runner stopped the lockstep measurement");
         return h->outcome;
     }
+    lock = pg__test_turn_begin();
     err = run_block(h, iters);
+    pg__test_turn_end(lock);
     if (block_gate.leave)
         block_gate.leave(block_gate.payload);
     return err;
@@ -514,6 +517,7 @@ int pg_plugin_measure(pg_result *out, const pg_benchmark *b, const pg_case *c, c
     host_state h;
     first_block fb = {0};
     driver drv;
+    double prewarm_s = 0;
     pthread_t thread;
     int err;
 
@@ -546,7 +550,20 @@ int pg_plugin_measure(pg_result *out, const pg_benchmark *b, const pg_case *c, c
             return pg__result_error(out, "cannot start the benchmark's thread");
         }
     }
-    err = pg_measure(&m, run_block_counting, &fb, &opts);
+    if (block_gate.arrive) {
+        /*
+         * A lockstep side with a set-up phase of its own: it warms up before
+         * taking turns, while the other side sets up and warms up too (on
+         * another CPU when one is free), then joins the round's CPUs and
+         * re-warms there briefly, in turns, before sizing and sampling.
+         */
+        err = pg_measure_warm(run_block, &h, &clock, opts.warmup, 0, &prewarm_s, NULL);
+        if (!err && !h.outcome && block_gate.arrive(block_gate.payload) != 0)
+            set_outcome(&h.pub, PG_EKERNEL, "the runner stopped the lockstep measurement");
+        opts.warmup = opts.warmup < PG_PLUGIN_REWARM_S ? opts.warmup : PG_PLUGIN_REWARM_S;
+    }
+    if (!err && !h.outcome)
+        err = pg_measure(&m, run_block_counting, &fb, &opts);
     if (h.drv) {
         /* Finish: keep_running returns 0, the benchmark cleans up and returns. */
         post_command(&h, 0);
@@ -565,6 +582,7 @@ int pg_plugin_measure(pg_result *out, const pg_benchmark *b, const pg_case *c, c
         return pg__result_error(out, pg_error_last());
     }
     pg__result_take(out, &m);
+    out->warmup_s += prewarm_s;
     out->flops = h.flops_set ? h.flops : (fb.iters > 0 ? h.counted_flops / (double)fb.iters : 0);
     out->bytes = h.bytes;
     return pg_stats_summarize(&out->summary, out->samples, out->nsamples);

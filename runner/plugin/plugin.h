@@ -68,16 +68,19 @@ int pg_plugin_run_case(pg_result *out, const pg_case *c, const char *path, const
 /**
  * Measures the same case of two builds in lockstep: two child processes
  * (paths[0] and paths[1]) each load their library, set the benchmark up and
- * run the engine's usual warm-up, sizing and sampling, but every block of
- * either waits for its turn: the runner lets one block of one side run at a
- * time, alternating the sides in an order drawn from `seed` per pair of
- * blocks. Both sides thus sample the same stretch of machine time, block by
- * block; a machine phase hits both alike. Either side's failure is an ERROR
- * in its own out[i]; the other side finishes alone.
+ * warm it up, each on its own (on the CPUs this process may use, so in
+ * parallel where two are free), then move to the CPUs of bitmap `cpus`
+ * (PG_CHILD_CPU_WORDS words, child.h; NULL: stay where they are) and run
+ * a brief re-warm, the sizing and the sampling there, every block waiting
+ * for its turn: the runner lets one block of one side run at a time,
+ * alternating the sides in an order drawn from `seed` per pair of blocks.
+ * Both sides thus sample the same stretch of machine time, block by block;
+ * a machine phase hits both alike. Either side's failure is an ERROR in its
+ * own out[i]; the other side finishes alone.
  * @return 0, or an error that must stop the run (PG_ENOMEM, fork failure).
  */
 int pg_plugin_run_pair(pg_result out[2], const pg_case *c, const char *const paths[2],
-                       const pg_measure_options *mo, double timeout_s, uint64_t seed);
+                       const pg_measure_options *mo, double timeout_s, uint64_t seed, const uint64_t *cpus);
 
 /**
  * A worker: a child process that stays across rounds and measures, on
@@ -115,12 +118,21 @@ int pg_plugin_worker_timed_out(const pg_plugin_worker *w);
 /** Ends the worker's process (end of file on its requests, then a kill) and frees it. NULL-safe. */
 void pg_plugin_worker_stop(pg_plugin_worker *w);
 
-/** What a lockstep child calls around each block: enter waits for the turn (nonzero: stop). */
+/**
+ * What a lockstep child calls around each block: enter waits for the turn
+ * (nonzero: stop). With `arrive`, the child warms up before its first turn,
+ * out of lockstep, then calls arrive (nonzero: stop) and re-warms for at
+ * most PG_PLUGIN_REWARM_S in turns; without, the whole warm-up is in turns.
+ */
 typedef struct pg_plugin_gate {
     int (*enter)(void *payload);
     void (*leave)(void *payload);
     void *payload;
+    int (*arrive)(void *payload);
 } pg_plugin_gate;
+
+/* Seconds of warm-up in turns after a warm-up out of them (a fresh pair's, or a worker's earlier one). */
+#define PG_PLUGIN_REWARM_S 0.003
 
 /** Installs the gate for every block pg_plugin_measure() runs in this process (NULL: none). */
 void pg__plugin_set_gate(const pg_plugin_gate *gate);

@@ -5,7 +5,8 @@
  *
  * The plugin (tests/data/plugin/pids.c) writes the id of the process that
  * measures it to a file at every measurement, so the tests count processes,
- * never time. Its cases are judged at a 50 % threshold: lockstep rounds of
+ * never time; PG_TEST_TURN_LOCK (testhooks.h) records any block measured in
+ * its turn while the other build's was. Its cases are judged at a 50 % threshold: lockstep rounds of
  * identical builds stay far inside it and a 3x build far beyond it however
  * loaded the machine is.
  */
@@ -87,7 +88,7 @@ static void run_ab(pg_proc *p, const char *head, const char *const *env_extra, c
 {
     const char *env[8] = {NULL};
     const char *argv[16];
-    char *pidvar = pg__asprintf("PG_TEST_PID_FILE=%s", pids), *lockvar = pg__asprintf("PG_TEST_LOCK_FILE=%s", lock);
+    char *pidvar = pg__asprintf("PG_TEST_PID_FILE=%s", pids), *lockvar = pg__asprintf("PG_TEST_TURN_LOCK=%s", lock);
     int n = 0, e = 0;
 
     env[e++] = pidvar;
@@ -146,7 +147,7 @@ static int case_says(const char *out, const char *name, const char *verdict)
     return 0;
 }
 
-/* Blocks of the two builds that ran at the same time (tests/data/plugin/pids.c, "turns"). */
+/* Blocks of the two builds that ran in their turns at the same time (PG_TEST_TURN_LOCK, testhooks.h). */
 static int overlaps(void)
 {
     char *path = pg__asprintf("%s.overlap", lock), *text = NULL;
@@ -208,8 +209,8 @@ Test(workers, identical_builds_are_same_and_a_3x_build_regressed)
     pg_proc p;
 
     /* Sequential: the work cases settle SAME, usually at the first look (5 rounds). The turns case
-       serialises both builds on a lock, so on a loaded machine its ratio can stay too wide to settle
-       at 50 %: UNSURE is honest there, a REGRESSED or IMPROVED never is. */
+       may stay too wide to settle at 50 % on a loaded machine: UNSURE is honest there, a REGRESSED or
+       IMPROVED never is. */
     run_ab(&p, same, two, "20", 0, NULL);
     cr_assert_eq(p.status, owed_exit(p.out), "%d\n%s\n%s", p.status, p.out, p.err);
     cr_assert(strstr(p.out, "0 regressions, 0 improvements, ") != NULL, "%s", p.out);

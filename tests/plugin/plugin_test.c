@@ -294,6 +294,7 @@ Test(plugin, lockstep_pairs_measure_both_sides_and_survive_one_crashing, .timeou
     pg_suite_set set = {0};
     pg_case c[2];
     const pg_case *pair[2] = {&c[0], &c[1]};
+    const pg_exec_pair_round round = {7, NULL, 0};
     pg_result r[2];
     int i;
 
@@ -304,7 +305,7 @@ Test(plugin, lockstep_pairs_measure_both_sides_and_survive_one_crashing, .timeou
     c[0].plugin = good;
     c[1].plugin = good;
     memset(r, 0, sizeof(r));
-    pg_assert_ok(pg_exec_case_pair(r, pair, NULL, 7));
+    pg_assert_ok(pg_exec_case_pair(r, pair, NULL, &round));
     for (i = 0; i < 2; i++) {
         cr_assert_eq(r[i].status, PG_STATUS_OK, "side %d: %s", i, r[i].message);
         cr_assert_geq(r[i].nsamples, 5, "side %d: %zu samples", i, r[i].nsamples);
@@ -313,7 +314,7 @@ Test(plugin, lockstep_pairs_measure_both_sides_and_survive_one_crashing, .timeou
     }
     c[1].plugin = bad;
     memset(r, 0, sizeof(r));
-    pg_assert_ok(pg_exec_case_pair(r, pair, NULL, 7));
+    pg_assert_ok(pg_exec_case_pair(r, pair, NULL, &round));
     cr_assert_eq(r[0].status, PG_STATUS_OK, "%s", r[0].message);
     cr_assert_geq(r[0].nsamples, 5);
     cr_assert_eq(r[1].status, PG_STATUS_ERROR);
@@ -333,11 +334,12 @@ Test(plugin, only_plugin_cases_pair_up, .signal = SIGABRT)
 {
     pg_case c[2];
     const pg_case *pair[2] = {&c[0], &c[1]};
+    const pg_exec_pair_round round = {7, NULL, 0};
     pg_result r[2];
 
     memset(c, 0, sizeof(c));
     memset(r, 0, sizeof(r));
     c[0].key = c[1].key = (char *)"s/none@1:cpu";
-    (void)pg_exec_case_pair(r, pair, NULL, 7);
+    (void)pg_exec_case_pair(r, pair, NULL, &round);
 }
 #endif

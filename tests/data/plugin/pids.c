@@ -8,10 +8,7 @@
  * iteration spins `n` steps, PIDS_SLOW (a -D, default 1) times as many: a
  * slowdown whatever the machine does.
  *
- * "turns" (callback form: one iterate call per block) does the same and
- * holds an exclusive lock on $PG_TEST_LOCK_FILE while it spins; finding it
- * held (the other build running a block at the same time: lockstep broken)
- * appends a line to $PG_TEST_LOCK_FILE.overlap.
+ * "turns" does the same in the callback form (one iterate call per block).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <perfgate/perfgate.h>
@@ -21,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 #ifndef PIDS_SLOW
@@ -62,12 +58,10 @@ static void work(pg_state *st)
 
 typedef struct turns {
     int64_t n;
-    int lock;
 } turns;
 
 static void *turns_setup(pg_state *st)
 {
-    const char *path = getenv("PG_TEST_LOCK_FILE");
     turns *t = calloc(1, sizeof(*t));
 
     note_pid();
@@ -76,7 +70,6 @@ static void *turns_setup(pg_state *st)
         return NULL;
     }
     t->n = pg_param_int(st, "n", 2000) * PIDS_SLOW;
-    t->lock = path ? open(path, O_RDWR | O_CREAT, 0644) : -1;
     return t;
 }
 
@@ -84,37 +77,21 @@ static void turns_iterate(void *ctx, pg_state *st, int64_t iters)
 {
     turns *t = ctx;
     int64_t k, i;
-    int held = t->lock >= 0 && flock(t->lock, LOCK_EX | LOCK_NB) == 0;
 
     (void)st;
-    if (t->lock >= 0 && !held) {
-        char path[4096];
-        int fd;
-        snprintf(path, sizeof(path), "%s.overlap", getenv("PG_TEST_LOCK_FILE"));
-        if ((fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644)) >= 0) {
-            (void)!write(fd, "overlap\n", 8);
-            close(fd);
-        }
-    }
     for (k = 0; k < iters; k++)
         for (i = 0; i < t->n; i++)
             sink += (unsigned)i;
-    if (held)
-        flock(t->lock, LOCK_UN);
 }
 
 static void turns_teardown(void *ctx)
 {
-    turns *t = ctx;
-
-    if (t && t->lock >= 0)
-        close(t->lock);
-    free(t);
+    free(ctx);
 }
 
 static const pg_benchmark benchmarks[] = {
     {"work", "spins n steps per iteration", work, NULL, NULL, NULL},
-    {"turns", "spins n steps per iteration, holding a lock the other build must never find held", NULL, turns_setup,
+    {"turns", "spins n steps per iteration (callback form)", NULL, turns_setup,
      turns_iterate, turns_teardown},
 };
 
