@@ -66,22 +66,71 @@ int pg_exec_case(pg_result *out, const pg_case *c, const pg_exec_options *opts)
     return pg__backend_cpu_case(out, c, &bo);
 }
 
-int pg_exec_case_pair(pg_result out[2], const pg_case *const c[2], const pg_exec_options *opts,
-                      const pg_exec_pair_round *round)
+struct pg_exec_pair {
+    pg_plugin_pair *pp;
+    pg_result out[2];         /* the identity of each side, filled at the start */
+};
+
+int pg_exec_pair_start(pg_exec_pair **out, const pg_case *const c[2], const pg_exec_options *opts,
+                       const pg_exec_pair_round *round, const pg_exec_pair *busy)
 {
     pg_exec_options dflt = PG_EXEC_OPTIONS_INIT;
     pg_backend_options bo;
+    pg_plugin_pair_cpus cpus = {round->cpus, round->setup_cpus};
+    pg_exec_pair *p;
+    int err, i;
 
     assert(out && c && c[0] && c[1]);
     /* Callers pair only plugin cases (ab.c measures the others side by side). */
     assert(c[0]->plugin && c[1]->plugin);
+    *out = NULL;
     if (!opts)
         opts = &dflt;
+    if (!(p = calloc(1, sizeof(*p))))
+        return pg_error_set(PG_ENOMEM, "out of memory");
     backend_options(&bo, opts);
     pg_measure_stable_layout();
-    fill_identity(&out[0], c[0]);
-    fill_identity(&out[1], c[1]);
-    return pg__backend_plugin_pair(out, c, &bo, round->seed, round->cpus, round->start_number);
+    for (i = 0; i < 2; i++) {
+        p->out[i].mfu = -1;
+        fill_identity(&p->out[i], c[i]);
+    }
+    if ((err = pg__backend_plugin_pair_start(&p->pp, c, &bo, round->seed, &cpus, round->start_number,
+                                             busy ? busy->pp : NULL)) != 0) {
+        pg_exec_pair_cancel(p);
+        return err;
+    }
+    *out = p;
+    return 0;
+}
+
+int pg_exec_pair_finish(pg_result out[2], pg_exec_pair *p)
+{
+    int err = pg_plugin_pair_finish(p->out, p->pp);
+
+    p->pp = NULL;
+    out[0] = p->out[0];
+    out[1] = p->out[1];
+    free(p);
+    return err;
+}
+
+void pg_exec_pair_cancel(pg_exec_pair *p)
+{
+    if (!p)
+        return;
+    pg_plugin_pair_cancel(p->pp);
+    pg__result_clear(&p->out[0]);
+    pg__result_clear(&p->out[1]);
+    free(p);
+}
+
+int pg_exec_case_pair(pg_result out[2], const pg_case *const c[2], const pg_exec_options *opts,
+                      const pg_exec_pair_round *round)
+{
+    pg_exec_pair *p;
+    int err = pg_exec_pair_start(&p, c, opts, round, NULL);
+
+    return err ? err : pg_exec_pair_finish(out, p);
 }
 
 struct pg_exec_workers {

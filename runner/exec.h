@@ -81,6 +81,7 @@ typedef struct pg_exec_pair_round {
     const uint64_t *cpus;     /* the round's CPUs (PG_CHILD_CPU_WORDS words, child.h); NULL: this thread's */
     int64_t start_number;     /* iterations per block to start sizing from (a block size this case had in an
                                  earlier round); 0: from one */
+    const uint64_t *setup_cpus; /* where the processes set up and warm up (as cpus); NULL: where they start */
 } pg_exec_pair_round;
 
 /**
@@ -93,6 +94,19 @@ typedef struct pg_exec_pair_round {
  */
 int pg_exec_case_pair(pg_result out[2], const pg_case *const c[2], const pg_exec_options *opts,
                       const pg_exec_pair_round *round);
+
+/**
+ * pg_exec_case_pair() in two steps, so that the next pair can set up while
+ * one takes its turns (plugin.h, pg_plugin_pair_start): start forks both
+ * processes (`busy`: a pair started earlier and not finished); finish
+ * measures, fills out[] and frees the pair; cancel kills one not finished.
+ * @return as pg_exec_case().
+ */
+typedef struct pg_exec_pair pg_exec_pair;
+int pg_exec_pair_start(pg_exec_pair **out, const pg_case *const c[2], const pg_exec_options *opts,
+                       const pg_exec_pair_round *round, const pg_exec_pair *busy);
+int pg_exec_pair_finish(pg_result out[2], pg_exec_pair *p);
+void pg_exec_pair_cancel(pg_exec_pair *p);
 
 /*
  * Worker processes for interleaved rounds: one per build, kept across

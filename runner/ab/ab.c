@@ -228,45 +228,33 @@ static void workers_free(ab_workers *aw)
 }
 
 /*
- * One round of a plugin case: both sides in lockstep, block by block
- * (exec.h), by the workers when there are, else (or when a worker failed,
- * to measure the round again) by two fresh processes.
+ * Starts a round of plugin case `ac` in two fresh processes (exec.h): they
+ * set up and warm up on `setup` (NULL: where they start), then take turns on
+ * `cpus`. `busy`: a pair started before and not finished.
  */
-static int measure_pair(ab_case *ac, size_t idx, const side *sides, const pg_ab_options *o, int rounds, uint64_t seed,
-                        ab_workers *aw, pg_progress *prog, const uint64_t *cpus)
+static int start_pair(pg_exec_pair **out, const ab_case *ac, const side *sides, const pg_ab_options *o,
+                      uint64_t seed, const uint64_t *cpus, const uint64_t *setup, const pg_exec_pair *busy)
 {
     /* Sizing starts at the block size of this case's last round (one block when it still fits). */
-    const pg_exec_pair_round pr = {seed, cpus, ac->last[0].number_per_run};
+    const pg_exec_pair_round pr = {seed, cpus, ac->last[0].number_per_run, setup};
     pg_case rc[2];
-    pg_result r[2];
     const pg_case *pair[2] = {&rc[0], &rc[1]};
-    char *replaced = NULL;
-    int err = 0, i, done = 0;
+    int err;
 
-    memset(r, 0, sizeof(r));
     memset(rc, 0, sizeof(rc));
-    r[0].mfu = r[1].mfu = -1;
-    if (aw->ex) {
-        err = pg_exec_workers_pair(r, aw->ex, idx, seed, &replaced);
-        done = !err && !replaced;
-        if (replaced) {
-            aw->replaced++;
-            pg_progress_line(prog, "%s: a worker process failed (%s); this round is measured again in fresh "
-                             "processes%s", ac->c->key, replaced,
-                             aw->replaced >= AB_MAX_REPLACED ? ", and so are the rounds left" : "");
-            free(replaced);
-            if (aw->replaced >= AB_MAX_REPLACED) {
-                aw->started += pg_exec_workers_started(aw->ex);
-                pg_exec_workers_free(aw->ex);
-                aw->ex = NULL;
-            }
-        }
-    }
-    if (!err && !done && (err = round_case(&rc[0], ac->c, &sides[0], o)) == 0 &&
-        (err = round_case(&rc[1], ac->c, &sides[1], o)) == 0)
-        err = pg_exec_case_pair(r, pair, NULL, &pr);
+    *out = NULL;
+    if ((err = round_case(&rc[0], ac->c, &sides[0], o)) == 0 && (err = round_case(&rc[1], ac->c, &sides[1], o)) == 0)
+        err = pg_exec_pair_start(out, pair, NULL, &pr, busy);
     round_case_clear(&rc[0]);
     round_case_clear(&rc[1]);
+    return err;
+}
+
+/* Keeps both sides of a round (`r`, taken), or clears them after an error. */
+static int keep_pair(ab_case *ac, pg_result r[2], const pg_ab_options *o, int rounds, int err)
+{
+    int i;
+
     for (i = 0; i < 2; i++) {
         if (!err)
             err = keep_round(ac, i, &r[i], o, rounds);
@@ -274,6 +262,48 @@ static int measure_pair(ab_case *ac, size_t idx, const side *sides, const pg_ab_
             pg__result_clear(&r[i]);
     }
     return err;
+}
+
+/* Takes the turns of a started pair of case `ac` and keeps its round. */
+static int finish_pair(ab_case *ac, pg_exec_pair *pair, const pg_ab_options *o, int rounds)
+{
+    pg_result r[2];
+
+    memset(r, 0, sizeof(r));
+    return keep_pair(ac, r, o, rounds, pg_exec_pair_finish(r, pair));
+}
+
+/*
+ * One round of a plugin case by the workers: both sides in lockstep, block
+ * by block (exec.h); when a worker failed, the round is measured again by two
+ * fresh processes.
+ */
+static int measure_workers(ab_case *ac, size_t idx, const side *sides, const pg_ab_options *o, int rounds,
+                           uint64_t seed, ab_workers *aw, pg_progress *prog, const uint64_t *cpus)
+{
+    pg_result r[2];
+    pg_exec_pair *pair;
+    char *replaced = NULL;
+    int err;
+
+    memset(r, 0, sizeof(r));
+    r[0].mfu = r[1].mfu = -1;
+    err = pg_exec_workers_pair(r, aw->ex, idx, seed, &replaced);
+    if (err || !replaced)
+        return keep_pair(ac, r, o, rounds, err);
+    aw->replaced++;
+    pg_progress_line(prog, "%s: a worker process failed (%s); this round is measured again in fresh "
+                     "processes%s", ac->c->key, replaced,
+                     aw->replaced >= AB_MAX_REPLACED ? ", and so are the rounds left" : "");
+    free(replaced);
+    if (aw->replaced >= AB_MAX_REPLACED) {
+        aw->started += pg_exec_workers_started(aw->ex);
+        pg_exec_workers_free(aw->ex);
+        aw->ex = NULL;
+    }
+    if ((err = start_pair(&pair, ac, sides, o, seed, cpus, NULL, NULL)) != 0)
+        return err;
+    return finish_pair(ac, pair, o, rounds);
 }
 
 /*
@@ -341,6 +371,48 @@ static int side_result(pg_run *run, const ab_case *ac, int which, int rounds)
     return pg_stats_summarize(&r->summary, r->samples, r->nsamples);
 }
 
+/* What a round draws for a case: which side goes first (sides in sequence), its CPUs, its turns' order. */
+typedef struct ab_draw {
+    int head_first;
+    uint64_t pick;
+    uint64_t seed;
+} ab_draw;
+
+/* A plugin case measured in lockstep by two fresh processes this round (not workers, not in sequence). */
+static int fresh_pair(const ab_case *ac, const pg_ab_options *o, const ab_workers *aw)
+{
+    return ac->c->plugin && !o->sequential && !aw->ex;
+}
+
+/*
+ * Starts the pair of the next case this round measures, when it is a fresh
+ * pair and CPUs are left beside the round's `busy_set` (where `busy` takes
+ * its turns meanwhile): it sets up and warms up on those, never on the CPUs
+ * being measured. Nothing starts on a machine with no CPU to spare.
+ */
+static int start_next(pg_exec_pair **out, size_t *out_i, const ab_case *cases, size_t ncases, size_t i,
+                      const pg_ab_seq *seq, const ab_draw *draws, const side *sides, const pg_ab_options *o,
+                      const ab_workers *aw, cpu_set_t *allowed, const cpu_set_t *busy_set, const pg_exec_pair *busy)
+{
+    uint64_t turns[PG_CHILD_CPU_WORDS], setup[PG_CHILD_CPU_WORDS];
+    cpu_set_t spare, next_set;
+    size_t j;
+    int chosen;
+
+    for (j = i + 1; j < ncases && (cases[j].failed[0] || cases[j].failed[1] || seq[j].settled_at); j++)
+        ;
+    if (j == ncases || !fresh_pair(&cases[j], o, aw))
+        return 0;
+    chosen = round_cpus(&next_set, allowed, cases[j].c->threads, draws[j].pick);
+    CPU_XOR(&spare, allowed, busy_set);
+    CPU_AND(&spare, &spare, allowed);
+    if (!chosen || CPU_COUNT(&spare) == 0)
+        return 0;
+    *out_i = j;
+    return start_pair(out, &cases[j], sides, o, draws[j].seed, pg__child_cpus_to_words(turns, &next_set),
+                      pg__child_cpus_to_words(setup, &spare), busy);
+}
+
 static int wanted(const pg_ab_options *o, const char *key)
 {
     size_t i;
@@ -367,9 +439,12 @@ int pg_ab_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_options *o
     ab_workers aw;
     char *title = NULL;
     int64_t t0 = pg__mono_ns();
-    int round, err = 0, pinned, chosen, fresh_pair, open;
+    int round, err = 0, pinned, chosen, open;
     cpu_set_t round_set;
     uint64_t words[PG_CHILD_CPU_WORDS];
+    ab_draw *draws = NULL;
+    pg_exec_pair *pending = NULL;  /* the next case's pair, setting up while one takes its turns */
+    size_t pending_i = SIZE_MAX;
 
     memset(out, 0, sizeof(*out));
     memset(sides, 0, sizeof(sides));
@@ -410,7 +485,8 @@ int pg_ab_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_options *o
     }
     out->order_head_first = calloc((size_t)o.rounds * ncases, sizeof(int));
     seq = calloc(ncases, sizeof(*seq));
-    if (!out->order_head_first || !seq) {
+    draws = calloc(ncases, sizeof(*draws));
+    if (!out->order_head_first || !seq || !draws) {
         err = pg_error_set(PG_ENOMEM, "out of memory");
         goto cleanup;
     }
@@ -448,9 +524,15 @@ int pg_ab_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_options *o
         /* Fresh workers every `period` rounds: the rounds sample process-level variation too. */
         if (aw.ex && round > 0 && round % aw.period == 0)
             pg_exec_workers_recycle(aw.ex);
+        /* Drawn for every case up front, so that the next case's pair can start early. */
+        for (i = 0; i < ncases; i++) {
+            draws[i].head_first = (int)(pg_stats_rng_next(&rng) & 1);
+            draws[i].pick = pg_stats_rng_next(&rng);
+            draws[i].seed = pg_stats_rng_next(&rng);
+        }
         for (i = 0; i < ncases; i++) {
             ab_case *ac = &cases[i];
-            int head_first = (int)(pg_stats_rng_next(&rng) & 1), k;
+            int k;
             if (ac->failed[0] || ac->failed[1])
                 continue;
             if (seq[i].settled_at) {
@@ -461,28 +543,41 @@ int pg_ab_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_options *o
                 out->time_out = 1;
                 break;
             }
-            out->order_head_first[(size_t)round * ncases + i] = head_first;
+            out->order_head_first[(size_t)round * ncases + i] = draws[i].head_first;
             pg_progress_running(&prog, ac->c->key);
-            chosen = round_cpus(&round_set, &saved, ac->c->threads, pg_stats_rng_next(&rng));
-            /*
-             * A fresh pair is handed the round's CPUs: its two processes set up and warm up
-             * where they start (in parallel when two CPUs are free) and join those CPUs to take
-             * turns. Everything else (workers, commands, sides in sequence) runs where this
-             * thread does, pinned for the round.
-             */
-            fresh_pair = ac->c->plugin && !o.sequential && !aw.ex;
-            pinned = chosen && !fresh_pair && sched_setaffinity(0, sizeof(round_set), &round_set) == 0;
-            if (ac->c->plugin && !o.sequential) {
-                err = measure_pair(ac, i, sides, &o, o.rounds, pg_stats_rng_next(&rng), &aw, &prog,
-                                   chosen ? pg__child_cpus_to_words(words, &round_set) : NULL);
+            chosen = round_cpus(&round_set, &saved, ac->c->threads, draws[i].pick);
+            if (fresh_pair(ac, &o, &aw)) {
+                /*
+                 * Two fresh processes, handed the round's CPUs: they set up and warm up where they
+                 * start (in parallel where two CPUs are free) and join those CPUs to take turns.
+                 * While they do, the next case's pair sets up and warms up on the CPUs left free.
+                 */
+                pg_exec_pair *pair = pending_i == i ? pending : NULL;
+                pending = NULL;
+                pending_i = SIZE_MAX;
+                if (!pair && (err = start_pair(&pair, ac, sides, &o, draws[i].seed,
+                                               chosen ? pg__child_cpus_to_words(words, &round_set) : NULL, NULL,
+                                               NULL)) != 0)
+                    goto cleanup;
+                if (chosen && (err = start_next(&pending, &pending_i, cases, ncases, i, seq, draws, sides, &o, &aw,
+                                                &saved, &round_set, pair)) != 0) {
+                    pg_exec_pair_cancel(pair);
+                    goto cleanup;
+                }
+                err = finish_pair(ac, pair, &o, o.rounds);
             } else {
-                for (k = 0; k < 2 && !err; k++) {
-                    int which = head_first ? 1 - k : k;
+                /* Workers, commands and sides in sequence run where this thread does, pinned for the round. */
+                pinned = chosen && sched_setaffinity(0, sizeof(round_set), &round_set) == 0;
+                if (ac->c->plugin && !o.sequential)
+                    err = measure_workers(ac, i, sides, &o, o.rounds, draws[i].seed, &aw, &prog,
+                                          chosen ? pg__child_cpus_to_words(words, &round_set) : NULL);
+                for (k = 0; k < 2 && !err && !(ac->c->plugin && !o.sequential); k++) {
+                    int which = draws[i].head_first ? 1 - k : k;
                     err = measure_round(ac, which, &sides[which], &o, o.rounds);
                 }
+                if (pinned)
+                    sched_setaffinity(0, sizeof(saved), &saved);
             }
-            if (pinned)
-                sched_setaffinity(0, sizeof(saved), &saved);
             if (err)
                 goto cleanup;
             if (ac->failed[0] || ac->failed[1]) {
@@ -496,6 +591,10 @@ int pg_ab_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_options *o
                 live++;
             }
         }
+        /* A pair started for a case the loop did not reach (--max-time ran out). */
+        pg_exec_pair_cancel(pending);
+        pending = NULL;
+        pending_i = SIZE_MAX;
         if (!o.fixed && (open = pg_ab_seq_look(seq, ncases, PG_AB_MIN_ROUNDS)) < 0) {
             err = open;
             goto cleanup;
@@ -563,8 +662,10 @@ int pg_ab_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_options *o
     err = pg_verdict_paired(out->cmp, out->head, out->paired, &co);
 
 cleanup:
+    pg_exec_pair_cancel(pending);
     pg_progress_end(&prog);
     workers_free(&aw);
+    free(draws);
     free(title);
     free(seq);
     for (i = 0; cases && i < ncases; i++) {

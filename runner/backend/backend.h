@@ -18,6 +18,7 @@
 #include "measure.h"
 #include "model.h"
 #include "case.h"
+#include "plugin/plugin.h"
 
 /** What the backends take from a run's options. Initialise with PG_BACKEND_OPTIONS_INIT. */
 typedef struct pg_backend_options {
@@ -36,8 +37,9 @@ int pg__backend_cpu_case(pg_result *out, const pg_case *c, const pg_backend_opti
 int pg__backend_cuda_case(pg_result *out, const pg_case *c, const pg_backend_options *opts);
 int pg__backend_plugin_case(pg_result *out, const pg_case *c, const pg_backend_options *opts);
 /* Two libraries of one plugin case in lockstep (plugin.h: pg_plugin_run_pair). */
-int pg__backend_plugin_pair(pg_result out[2], const pg_case *const c[2], const pg_backend_options *opts,
-                            uint64_t seed, const uint64_t *cpus, int64_t start_number);
+int pg__backend_plugin_pair_start(pg_plugin_pair **out, const pg_case *const c[2], const pg_backend_options *opts,
+                                  uint64_t seed, const pg_plugin_pair_cpus *cpus, int64_t start_number,
+                                  const pg_plugin_pair *busy);
 int pg__backend_command_case(pg_result *out, const pg_case *c, const pg_backend_options *opts);
 /**
  * Reads one iteration's stdout `output` as a `metrics: json` command's: the

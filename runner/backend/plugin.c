@@ -35,19 +35,21 @@ int pg__backend_plugin_case(pg_result *out, const pg_case *c, const pg_backend_o
     return err;
 }
 
-int pg__backend_plugin_pair(pg_result out[2], const pg_case *const c[2], const pg_backend_options *opts, uint64_t seed,
-                            const uint64_t *cpus, int64_t start_number)
+int pg__backend_plugin_pair_start(pg_plugin_pair **out, const pg_case *const c[2], const pg_backend_options *opts,
+                                  uint64_t seed, const pg_plugin_pair_cpus *cpus, int64_t start_number,
+                                  const pg_plugin_pair *busy)
 {
     pg_measure_options mo;
     char *paths[2] = {NULL, NULL};
     int err;
 
+    *out = NULL;
     if ((err = pg__plugin_path(&paths[0], c[0], NULL)) == 0 && (err = pg__plugin_path(&paths[1], c[1], NULL)) == 0) {
         pg__backend_measure_options(&mo, c[0], opts);
         mo.start_number = start_number;
         /* The sides take turns: each waits while the other runs. */
-        err = pg_plugin_run_pair(out, c[0], (const char *const *)paths, &mo, 2 * time_limit(&mo, c[0]), seed,
-                                 cpus);
+        err = pg_plugin_pair_start(out, c[0], (const char *const *)paths, &mo, 2 * time_limit(&mo, c[0]), seed, cpus,
+                                   busy);
     }
     free(paths[0]);
     free(paths[1]);

@@ -139,6 +139,15 @@ typedef struct pair_side {
     int broken;               /* it sent a byte the protocol has no place for */
 } pair_side;
 
+/* A pair started: its sides, until they have taken their turns and been collected. */
+struct pg_plugin_pair {
+    pair_side sides[2];
+    char *what[2];            /* how messages name each side */
+    int64_t deadline;
+    double timeout_s;
+    uint64_t seed;
+};
+
 /* What side `i`'s child needs: the job, its own ends of the gate pipes, and every runner end to close. */
 typedef struct side_job {
     plugin_job job;
@@ -146,6 +155,8 @@ typedef struct side_job {
     int own_go, own_done;     /* the runner's ends of this side's gate pipes */
     pair_side *sides;
     int i;
+    const pg_plugin_pair *busy; /* a pair taking its turns meanwhile, whose runner ends this child must not hold */
+    const uint64_t *setup_cpus; /* where to set up and warm up; NULL: where it starts */
 } side_job;
 
 /* Reads one byte from `fd` before `deadline`: 1 read, 0 EOF, -1 timed out or failed. */
@@ -192,13 +203,23 @@ static int side_child(pg_result *out, void *payload)
         }
     close(sj->own_go);
     close(sj->own_done);
+    for (j = 0; sj->busy && j < 2; j++) {
+        close(sj->busy->sides[j].child.fd);
+        close(sj->busy->sides[j].go);
+        close(sj->busy->sides[j].done);
+    }
+    if (sj->setup_cpus) {
+        cpu_set_t set;
+        pg__child_cpus_from_words(&set, sj->setup_cpus);
+        sched_setaffinity(0, sizeof(set), &set);
+    }
     measure_in_child(out, &sj->job);
     return 0;
 }
 
 /* Forks side `i` with its two gate pipes. */
 static int start_side(pair_side *sides, int i, const pg_case *c, const char *path, const pg_measure_options *mo,
-                      const uint64_t *cpus)
+                      const pg_plugin_pair_cpus *cpus, const pg_plugin_pair *busy)
 {
     int go[2], done[2], err;
     side_job sj;
@@ -217,8 +238,10 @@ static int start_side(pair_side *sides, int i, const pg_case *c, const char *pat
     sj.job.gate = &sj.gate;
     sj.gate.go = go[0];
     sj.gate.done = done[1];
-    sj.gate.cpus = cpus;
+    sj.gate.cpus = cpus ? cpus->turns : NULL;
     sj.gate.threads = c->threads;
+    sj.busy = busy;
+    sj.setup_cpus = cpus ? cpus->setup : NULL;
     sj.own_go = go[1];
     sj.own_done = done[0];
     sj.sides = sides;
@@ -292,38 +315,71 @@ static void ignore_sigpipe(struct sigaction *old)
     sigaction(SIGPIPE, &ign, old);
 }
 
-int pg_plugin_run_pair(pg_result out[2], const pg_case *c, const char *const paths[2],
-                       const pg_measure_options *mo, double timeout_s, uint64_t seed, const uint64_t *cpus)
+void pg_plugin_pair_cancel(pg_plugin_pair *p)
 {
-    pair_side sides[2] = {{PG_CHILD_INIT, -1, -1, 0, 0}, {PG_CHILD_INIT, -1, -1, 0, 0}};
-    int64_t deadline = pg__mono_ns() + (int64_t)(timeout_s * 1e9);
+    int i;
+
+    if (!p)
+        return;
+    for (i = 0; i < 2; i++) {
+        close_fd(&p->sides[i].go);
+        close_fd(&p->sides[i].done);
+        if (p->sides[i].child.pid > 0)
+            pg__child_kill(&p->sides[i].child);
+        free(p->what[i]);
+    }
+    free(p);
+}
+
+int pg_plugin_pair_start(pg_plugin_pair **out, const pg_case *c, const char *const paths[2],
+                         const pg_measure_options *mo, double timeout_s, uint64_t seed, const pg_plugin_pair_cpus *cpus,
+                         const pg_plugin_pair *busy)
+{
+    pg_plugin_pair *p = calloc(1, sizeof(*p));
+    pair_side init = {PG_CHILD_INIT, -1, -1, 0, 0};
+    int i, err = 0;
+
+    *out = NULL;
+    if (!p)
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    p->sides[0] = p->sides[1] = init;
+    p->deadline = pg__mono_ns() + (int64_t)(timeout_s * 1e9);
+    p->timeout_s = timeout_s;
+    p->seed = seed;
+    for (i = 0; i < 2 && !err; i++)
+        if (!(p->what[i] = what_ran(c, paths[i])))
+            err = pg_error_set(PG_ENOMEM, "out of memory");
+    for (i = 0; i < 2 && !err; i++)
+        err = start_side(p->sides, i, c, paths[i], mo, cpus, busy);
+    if (err) {
+        pg_plugin_pair_cancel(p);
+        return err;
+    }
+    *out = p;
+    return 0;
+}
+
+int pg_plugin_pair_finish(pg_result out[2], pg_plugin_pair *p)
+{
     struct sigaction old;
     int i, err = 0, timed_out = 0;
 
     ignore_sigpipe(&old);
-    for (i = 0; i < 2 && !err; i++)
-        err = start_side(sides, i, c, paths[i], mo, cpus);
-    if (!err)
-        take_turns(sides, deadline, seed, &timed_out);
+    take_turns(p->sides, p->deadline, p->seed, &timed_out);
     for (i = 0; i < 2; i++) {
-        char *what;
         int rerr;
-        close_fd(&sides[i].go);
-        close_fd(&sides[i].done);
-        if (sides[i].child.pid <= 0)
+        close_fd(&p->sides[i].go);
+        close_fd(&p->sides[i].done);
+        if (p->sides[i].child.pid <= 0)
             continue;
-        if (err) {
-            pg__child_kill(&sides[i].child);
-            continue;
-        }
         /* After a timeout nothing more is read: the past deadline reports it. */
-        what = what_ran(c, paths[i]);
-        rerr = pg__child_collect(&out[i], &sides[i].child, what, timed_out ? 0 : deadline, timeout_s);
-        free(what);
+        rerr = pg__child_collect(&out[i], &p->sides[i].child, p->what[i], timed_out ? 0 : p->deadline, p->timeout_s);
+        p->sides[i].child.pid = -1;
         if (!err)
             err = rerr;
     }
     sigaction(SIGPIPE, &old, NULL);
+    pg_plugin_pair_cancel(p);
     return err;
 }
 

@@ -65,22 +65,38 @@ int pg_plugin_run_iterations(const pg_benchmark *b, const pg_case *c, int64_t it
 int pg_plugin_run_case(pg_result *out, const pg_case *c, const char *path, const pg_measure_options *mo,
                        double timeout_s);
 
+/** Where the processes of a lockstep pair run (bitmaps of PG_CHILD_CPU_WORDS words, child.h). */
+typedef struct pg_plugin_pair_cpus {
+    const uint64_t *turns;    /* the round's CPUs, joined once set up and warmed up; NULL: stay */
+    const uint64_t *setup;    /* where they set up and warm up; NULL: where they start */
+} pg_plugin_pair_cpus;
+
 /**
  * Measures the same case of two builds in lockstep: two child processes
  * (paths[0] and paths[1]) each load their library, set the benchmark up and
- * warm it up, each on its own (on the CPUs this process may use, so in
- * parallel where two are free), then move to the CPUs of bitmap `cpus`
- * (PG_CHILD_CPU_WORDS words, child.h; NULL: stay where they are) and run
- * a brief re-warm, the sizing and the sampling there, every block waiting
- * for its turn: the runner lets one block of one side run at a time,
- * alternating the sides in an order drawn from `seed` per pair of blocks.
- * Both sides thus sample the same stretch of machine time, block by block;
- * a machine phase hits both alike. Either side's failure is an ERROR in its
- * own out[i]; the other side finishes alone.
+ * warm it up, each on its own (on `cpus->setup`, in parallel where two CPUs
+ * are free), then move to the round's CPUs (`cpus->turns`; NULL: stay) and
+ * run a brief re-warm, the sizing and the sampling there, every block
+ * waiting for its turn: the runner lets one block of one side run at a
+ * time, alternating the sides in an order drawn from `seed` per pair of
+ * blocks. Both sides thus sample the same stretch of machine time, block by
+ * block; a machine phase hits both alike. Either side's failure is an ERROR
+ * in its own out[i]; the other side finishes alone.
+ *
+ * In two steps, so that one pair can set up while another takes its turns:
+ * start forks both sides (they set up, warm up and wait for their first
+ * turn; `busy` is a pair started earlier and not yet finished, whose runner
+ * ends the new processes must not hold; the timeout counts from here);
+ * finish runs the turns, collects both results and frees the pair; cancel
+ * kills a pair never finished.
  * @return 0, or an error that must stop the run (PG_ENOMEM, fork failure).
  */
-int pg_plugin_run_pair(pg_result out[2], const pg_case *c, const char *const paths[2],
-                       const pg_measure_options *mo, double timeout_s, uint64_t seed, const uint64_t *cpus);
+typedef struct pg_plugin_pair pg_plugin_pair;
+int pg_plugin_pair_start(pg_plugin_pair **out, const pg_case *c, const char *const paths[2],
+                         const pg_measure_options *mo, double timeout_s, uint64_t seed, const pg_plugin_pair_cpus *cpus,
+                         const pg_plugin_pair *busy);
+int pg_plugin_pair_finish(pg_result out[2], pg_plugin_pair *p);
+void pg_plugin_pair_cancel(pg_plugin_pair *p);
 
 /**
  * A worker: a child process that stays across rounds and measures, on

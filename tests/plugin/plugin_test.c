@@ -294,7 +294,7 @@ Test(plugin, lockstep_pairs_measure_both_sides_and_survive_one_crashing, .timeou
     pg_suite_set set = {0};
     pg_case c[2];
     const pg_case *pair[2] = {&c[0], &c[1]};
-    const pg_exec_pair_round round = {7, NULL, 0};
+    const pg_exec_pair_round round = {7, NULL, 0, NULL};
     pg_result r[2];
     int i;
 
@@ -334,7 +334,7 @@ Test(plugin, only_plugin_cases_pair_up, .signal = SIGABRT)
 {
     pg_case c[2];
     const pg_case *pair[2] = {&c[0], &c[1]};
-    const pg_exec_pair_round round = {7, NULL, 0};
+    const pg_exec_pair_round round = {7, NULL, 0, NULL};
     pg_result r[2];
 
     memset(c, 0, sizeof(c));
