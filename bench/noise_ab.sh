@@ -21,7 +21,7 @@
 # (passed through to perfgate) measures every round in fresh processes
 # instead of worker processes, for the ratio of what a round costs;
 # PERFGATE_ROUND_TIME=SEC (passed through too) sets the sampling per side per
-# round (default for these cases: 0.02, min_run_time/8).
+# round (default for these cases: 0.0375, min_run_time/4).
 #
 # usage: bash bench/noise_ab.sh [TRIALS=10] [THRESHOLD=5%] [ROUNDS=perfgate's default] [HEADS="same slow10 slow5"]
 #        PERFGATE_NOISE_BUILD=DIR (default build-bench) is built as Release if needed.

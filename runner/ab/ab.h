@@ -41,7 +41,7 @@ typedef struct pg_ab_options {
     int rounds;               /* R, the most rounds a case gets; <= 0: PG_AB_DEFAULT_ROUNDS */
     uint64_t seed;            /* order of the sides; 0: from the clock (reported in the result) */
     double round_time;        /* seconds sampled per side per round; <= 0: PERFGATE_ROUND_TIME, else
-                                 min_run_time/8, at least 20 ms */
+                                 min_run_time/4, at least 20 ms */
     int64_t round_samples;    /* samples per side per round at least; <= 0: 5 */
     const char *filter;       /* glob over case keys; NULL: all */
     FILE *progress;           /* progress lines, or NULL */

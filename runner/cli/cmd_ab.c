@@ -61,7 +61,7 @@ int pg_cmd_ab(int argc, char **argv)
         {"rounds", 'r', PG_OPT_INT, &rounds, "R", "interleaved rounds at most (default 20); a case stops once settled"},
         {"fixed-rounds", 0, PG_OPT_FLAG, &o.fixed, NULL, "every case all R rounds, decided at that count"},
         {"max-time", 0, PG_OPT_DOUBLE, &o.max_time, "SEC", "seconds for all rounds; the time left goes to open cases"},
-        {"round-time", 0, PG_OPT_DOUBLE, &round_time, "SEC", "sampling per side per round (default min_run_time/8, at least 20 ms)"},
+        {"round-time", 0, PG_OPT_DOUBLE, &round_time, "SEC", "sampling per side per round (default min_run_time/4, at least 20 ms)"},
         {"seed", 0, PG_OPT_STR, &seed_text, "N", "seed of the random order (default: from the clock; printed)"},
         {"filter", 'f', PG_OPT_STR, &o.filter, "GLOB", "only cases whose key matches GLOB"},
         {"round-min", 0, PG_OPT_FLAG, &o.round_min, NULL, "a round's value is its fastest block (default: its median block)"},
