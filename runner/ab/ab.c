@@ -386,10 +386,13 @@ static int fresh_pair(const ab_case *ac, const pg_ab_options *o, const ab_worker
 }
 
 /*
- * Starts the pair of the next case this round measures, when it is a fresh
- * pair and CPUs are left beside the round's `busy_set` (where `busy` takes
- * its turns meanwhile): it sets up and warms up on those, never on the CPUs
- * being measured. Nothing starts on a machine with no CPU to spare.
+ * With PERFGATE_OVERLAP_SETUP=1: starts the pair of the next case this round
+ * measures, when it is a fresh pair and CPUs are left beside the round's
+ * `busy_set` (where `busy` takes its turns meanwhile): it sets up and warms
+ * up on those, never on the CPUs being measured. Nothing starts on a machine
+ * with no CPU to spare. Off by default: the set-up beside the measured pair
+ * widened the per-round ratios as much as it saved (docs/statistics.md,
+ * "Set-up out of turns").
  */
 static int start_next(pg_exec_pair **out, size_t *out_i, const ab_case *cases, size_t ncases, size_t i,
                       const pg_ab_seq *seq, const ab_draw *draws, const side *sides, const pg_ab_options *o,
@@ -397,14 +400,18 @@ static int start_next(pg_exec_pair **out, size_t *out_i, const ab_case *cases, s
 {
     uint64_t turns[PG_CHILD_CPU_WORDS], setup[PG_CHILD_CPU_WORDS];
     cpu_set_t spare, next_set;
+    const char *env = getenv("PERFGATE_OVERLAP_SETUP");
     size_t j;
     int chosen;
 
+    if (!env || strcmp(env, "1") != 0)
+        return 0;
     for (j = i + 1; j < ncases && (cases[j].failed[0] || cases[j].failed[1] || seq[j].settled_at); j++)
         ;
     if (j == ncases || !fresh_pair(&cases[j], o, aw))
         return 0;
     chosen = round_cpus(&next_set, allowed, cases[j].c->threads, draws[j].pick);
+    /* The allowed CPUs the measured pair does not use (it was given some of them). */
     CPU_XOR(&spare, allowed, busy_set);
     CPU_AND(&spare, &spare, allowed);
     if (!chosen || CPU_COUNT(&spare) == 0)
@@ -569,12 +576,14 @@ int pg_ab_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_options *o
             } else {
                 /* Workers, commands and sides in sequence run where this thread does, pinned for the round. */
                 pinned = chosen && sched_setaffinity(0, sizeof(round_set), &round_set) == 0;
-                if (ac->c->plugin && !o.sequential)
+                if (ac->c->plugin && !o.sequential) {
                     err = measure_workers(ac, i, sides, &o, o.rounds, draws[i].seed, &aw, &prog,
                                           chosen ? pg__child_cpus_to_words(words, &round_set) : NULL);
-                for (k = 0; k < 2 && !err && !(ac->c->plugin && !o.sequential); k++) {
-                    int which = draws[i].head_first ? 1 - k : k;
-                    err = measure_round(ac, which, &sides[which], &o, o.rounds);
+                } else {
+                    for (k = 0; k < 2 && !err; k++) {
+                        int which = draws[i].head_first ? 1 - k : k;
+                        err = measure_round(ac, which, &sides[which], &o, o.rounds);
+                    }
                 }
                 if (pinned)
                     sched_setaffinity(0, sizeof(saved), &saved);
