@@ -14,8 +14,17 @@
  * a look after every round from PG_AB_MIN_ROUNDS on, a case stops once
  * REGRESSED, SAME or IMPROVED, at most R rounds.
  *
+ * With replay=FILE (the output of bench_ab_rounds: per case, the log ratios
+ * of real interleaved rounds) the noise is this machine's instead of the
+ * model's: each case of a gate is one case of FILE (cases= is ignored), each
+ * round a value drawn from that case's measured rounds with a random sign.
+ * Identical builds are exchangeable within a round, so an A/A log ratio is as
+ * likely to be -d as d; the sign makes each case's median exactly 0 as the
+ * error rates need, and keeps the measured spread and tails. The shifted
+ * case is the one whose key starts with shifted=PREFIX (default: the first).
+ *
  * usage: bench_seq_sim [trials=10000] [cases=20] [rounds=20] [df=3]
- *        [sig_lo=0.005] [sig_hi=0.04] [alpha=0.05]
+ *        [sig_lo=0.005] [sig_hi=0.04] [alpha=0.05] [replay=FILE [shifted=PREFIX]]
  * Prints one table row per series; reproducible (fixed seeds).
  */
 #include "ab/ab.h"
@@ -31,6 +40,8 @@
 typedef struct sim {
     int trials, cases, rounds;
     double df, sig_lo, sig_hi, alpha;
+    double **pool;            /* replay: per case, its measured log ratios */
+    size_t *npool;
 } sim;
 
 static double unif(pg_rng *g)
@@ -84,6 +95,71 @@ static double t_mad(double df)
     m = pg_stats_median(x, N);
     free(x);
     return m;
+}
+
+/* One round's noise of case c: the model's, or a measured round with a random sign (replay). */
+static double noise(const sim *s, pg_rng *g, int c, double sigma, double scale)
+{
+    uint64_t u;
+
+    if (!s->pool)
+        return sigma * student(g, s->df) / (1.4826 * scale);
+    u = pg_stats_rng_next(g);
+    return (u & 1 ? 1 : -1) * s->pool[c][(u >> 1) % s->npool[c]];
+}
+
+/* Reads bench_ab_rounds output: a line per case, its key then its values ('#' lines skipped). */
+static int load_pool(sim *s, const char *path, const char *shifted)
+{
+    FILE *f = fopen(path, "r");
+    char line[65536];
+
+    if (!f) {
+        fprintf(stderr, "bench_seq_sim: cannot open %s\n", path);
+        return -1;
+    }
+    s->cases = 0;
+    while (fgets(line, sizeof(line), f)) {
+        char *p = line, *end;
+        size_t n = 0, cap = 64;
+        double *v;
+        if (line[0] == '#' || !strchr(line, ' '))
+            continue;
+        v = malloc(cap * sizeof(*v));
+        p = strchr(line, ' ');
+        for (;;) {
+            double x = strtod(p, &end);
+            if (end == p)
+                break;
+            if (n == cap)
+                v = realloc(v, (cap *= 2) * sizeof(*v));
+            v[n++] = x;
+            p = end;
+        }
+        if (n == 0) {
+            free(v);
+            continue;
+        }
+        s->pool = realloc(s->pool, (size_t)(s->cases + 1) * sizeof(*s->pool));
+        s->npool = realloc(s->npool, (size_t)(s->cases + 1) * sizeof(*s->npool));
+        s->pool[s->cases] = v;
+        s->npool[s->cases++] = n;
+        /* The shifted case goes first: the series shift case 0. */
+        if (shifted && strncmp(line, shifted, strlen(shifted)) == 0) {
+            int last = s->cases - 1;
+            s->pool[last] = s->pool[0];
+            s->npool[last] = s->npool[0];
+            s->pool[0] = v;
+            s->npool[0] = n;
+            shifted = NULL;
+        }
+    }
+    fclose(f);
+    if (s->cases == 0) {
+        fprintf(stderr, "bench_seq_sim: no rounds in %s\n", path);
+        return -1;
+    }
+    return 0;
 }
 
 typedef struct tally {
@@ -143,7 +219,7 @@ static void run_series(const sim *s, double shift, double threshold, double scal
             pg_ab_seq init = PG_AB_SEQ_INIT;
             sigma[c] = s->sig_lo * pow(s->sig_hi / s->sig_lo, unif(&g));
             for (r = 0; r < s->rounds; r++)
-                d[c][r] = (c == 0 ? log(1 + shift) : 0) + sigma[c] * student(&g, s->df) / (1.4826 * scale);
+                d[c][r] = (c == 0 ? log(1 + shift) : 0) + noise(s, &g, c, sigma[c], scale);
             seq[c] = init;
             seq[c].d = d[c];
             seq[c].threshold = threshold;
@@ -222,7 +298,8 @@ static void print_row(const char *name, const sim *s, double threshold, const ta
 
 int main(int argc, char **argv)
 {
-    sim s = {10000, 20, 20, 3, 0.005, 0.04, 0.05};
+    sim s = {10000, 20, 20, 3, 0.005, 0.04, 0.05, NULL, NULL};
+    const char *replay = NULL, *shifted = NULL;
     struct {
         const char *name;
         double shift, threshold;
@@ -246,15 +323,26 @@ int main(int argc, char **argv)
             s.sig_hi = atof(a + 7);
         else if (!strncmp(a, "alpha=", 6))
             s.alpha = atof(a + 6);
+        else if (!strncmp(a, "replay=", 7))
+            replay = a + 7;
+        else if (!strncmp(a, "shifted=", 8))
+            shifted = a + 8;
         else {
             fprintf(stderr, "bench_seq_sim: unknown argument '%s'\n", a);
             return 2;
         }
     }
-    scale = t_mad(s.df);
-    printf("# seq_sim: %d gates per series of %d cases, at most %d rounds (looks from round %d), per-round log "
-           "ratio noise t(%g) with robust sd log-uniform in [%.1f%%, %.1f%%], alpha %.2f\n",
-           s.trials, s.cases, s.rounds, PG_AB_MIN_ROUNDS, s.df, 100 * s.sig_lo, 100 * s.sig_hi, s.alpha);
+    if (replay && load_pool(&s, replay, shifted) != 0)
+        return 2;
+    scale = replay ? 1 : t_mad(s.df);
+    if (replay)
+        printf("# seq_sim: %d gates per series of the %d cases of %s, at most %d rounds (looks from round %d), "
+               "per-round log ratios drawn from the measured ones with a random sign, alpha %.2f\n",
+               s.trials, s.cases, replay, s.rounds, PG_AB_MIN_ROUNDS, s.alpha);
+    else
+        printf("# seq_sim: %d gates per series of %d cases, at most %d rounds (looks from round %d), per-round log "
+               "ratio noise t(%g) with robust sd log-uniform in [%.1f%%, %.1f%%], alpha %.2f\n",
+               s.trials, s.cases, s.rounds, PG_AB_MIN_ROUNDS, s.df, 100 * s.sig_lo, 100 * s.sig_hi, s.alpha);
     printf("# figures are sequential / fixed %d rounds\n\n", s.rounds);
     printf("| series | threshold | gates | gates with a false REGRESSED | with a false IMPROVED | case 0 REGRESSED | "
            "case 0 SAME | rounds per case median / max / mean | of the fixed rounds | sequence miss rate per case |\n");
@@ -265,5 +353,9 @@ int main(int argc, char **argv)
         print_row(series[i].name, &s, series[i].threshold, &t, series[i].shift != 0);
         free(t.rounds);
     }
+    for (i = 0; i < (s.pool ? s.cases : 0); i++)
+        free(s.pool[i]);
+    free(s.pool);
+    free(s.npool);
     return 0;
 }
