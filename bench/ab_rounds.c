@@ -12,6 +12,7 @@
  * usage: bench_ab_rounds BASE HEAD SUITE [ROUNDS=40] [SEED=1] > FILE
  */
 #include "ab/ab.h"
+#include "perfgate/errors.h"
 #include "suite.h"
 
 #include <math.h>
@@ -35,7 +36,7 @@ int main(int argc, char **argv)
     }
     paths[0] = argv[3];
     if ((err = pg_suite_set_load(&set, paths, 1, &so, &diags)) != 0) {
-        fprintf(stderr, "bench_ab_rounds: cannot load %s\n", argv[3]);
+        fprintf(stderr, "bench_ab_rounds: %s\n", pg_error_last());
         return 2;
     }
     o.base = argv[1];
@@ -44,8 +45,12 @@ int main(int argc, char **argv)
     o.seed = argc > 5 ? strtoull(argv[5], NULL, 10) : 1;
     o.fixed = 1;
     o.progress = stderr;
-    if (o.rounds < 1 || (err = pg_ab_run(&ab, &set, &o)) != 0) {
-        fprintf(stderr, "bench_ab_rounds: the A/B failed\n");
+    if (o.rounds < 1) {
+        fprintf(stderr, "bench_ab_rounds: ROUNDS must be at least 1\n");
+        return 2;
+    }
+    if ((err = pg_ab_run(&ab, &set, &o)) != 0) {
+        fprintf(stderr, "bench_ab_rounds: %s\n", pg_error_last());
         return 3;
     }
     printf("# %s vs %s, %d rounds, seed %llu\n", o.base, o.head, o.rounds, (unsigned long long)o.seed);

@@ -62,7 +62,7 @@ def load(paths):
     return {k: np.array(v) for k, v in cases.items()}
 
 
-def sign_wealth(d, c, up):
+def sign_wealth(d, c, up, key=None):
     """The library's mixture of sign bets on "centre > c" (up) or "< c", per row of d."""
     a = ((d > c) if up else (d < c)).sum(-1)
     n = d.shape[-1]
@@ -72,7 +72,7 @@ def sign_wealth(d, c, up):
 def clip_wealth(scale, lams):
     s = scale * math.log(1 + THRESHOLD)
 
-    def wealth(d, c, up):
+    def wealth(d, c, up, key=None):
         u = np.clip((d - c) / s, -1, 1) * (1 if up else -1)
         return np.mean([np.prod(1 + lam * u, axis=-1) for lam in lams], axis=0)
     return wealth
@@ -88,10 +88,10 @@ def known_density(cases):
             z = (x[..., None] - pool) / h
             return np.log(np.mean(np.exp(-0.5 * z * z), axis=-1) / h + 1e-300)
         return logf
-    logfs = {id(v): logf_of(v) for v in cases.values()}
+    logfs = {key: logf_of(v) for key, v in cases.items()}
 
-    def wealth(d, c, up, pool):
-        logf = logfs[id(pool)]
+    def wealth(d, c, up, key):
+        logf = logfs[key]
         # "centre = c" against "centre = 0": the observed d are centred at 0 in an A/A replay.
         return np.exp(np.minimum(np.sum(logf(d) - logf(d - c), axis=-1), 700))
     return wealth
@@ -100,14 +100,13 @@ def known_density(cases):
 def case_rounds(cases, wealth, trials, rng):
     t = math.log(1 + THRESHOLD)
     total, still_open = 0.0, 0.0
-    for v in cases.values():
+    for key, v in cases.items():
         d = rng.choice(v, size=(trials, MOST)) * rng.choice([-1.0, 1.0], size=(trials, MOST))
         rounds = np.full(trials, MOST)
         undecided = np.ones(trials, bool)
-        w = (lambda x, c, up: wealth(x, c, up, v)) if getattr(wealth, "per_case", False) else wealth
         for n in range(FIRST, MOST + 1):
             x = d[:, :n]
-            same = (w(x, t, False) >= 1 / ALPHA) & (w(x, -t, True) >= 1 / ALPHA)
+            same = (wealth(x, t, False, key) >= 1 / ALPHA) & (wealth(x, -t, True, key) >= 1 / ALPHA)
             hit = undecided & same
             rounds[hit] = n
             undecided &= ~hit
@@ -129,9 +128,7 @@ def main():
     for scale in (0.5, 0.75):
         for lams in ((0.6, 0.8, 0.94, 0.98), (0.7, 0.85, 0.95, 0.99)):
             rules.append(("clipped magnitudes, s = %g t, lambda in %s" % (scale, lams), clip_wealth(scale, lams)))
-    bound = known_density(cases)
-    bound.per_case = True
-    rules.append(("bound: each case's density known (likelihood ratio)", bound))
+    rules.append(("bound: each case's density known (likelihood ratio)", known_density(cases)))
     for name, wealth in rules:
         total, still_open = case_rounds(cases, wealth, a.trials, np.random.default_rng(7))
         print("| %s | %.1f | %.2f |" % (name, total, still_open))

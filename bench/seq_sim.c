@@ -123,6 +123,11 @@ static int load_pool(sim *s, const char *path, const char *shifted)
         char *p = line, *end;
         size_t n = 0, cap = 64;
         double *v;
+        if (!strchr(line, '\n') && !feof(f)) {
+            fprintf(stderr, "bench_seq_sim: %s: a line longer than %zu bytes\n", path, sizeof(line) - 1);
+            fclose(f);
+            return -1;
+        }
         if (line[0] == '#' || !strchr(line, ' '))
             continue;
         v = malloc(cap * sizeof(*v));
@@ -157,6 +162,10 @@ static int load_pool(sim *s, const char *path, const char *shifted)
     fclose(f);
     if (s->cases == 0) {
         fprintf(stderr, "bench_seq_sim: no rounds in %s\n", path);
+        return -1;
+    }
+    if (shifted) {
+        fprintf(stderr, "bench_seq_sim: no case of %s starts with '%s' (shifted=)\n", path, shifted);
         return -1;
     }
     return 0;
