@@ -3,6 +3,7 @@
 #include "support.h"
 
 #include "fingerprint.h"
+#include "util.h"
 
 #include <cblas.h>
 #include <gnu/libc-version.h>
@@ -56,16 +57,24 @@ Test(fingerprint, fields_match_the_system)
 
 Test(fingerprint, identity_is_stable_and_follows_the_blas_core_type)
 {
-    char *h1 = NULL, *h2 = NULL, *h3 = NULL;
-    json_t *a = read_fp(&h1), *b = read_fp(&h2), *c;
+    char *h1 = NULL, *h2 = NULL, *h3 = NULL, *saved = getenv("OPENBLAS_CORETYPE") ? pg__strdup(getenv("OPENBLAS_CORETYPE")) : NULL;
+    json_t *a, *b, *c;
 
+    /* The identity without a forced core type, whatever the machine's environment holds. */
+    unsetenv("OPENBLAS_CORETYPE");
+    a = read_fp(&h1);
+    b = read_fp(&h2);
     cr_expect_str_eq(h1, h2);
     /* A forced OpenBLAS core type runs other kernels: a different machine for comparisons. */
     setenv("OPENBLAS_CORETYPE", "Haswell", 1);
     c = read_fp(&h3);
     cr_expect_str_neq(h1, h3);
     cr_expect_str_eq(json_string_value(json_object_get(c, "openblas_coretype_env")), "Haswell");
-    unsetenv("OPENBLAS_CORETYPE");
+    if (saved)
+        setenv("OPENBLAS_CORETYPE", saved, 1);
+    else
+        unsetenv("OPENBLAS_CORETYPE");
+    free(saved);
     json_decref(a);
     json_decref(b);
     json_decref(c);
@@ -76,7 +85,7 @@ Test(fingerprint, identity_is_stable_and_follows_the_blas_core_type)
 
 Test(fingerprint, hazards_name_too_many_threads_and_forced_core_type)
 {
-    char *text = NULL;
+    char *text = NULL, *saved = getenv("OPENBLAS_CORETYPE") ? pg__strdup(getenv("OPENBLAS_CORETYPE")) : NULL;
 
     setenv("OPENBLAS_CORETYPE", "Haswell", 1);
     pg_assert_ok(pg_fingerprint_hazards(&text, 100000));
@@ -86,7 +95,11 @@ Test(fingerprint, hazards_name_too_many_threads_and_forced_core_type)
     unsetenv("OPENBLAS_CORETYPE");
     pg_assert_ok(pg_fingerprint_hazards(&text, 1));
     cr_expect(strstr(text, "threads requested") == NULL, "%s", text);
+    cr_expect(strstr(text, "OPENBLAS_CORETYPE") == NULL, "%s", text);
     free(text);
+    if (saved)
+        setenv("OPENBLAS_CORETYPE", saved, 1);
+    free(saved);
 }
 
 Test(doctor, prints_fingerprint_and_hazards)

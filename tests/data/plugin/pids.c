@@ -5,8 +5,11 @@
  * (a fresh one per round, or workers kept across rounds). With
  * $PG_TEST_KILL_AT=N the process that writes line N kills itself (SIGKILL:
  * no handler, no record), as if the machine killed it mid-run. Each
- * iteration spins `n` steps, PIDS_SLOW (a -D, default 1) times as many: a
- * slowdown whatever the machine does.
+ * iteration takes `n` steps of a dependent multiply-add chain, PIDS_SLOW (a
+ * -D, default 1) times as many: a slowdown whatever the machine does. (An
+ * increment of a volatile counter is no such work: CPUs that rename memory
+ * operands, AMD's Zen 2 and later, run it in a fraction of a cycle per step,
+ * so three times the steps took 1.5 times as long.)
  *
  * "turns" does the same in the callback form (one iterate call per block).
  */
@@ -28,6 +31,17 @@
 
 static volatile unsigned sink;
 
+/* n steps of a chain each step of which waits for the last: a multiply and an add per step. */
+static unsigned chain(int64_t n)
+{
+    unsigned x = sink;
+    int64_t i;
+
+    for (i = 0; i < n; i++)
+        x = x * 1664525u + 1013904223u;
+    return x;
+}
+
 static void note_pid(void)
 {
     const char *path = getenv("PG_TEST_PID_FILE"), *kill_at = getenv("PG_TEST_KILL_AT");
@@ -48,12 +62,11 @@ static void note_pid(void)
 
 static void work(pg_state *st)
 {
-    int64_t n = pg_param_int(st, "n", 2000) * PIDS_SLOW, i;
+    int64_t n = pg_param_int(st, "n", 2000) * PIDS_SLOW;
 
     note_pid();
     while (pg_keep_running(st))
-        for (i = 0; i < n; i++)
-            sink += (unsigned)i;
+        sink = chain(n);
 }
 
 typedef struct turns {
@@ -76,12 +89,11 @@ static void *turns_setup(pg_state *st)
 static void turns_iterate(void *ctx, pg_state *st, int64_t iters)
 {
     turns *t = ctx;
-    int64_t k, i;
+    int64_t k;
 
     (void)st;
     for (k = 0; k < iters; k++)
-        for (i = 0; i < t->n; i++)
-            sink += (unsigned)i;
+        sink = chain(t->n);
 }
 
 static void turns_teardown(void *ctx)
