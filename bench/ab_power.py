@@ -9,7 +9,7 @@ freedom, scaled so that 1.4826 * MAD = sigma), plus the true change.
 Measured on the example plugin (bench/ab_example.sh, 2-core shared VM):
 sigma = 1.3-3.5 % per round for matmul_chain, 4-13 % for the tiny saxpy.
 
-The rule as perfgate applies it (runner/ab/paired.c, runner/verdict.c):
+The rule as perfgate applies it (runner/ab/paired.c, runner/verdict/verdict.c):
 one-sided Wilcoxon signed-rank p < alpha/m (Holm's first step, m = 10 cases)
 and the lower end of Tukey's 95 % interval of the Hodges-Lehmann centre above
 log(1 + threshold). Prints the share of simulations that are REGRESSED.

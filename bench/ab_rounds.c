@@ -13,7 +13,7 @@
  */
 #include "ab/ab.h"
 #include "perfgate/errors.h"
-#include "suite.h"
+#include "suite/suite.h"
 
 #include <math.h>
 #include <stdio.h>

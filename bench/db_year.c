@@ -11,11 +11,11 @@
  * postgresql:// URL), for timing compare and history on either engine
  * (bench/db_fleet.sh): bench_db_year --fill DB [CASES=1000] [SAMPLES=50]
  */
-#include "model.h"
+#include "base/model.h"
 #include "perfgate/errors.h"
-#include "stats.h"
+#include "stats/stats.h"
 #include "store/store.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -7,8 +7,8 @@
  * found within +-1 and +-2 commits, and how many false change points appear.
  * usage: bench_history_accuracy [N] [penalty]
  */
-#include "history.h"
-#include "stats.h"
+#include "history/history.h"
+#include "stats/stats.h"
 
 #include <math.h>
 #include <stdio.h>

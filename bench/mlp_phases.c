@@ -9,11 +9,11 @@
  * (default 200 steps, 1 thread, cpu: the process's CPU time, so preemption on a loaded machine
  * stays out of the figures; wall for wall-clock time.)
  */
-#include "instrument.h"
+#include "base/instrument.h"
 #include "kernels/mlp.h"
-#include "measure.h"
-#include "stats.h"
-#include "util.h"
+#include "measure/measure.h"
+#include "stats/stats.h"
+#include "base/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -11,11 +11,11 @@
  * Samples are log-normal about a per-case level with 3 % noise (seeded), so
  * every statistic has real work to do.
  */
-#include "model.h"
+#include "base/model.h"
 #include "perfgate/errors.h"
-#include "stats.h"
+#include "stats/stats.h"
 #include "store/store.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
 round's ratio, not only its sign, settle the cases of an interleaved gate in
 fewer rounds? Replayed on measured rounds.
 
-The library's sequence (runner/sign_cs.c) bets on the signs of the per-round
+The library's sequence (runner/stats/sign_cs.c) bets on the signs of the per-round
 log ratios d around a candidate centre c: it assumes nothing of the
 distribution, and one round on the wrong side costs as much as any other.
 The alternative here assumes the rounds are symmetric about their centre

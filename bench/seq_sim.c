@@ -28,9 +28,9 @@
  * Prints one table row per series; reproducible (fixed seeds).
  */
 #include "ab/ab.h"
-#include "stats.h"
-#include "util.h"
-#include "verdict.h"
+#include "stats/stats.h"
+#include "base/util.h"
+#include "verdict/verdict.h"
 
 #include <math.h>
 #include <stdio.h>

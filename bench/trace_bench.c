@@ -12,7 +12,7 @@
  */
 #include "perfgate/errors.h"
 #include "trace/trace.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <jansson.h>
 #include <stdio.h>

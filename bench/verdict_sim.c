@@ -18,9 +18,9 @@
  * With grid=1 (default) it prints a table over K, n and drift; every figure is
  * reproducible (fixed seeds).
  */
-#include "stats.h"
-#include "util.h"
-#include "verdict.h"
+#include "stats/stats.h"
+#include "base/util.h"
+#include "verdict/verdict.h"
 
 #include <math.h>
 #include <stdio.h>

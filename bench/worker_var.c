@@ -21,7 +21,7 @@
  * sum of MSB and MSW degrees of freedom).
  */
 #include "ab/ab.h"
-#include "suite.h"
+#include "suite/suite.h"
 
 #include <math.h>
 #include <stdio.h>

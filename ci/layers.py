@@ -10,7 +10,9 @@ check then reads every `#include "..."` and reports:
     module is a source and its header collapsed into one node (runner/x.c and
     runner/x.h are module runner/x; a lone header or a lone source is a module
     of its own). Cycles count within one layer too;
-  * a file that no glob maps, so that a new file is placed deliberately.
+  * a file that no glob maps, so that a new file is placed deliberately;
+  * a file directly under runner/ (mapped or not): runner/ holds folders
+    only, one concern each, so a path says what a file does.
 
 An include resolves the way the compiler resolves it: first the including
 file's folder, then include/, then runner/ (the -I order in CMakeLists.txt).
@@ -157,7 +159,7 @@ def resolve(root, including, target):
 
 
 def module_of(path):
-    """runner/x.c, runner/x.h and runner/x.cu are module runner/x."""
+    """runner/d/x.c, runner/d/x.h and runner/d/x.cu are module runner/d/x."""
     return os.path.splitext(path)[0]
 
 
@@ -245,7 +247,10 @@ class Analysis:
         self.files = scan_files(root)
         self.layer_of = {}
         self.unmapped = []
+        self.loose = [f for f in self.files if f.startswith("runner/") and f.count("/") == 1]
         for f in self.files:
+            if f in self.loose:
+                continue
             for _glob, regex, name in self.rules:
                 if regex.match(f):
                     self.layer_of[f] = name
@@ -293,6 +298,8 @@ class Analysis:
 
     def violations(self):
         out = []
+        for f in self.loose:
+            out.append("%s: a file directly under runner/; move it into the folder of its concern" % f)
         for f in self.unmapped:
             out.append("%s: not mapped to a layer; add it to %s" % (f, os.path.relpath(self.map_path, self.root)))
         for f, lineno, to in self.upward:

@@ -23,22 +23,22 @@ layer 0 base
 layer 1 core
 layer 4 cli
 include/perfgate/*.h  base
-runner/util.[ch]      base   # a comment after a rule
-runner/stats.[ch]     core
-runner/measure.[ch]   core
+runner/base/**        base   # a comment after a rule
+runner/stats/**       core
+runner/measure/**     core
 runner/cli/**         cli
 """
 
 TINY_FILES = {
     "include/perfgate/errors.h": "#ifndef E\n#define E\n#endif\n",
-    "runner/util.h": '#include "perfgate/errors.h"\n',
-    "runner/util.c": '#include "util.h"\n#include "perfgate/config.h"\n#include <stdio.h>\n',
-    "runner/stats.h": '#include "util.h"\n',
-    "runner/stats.c": '#include "stats.h"\n#include "perfgate/errors.h"\n',
-    "runner/measure.h": '#include "stats.h"\n',
-    "runner/measure.c": '#include "measure.h"\n',
-    "runner/cli/cli.h": '#include "measure.h"\n',
-    "runner/cli/main.c": '#include "cli.h"\n#include "util.h"\n',
+    "runner/base/util.h": '#include "perfgate/errors.h"\n',
+    "runner/base/util.c": '#include "base/util.h"\n#include "perfgate/config.h"\n#include <stdio.h>\n',
+    "runner/stats/stats.h": '#include "base/util.h"\n',
+    "runner/stats/stats.c": '#include "stats/stats.h"\n#include "perfgate/errors.h"\n',
+    "runner/measure/measure.h": '#include "stats/stats.h"\n',
+    "runner/measure/measure.c": '#include "measure/measure.h"\n',
+    "runner/cli/cli.h": '#include "measure/measure.h"\n',
+    "runner/cli/main.c": '#include "cli.h"\n#include "base/util.h"\n',
 }
 
 
@@ -88,21 +88,21 @@ class TinyTree(unittest.TestCase):
 
     def test_upward_include_fails_naming_the_line(self):
         # Line 3 of runner/stats.c: a core file including the CLI's header.
-        self.tree.append("runner/stats.c", '#include "cli/cli.h"\n')
+        self.tree.append("runner/stats/stats.c", '#include "cli/cli.h"\n')
         rc, out, _ = run(self.tree.root)
         self.assertEqual(rc, 1)
-        self.assertIn("runner/stats.c:3: includes runner/cli/cli.h (layer 4 cli) from layer 1 core", out)
+        self.assertIn("runner/stats/stats.c:3: includes runner/cli/cli.h (layer 4 cli) from layer 1 core", out)
 
     def test_cycle_between_two_modules_of_one_layer_fails(self):
         # stats.c -> measure.h, and measure.h -> stats.h already: stats <-> measure.
-        self.tree.append("runner/stats.c", '#include "measure.h"\n')
+        self.tree.append("runner/stats/stats.c", '#include "measure/measure.h"\n')
         rc, out, _ = run(self.tree.root)
         self.assertEqual(rc, 1)
         lines = [l for l in out.splitlines() if "include cycle" in l]
         self.assertEqual(len(lines), 1, out)
-        self.assertIn("include cycle between modules runner/measure, runner/stats", lines[0])
-        self.assertIn("runner/stats.c:3 -> runner/measure.h", lines[0])
-        self.assertIn("runner/measure.h:1 -> runner/stats.h", lines[0])
+        self.assertIn("include cycle between modules runner/measure/measure, runner/stats/stats", lines[0])
+        self.assertIn("runner/stats/stats.c:3 -> runner/measure/measure.h", lines[0])
+        self.assertIn("runner/measure/measure.h:1 -> runner/stats/stats.h", lines[0])
 
     def test_source_and_header_of_one_module_are_one_node(self):
         # x.c including x.h is no cycle; neither is a header including a lower header.
@@ -112,22 +112,37 @@ class TinyTree(unittest.TestCase):
         self.assertIn("cycles: 0", out)
 
     def test_unmapped_file_fails(self):
-        self.tree.write("runner/newthing.c", '#include "util.h"\n')
+        self.tree.write("runner/newthing/newthing.c", '#include "base/util.h"\n')
         rc, out, _ = run(self.tree.root)
         self.assertEqual(rc, 1)
-        self.assertIn("runner/newthing.c: not mapped to a layer; add it to ci/layers.txt", out)
+        self.assertIn("runner/newthing/newthing.c: not mapped to a layer; add it to ci/layers.txt", out)
+
+    def test_file_directly_under_runner_fails_even_when_mapped(self):
+        # runner/ holds folders only: a loose file is rejected whatever the map says.
+        self.tree.write("runner/loose.c", '#include "base/util.h"\n')
+        self.tree.write("ci/layers.txt", TINY_MAP + "runner/*.c  base\n")
+        rc, out, _ = run(self.tree.root)
+        self.assertEqual(rc, 1)
+        self.assertIn("runner/loose.c: a file directly under runner/; move it into the folder of its concern", out)
+        self.assertNotIn("not mapped", out)
+        self.tree.write("ci/layers.txt", TINY_MAP)
+        rc, out, _ = run(self.tree.root)
+        self.assertEqual(rc, 1)
+        self.assertIn("runner/loose.c: a file directly under runner/", out)
+        self.assertNotIn("not mapped", out)
 
     def test_allow_list_accepts_an_edge_and_notes_stale_ones(self):
-        self.tree.append("runner/stats.c", '#include "cli/cli.h"\n')
+        self.tree.append("runner/stats/stats.c", '#include "cli/cli.h"\n')
         self.tree.write("ci/layers-allow.txt",
-                        "# reason\nrunner/stats.c -> runner/cli/cli.h\nrunner/util.c -> runner/stats.h\n")
+                        "# reason\nrunner/stats/stats.c -> runner/cli/cli.h\nrunner/base/util.c -> runner/stats/stats.h\n")
         rc, out, err = run(self.tree.root)
         self.assertEqual(rc, 0, out + err)
-        self.assertIn("ci/layers-allow.txt:3: accepted edge runner/util.c -> runner/stats.h no longer exists", err)
+        self.assertIn("ci/layers-allow.txt:3: accepted edge runner/base/util.c -> runner/stats/stats.h no longer exists",
+                      err)
 
     def test_allowed_edge_breaks_a_cycle(self):
-        self.tree.append("runner/stats.c", '#include "measure.h"\n')
-        self.tree.write("ci/layers-allow.txt", "runner/stats.c -> runner/measure.h\n")
+        self.tree.append("runner/stats/stats.c", '#include "measure/measure.h"\n')
+        self.tree.write("ci/layers-allow.txt", "runner/stats/stats.c -> runner/measure/measure.h\n")
         rc, out, err = run(self.tree.root)
         self.assertEqual(rc, 0, out + err)
 
@@ -136,20 +151,20 @@ class TinyTree(unittest.TestCase):
         # (perfgate/config.h, <stdio.h>) is no edge.
         rc, out, _ = run(self.tree.root, "--dot")
         self.assertEqual(rc, 0, out)
-        self.assertIn('"runner/cli/main" -> "runner/util";', out)
+        self.assertIn('"runner/cli/main" -> "runner/base/util";', out)
         self.assertNotIn("config", out)
-        self.tree.write("runner/cli/util.h", "\n")
+        self.tree.write("runner/cli/base/util.h", "\n")
         rc, out, _ = run(self.tree.root, "--dot")
         self.assertEqual(rc, 0, out)
-        self.assertIn('"runner/cli/main" -> "runner/cli/util";', out)
-        self.assertNotIn('"runner/cli/main" -> "runner/util";', out)
-        self.tree.write("runner/util.h", '#include "perfgate/errors.h"\n#include "cli/util.h"\n')
+        self.assertIn('"runner/cli/main" -> "runner/cli/base/util";', out)
+        self.assertNotIn('"runner/cli/main" -> "runner/base/util";', out)
+        self.tree.write("runner/base/util.h", '#include "perfgate/errors.h"\n#include "cli/cli.h"\n')
         rc, out, _ = run(self.tree.root)
         self.assertEqual(rc, 1)
-        self.assertIn("runner/util.h:2: includes runner/cli/util.h (layer 4 cli) from layer 0 base", out)
+        self.assertIn("runner/base/util.h:2: includes runner/cli/cli.h (layer 4 cli) from layer 0 base", out)
 
     def test_graph_and_dot(self):
-        self.tree.append("runner/stats.c", '#include "cli/cli.h"\n')
+        self.tree.append("runner/stats/stats.c", '#include "cli/cli.h"\n')
         rc, out, _ = run(self.tree.root, "--graph")
         self.assertEqual(rc, 1)
         self.assertIn("upward includes: 1", out)
@@ -157,7 +172,7 @@ class TinyTree(unittest.TestCase):
         rc, out, _ = run(self.tree.root, "--dot")
         self.assertEqual(rc, 1)
         self.assertTrue(out.startswith("digraph layers {"), out)
-        self.assertIn('"runner/stats" -> "runner/cli/cli" [color=red, penwidth=2];', out)
+        self.assertIn('"runner/stats/stats" -> "runner/cli/cli" [color=red, penwidth=2];', out)
 
     def test_usage_and_map_errors_exit_2(self):
         self.assertEqual(run(self.tree.root, "--no-such-flag")[0], 2)
@@ -197,10 +212,23 @@ class RealTree(unittest.TestCase):
         rc, out, err = run(self.root)
         self.assertEqual(rc, 0, out + err)
 
+    def test_real_tree_has_no_file_directly_under_runner(self):
+        loose = [n for n in os.listdir(os.path.join(REPO, "runner"))
+                 if os.path.isfile(os.path.join(REPO, "runner", n)) and n != "CMakeLists.txt"]
+        self.assertEqual(loose, [])
+        with open(os.path.join(REPO, "ci", "layers-allow.txt"), encoding="utf-8") as f:
+            entries = [l for l in f if l.split("#", 1)[0].strip()]
+        self.assertEqual(entries, [], "the layering allow-list is empty")
+
+    def test_planted_root_file_fails(self):
+        with open(os.path.join(self.root, "runner", "loose.c"), "w", encoding="utf-8") as f:
+            f.write('#include "base/util.h"\n')
+        rc, out, _ = run(self.root)
+        self.assertEqual(rc, 1)
+        self.assertIn("runner/loose.c: a file directly under runner/", out)
+
     def test_planted_upward_include_in_stats_fails(self):
-        path = os.path.join(self.root, "runner", "stats.c")
-        if not os.path.exists(path):
-            self.skipTest("runner/stats.c moved")
+        path = os.path.join(self.root, "runner", "stats", "stats.c")
         with open(path, encoding="utf-8") as f:
             lines = f.read().splitlines(True)
         # Right after the file's first include, so the line number is known.
@@ -210,7 +238,7 @@ class RealTree(unittest.TestCase):
             f.writelines(lines)
         rc, out, _ = run(self.root)
         self.assertEqual(rc, 1)
-        self.assertIn("runner/stats.c:%d: includes runner/cli/cli.h (layer 4 cli) from layer 1 core" % (at + 1),
+        self.assertIn("runner/stats/stats.c:%d: includes runner/cli/cli.h (layer 4 cli) from layer 1 core" % (at + 1),
                       out)
 
 

@@ -1,8 +1,8 @@
 # perfgate-meter and libperfgate-memshim.so, beside perfgate (runner/meter/meter.h).
 set(PG_METER_SOURCES
-  runner/meter/main.c runner/meter/meter_child.c runner/region.c runner/case.c runner/util.c
-  runner/error.c runner/model.c runner/instrument.c runner/measure.c runner/stats.c runner/signed_rank.c
-  runner/testhooks.c runner/plugin/loader.c runner/plugin/host.c)
+  runner/meter/main.c runner/meter/meter_child.c runner/base/region.c runner/base/case.c runner/base/util.c
+  runner/base/error.c runner/base/model.c runner/base/instrument.c runner/measure/measure.c runner/stats/stats.c runner/stats/signed_rank.c
+  runner/base/testhooks.c runner/plugin/loader.c runner/plugin/host.c)
 file(GLOB PG_METER_KERNELS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/runner/kernels/*.c)
 add_executable(perfgate-meter ${PG_METER_SOURCES} ${PG_METER_KERNELS})
 # No sanitizers here: reset what add_compile_options/add_link_options gave every target.

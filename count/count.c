@@ -6,19 +6,19 @@
  * points (s/d/c/z gemm, gemm3m, symm, syrk, trmm, trsm, gemv), so the
  * program's calls land here first; each is forwarded to the next definition
  * (the real BLAS, found with dlsym(RTLD_NEXT)). With PERFGATE_COUNT_DIR set
- * each call is also counted with the formulas of runner/flopcount.h, keyed
+ * each call is also counted with the formulas of runner/base/flopcount.h, keyed
  * by op, calling function (its return address), the innermost ranges the
  * program opened (perfgate_range_push() or NVTX), and shape. At exit the
- * process writes DIR/count.PID.tsv (runner/count.h reads it); children that
+ * process writes DIR/count.PID.tsv (runner/meter/count.h reads it); children that
  * exec inherit the variable and write their own file. Without the variable
  * a call costs one load and a branch more than the real one.
  *
  * It links nothing of perfgate and is never built with sanitizers, because
  * it is loaded into programs that are not.
  */
-#include "count_abi.h"
+#include "base/count_abi.h"
 #include "count_internal.h"
-#include "flopcount.h"
+#include "base/flopcount.h"
 
 #include <cblas.h>
 #include <dlfcn.h>

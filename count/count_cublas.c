@@ -12,7 +12,7 @@
  * program's cuBLASLt.
  */
 #include "count_internal.h"
-#include "flopcount.h"
+#include "base/flopcount.h"
 
 #include <cublasLt.h>
 #include <cublas_v2.h>

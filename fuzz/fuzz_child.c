@@ -7,8 +7,8 @@
  * request decoder too (the other direction of the protocol), with a table
  * size the first byte also picks.
  */
-#include "child.h"
-#include "model.h"
+#include "measure/child.h"
+#include "base/model.h"
 
 #include <stdint.h>
 #include <stdlib.h>

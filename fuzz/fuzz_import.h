@@ -7,7 +7,7 @@
  */
 #include "fuzz_file.h"
 #include "import/import.h"
-#include "model.h"
+#include "base/model.h"
 
 #include <string.h>
 

@@ -7,7 +7,7 @@
  */
 #include "post/post.h"
 #include "report/report.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <stdint.h>
 #include <stdlib.h>

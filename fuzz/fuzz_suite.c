@@ -7,8 +7,8 @@
  * executor reads it. Built by fuzz/CMakeLists.txt with PG_FUZZ=ON; run by
  * ci/checks.d/fuzz-suite.sh under ASan and UBSan.
  */
-#include "expr.h"
-#include "suite.h"
+#include "base/expr.h"
+#include "suite/suite.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Generates tests/data/stats/signed_rank.txt: reference values from scipy/numpy
-for the signed-rank statistics in runner/signed_rank.c.
+for the signed-rank statistics in runner/stats/signed_rank.c.
 
 Run with Debian's interpreter, which has python3-scipy:
     /usr/bin/python3 tools/gen_signed_rank_reference.py > tests/data/stats/signed_rank.txt

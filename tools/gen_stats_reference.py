@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Generates tests/data/stats/reference.txt: reference values from scipy/numpy
-for the statistics in runner/stats.c.
+for the statistics in runner/stats/stats.c.
 
 Run with Debian's interpreter, which has python3-scipy:
     /usr/bin/python3 tools/gen_stats_reference.py > tests/data/stats/reference.txt

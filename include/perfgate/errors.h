@@ -5,7 +5,7 @@
  * Codes are appended to the table, never removed or renumbered.
  *
  * Not part of the plugin API (perfgate/perfgate.h): the functions below are
- * defined in the runner (runner/error.c) and the perfgate binary does not
+ * defined in the runner (runner/base/error.c) and the perfgate binary does not
  * export them, so a plugin cannot call them. A plugin reports failure with
  * pg_skip()/pg_error() from perfgate/plugin.h.
  */

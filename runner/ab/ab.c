@@ -1,13 +1,13 @@
 /* ab.c - interleaved A/B runs of one suite against two builds. */
 #include "ab/ab.h"
 
-#include "child.h"
-#include "exec.h"
+#include "measure/child.h"
+#include "exec/exec.h"
 #include "perfgate/errors.h"
 #include "plugin/plugin.h"
-#include "progress.h"
-#include "stats.h"
-#include "util.h"
+#include "measure/progress.h"
+#include "stats/stats.h"
+#include "base/util.h"
 
 #include <math.h>
 #include <sched.h>

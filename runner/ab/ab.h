@@ -26,10 +26,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "model.h"
-#include "stats.h"
-#include "suite.h"
-#include "verdict.h"
+#include "base/model.h"
+#include "stats/stats.h"
+#include "suite/suite.h"
+#include "verdict/verdict.h"
 
 /* Rounds by default: see docs/plugins.md ("perfgate ab") for the power calculation. */
 #define PG_AB_DEFAULT_ROUNDS 20

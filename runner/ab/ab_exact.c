@@ -3,7 +3,7 @@
 
 #include "perfgate/errors.h"
 #include "plugin/plugin.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <limits.h>
 #include <stdlib.h>

@@ -14,8 +14,8 @@
 #include "ab/ab.h"
 
 #include "perfgate/errors.h"
-#include "stats.h"
-#include "util.h"
+#include "stats/stats.h"
+#include "base/util.h"
 
 #include <math.h>
 #include <stdlib.h>

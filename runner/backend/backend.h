@@ -15,9 +15,9 @@
 
 #include <stdint.h>
 
-#include "measure.h"
-#include "model.h"
-#include "case.h"
+#include "measure/measure.h"
+#include "base/model.h"
+#include "base/case.h"
 #include "plugin/plugin.h"
 
 /** What the backends take from a run's options. Initialise with PG_BACKEND_OPTIONS_INIT. */

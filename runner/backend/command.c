@@ -22,12 +22,12 @@
  */
 #include "backend/backend.h"
 
-#include "count.h"
+#include "meter/count.h"
 #include "perfgate/errors.h"
 #include "plugin/plugin.h"
-#include "proc.h"
-#include "stats.h"
-#include "util.h"
+#include "base/proc.h"
+#include "stats/stats.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -13,11 +13,11 @@
 #include "backend/backend.h"
 
 #include "kernels/kernels.h"
-#include "measure.h"
+#include "measure/measure.h"
 #include "perfgate/errors.h"
-#include "stats.h"
-#include "testhooks.h"
-#include "util.h"
+#include "stats/stats.h"
+#include "base/testhooks.h"
+#include "base/util.h"
 
 #include <jansson.h>
 #include <math.h>

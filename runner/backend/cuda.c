@@ -16,8 +16,8 @@
 #include "kernels/kernels.h"
 #include "perfgate/config.h"
 #include "perfgate/errors.h"
-#include "stats.h"
-#include "util.h"
+#include "stats/stats.h"
+#include "base/util.h"
 
 #include <jansson.h>
 #include <stdlib.h>

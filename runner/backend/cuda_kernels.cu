@@ -14,7 +14,7 @@
 #include "backend/cuda_check.h"
 
 extern "C" {
-#include "instrument.h"
+#include "base/instrument.h"
 }
 #include "perfgate/errors.h"
 

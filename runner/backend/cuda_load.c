@@ -13,9 +13,9 @@
 #if PG_HAS_CUDA
 #include "backend/cuda_module.h"
 
-#include "instrument.h"
+#include "base/instrument.h"
 #include "perfgate/errors.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <dlfcn.h>
 #include <pthread.h>

@@ -1,11 +1,11 @@
 /* cuda_measure.c - GPU sampling: the CPU engine's rules on a device-event clock. */
 #include "backend/cuda_measure.h"
 
-#include "measure.h"
-#include "model.h"
+#include "measure/measure.h"
+#include "base/model.h"
 #include "perfgate/errors.h"
-#include "stats.h"
-#include "util.h"
+#include "stats/stats.h"
+#include "base/util.h"
 
 #include <jansson.h>
 #include <math.h>

@@ -12,8 +12,8 @@
 
 #include "kernels/kernels.h"
 #include "perfgate/errors.h"
-#include "case.h"
-#include "util.h"
+#include "base/case.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

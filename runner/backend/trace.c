@@ -16,9 +16,9 @@
 
 #include "perfgate/errors.h"
 #include "plugin/plugin.h"
-#include "stats.h"
+#include "stats/stats.h"
 #include "trace/steps.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -6,7 +6,7 @@
 
 #include "checks/kinds.h"
 #include "perfgate/errors.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

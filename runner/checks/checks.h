@@ -14,9 +14,9 @@
 #include <stdint.h>
 
 #include "checks/options.h"
-#include "instrument.h"
-#include "model.h"
-#include "suite.h"
+#include "base/instrument.h"
+#include "base/model.h"
+#include "suite/suite.h"
 
 struct pg_buf;
 

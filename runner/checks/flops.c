@@ -10,8 +10,8 @@
 #include "checks/checks.h"
 #include "checks/kinds.h"
 
-#include "count.h"
-#include "flopcount.h"
+#include "meter/count.h"
+#include "base/flopcount.h"
 #include "perfgate/errors.h"
 
 #include <stdio.h>

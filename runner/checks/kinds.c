@@ -5,7 +5,7 @@
  */
 #include "checks/kinds.h"
 
-#include "expr.h"
+#include "base/expr.h"
 #include "plugin/plugin.h"
 #include "perfgate/config.h"
 #include "perfgate/errors.h"

@@ -7,13 +7,13 @@
 #define PG_CHECKS_KINDS_H
 
 #include "checks/options.h"
-#include "count.h"
-#include "fmt.h"
-#include "model.h"
-#include "suite.h"
+#include "meter/count.h"
+#include "base/fmt.h"
+#include "base/model.h"
+#include "suite/suite.h"
 #include "kernels/kernels.h"
 #include "trace/trace.h"
-#include "util.h"
+#include "base/util.h"
 
 /** A check's workload: the case built from `workload:`, its kernel and state. */
 typedef struct pg__workload {

@@ -1,12 +1,12 @@
 /* cmd_ab.c - `perfgate ab --base PATH --head PATH SUITE`: interleaved A/B of two builds. */
-#include "cli.h"
+#include "cli/cli.h"
 
 #include "ab/ab.h"
 #include "ab/ab_exact.h"
 #include "perfgate/errors.h"
 #include "report/report.h"
-#include "suite.h"
-#include "util.h"
+#include "suite/suite.h"
+#include "base/util.h"
 
 #include <inttypes.h>
 #include <math.h>

@@ -1,10 +1,10 @@
 /* cmd_baseline.c - `perfgate baseline pin|unpin|list`: named baseline sets. */
-#include "cli.h"
+#include "cli/cli.h"
 
 #include "perfgate/errors.h"
 #include "store/select.h"
 #include "store/store.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,8 +1,8 @@
 /* cmd_compare.c - `perfgate compare`: verdicts between stored runs. */
-#include "cli.h"
+#include "cli/cli.h"
 
 #include "gate/gate.h"
-#include "json_text.h"
+#include "cli/json_text.h"
 #include "perfgate/errors.h"
 #include "report/report.h"
 

@@ -1,10 +1,10 @@
 /* cmd_count.c - `perfgate count -- PROGRAM ARGS...`: the FLOPs of any program's BLAS calls, by
    function, op and range (FlopCounterMode's table for a program perfgate did not write). */
-#include "cli.h"
+#include "cli/cli.h"
 
-#include "count.h"
+#include "meter/count.h"
 #include "perfgate/errors.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <jansson.h>
 #include <stdlib.h>

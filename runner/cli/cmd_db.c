@@ -1,10 +1,10 @@
 /* cmd_db.c - `perfgate db merge|prune|check|fetch`: database maintenance. */
-#include "cli.h"
+#include "cli/cli.h"
 
 #include "perfgate/errors.h"
 #include "post/artifacts.h"
 #include "store/store.h"
-#include "suite.h"
+#include "suite/suite.h"
 
 #include <stdlib.h>
 #include <string.h>

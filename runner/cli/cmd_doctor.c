@@ -1,13 +1,13 @@
 /* cmd_doctor.c - `perfgate doctor`: the machine fingerprint stored with every run, and the
    noise hazards seen now. */
-#include "cli.h"
+#include "cli/cli.h"
 
 #include "backend/backend.h"
 #include "backend/cuda_api.h"
-#include "blas_kernel.h"
-#include "fingerprint.h"
-#include "measure.h"
-#include "roofline.h"
+#include "machine/blas_kernel.h"
+#include "machine/fingerprint.h"
+#include "measure/measure.h"
+#include "machine/roofline.h"
 #include "perfgate/config.h"
 #include "perfgate/errors.h"
 

@@ -1,14 +1,14 @@
 /* cmd_history.c - `perfgate history`: medians over commits with change points. */
-#include "cli.h"
+#include "cli/cli.h"
 
-#include "fmt.h"
-#include "history.h"
-#include "json_text.h"
+#include "base/fmt.h"
+#include "history/history.h"
+#include "cli/json_text.h"
 #include "perfgate/errors.h"
 #include "report/html.h"
 #include "report/report.h"
 #include "store/store.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -1,12 +1,12 @@
 /* cmd_import.c - `perfgate import FORMAT FILE`: store another harness's results as a run. */
-#include "cli.h"
+#include "cli/cli.h"
 
 #include "import/import.h"
-#include "meta.h"
+#include "machine/meta.h"
 #include "perfgate/errors.h"
 #include "report/report.h"
 #include "store/store.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <jansson.h>
 #include <stdlib.h>

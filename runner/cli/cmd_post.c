@@ -1,11 +1,11 @@
 /* cmd_post.c - `perfgate post`: the sticky PR comment, the commit status and a webhook summary. */
-#include "cli.h"
+#include "cli/cli.h"
 
-#include "report_cli.h"
+#include "cli/report_cli.h"
 
 #include "perfgate/errors.h"
 #include "post/post.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

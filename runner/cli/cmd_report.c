@@ -1,10 +1,10 @@
 /* cmd_report.c - `perfgate report`: a stored run as markdown, JSON, JUnit, annotations or a table. */
-#include "cli.h"
+#include "cli/cli.h"
 
-#include "report_cli.h"
-#include "util.h"
+#include "cli/report_cli.h"
+#include "base/util.h"
 
-#include "history.h"
+#include "history/history.h"
 #include "perfgate/errors.h"
 #include "report/html.h"
 

@@ -1,9 +1,9 @@
 /* cmd_run.c - `perfgate run` and `perfgate gate`: flags in, pg_gate_run() (gate.h), verdict out. */
-#include "cli.h"
+#include "cli/cli.h"
 
 #include "gate/gate.h"
 #include "perfgate/errors.h"
-#include "report_cli.h"
+#include "cli/report_cli.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -3,14 +3,14 @@
  * key_averages(), or its steps (--steps), as a table or JSON; and
  * `perfgate trace diff BASE HEAD`: what changed per step between two traces.
  */
-#include "cli.h"
+#include "cli/cli.h"
 
 #include "perfgate/errors.h"
 #include "trace/steps.h"
 #include "trace/trace.h"
-#include "tracediff.h"
-#include "util.h"
-#include "verdict.h"
+#include "tracediff/tracediff.h"
+#include "base/util.h"
+#include "verdict/verdict.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,10 +5,10 @@
  * FILE:LINE:COL: message lines (exit 2), list prints the expanded cases
  * with their stable keys as text or JSON.
  */
-#include "cli.h"
+#include "cli/cli.h"
 
 #include "perfgate/errors.h"
-#include "suite.h"
+#include "suite/suite.h"
 
 #include <jansson.h>
 #include <math.h>

@@ -3,7 +3,7 @@
  * and after it: the steps as they happen, then the comparison, the reports
  * and the post.
  */
-#include "report_cli.h"
+#include "cli/report_cli.h"
 
 void pg_cli_gate_step(const pg_gate_result *r, pg_gate_step step, const char *text, void *payload)
 {

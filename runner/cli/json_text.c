@@ -1,7 +1,7 @@
 /* json_text.c - JSON documents written as text, as jansson writes them (json_text.h). */
-#include "json_text.h"
+#include "cli/json_text.h"
 
-#include "fmt.h"
+#include "base/fmt.h"
 #include "perfgate/errors.h"
 
 #include <math.h>

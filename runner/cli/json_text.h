@@ -13,7 +13,7 @@
 #ifndef PG_CLI_JSON_TEXT_H
 #define PG_CLI_JSON_TEXT_H
 
-#include "util.h"
+#include "base/util.h"
 
 #include <stdint.h>
 #include <stdio.h>

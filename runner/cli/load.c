@@ -1,7 +1,7 @@
 /* load.c - loading suites for a command, printing every diagnostic. */
-#include "cli.h"
+#include "cli/cli.h"
 
-#include "suite.h"
+#include "suite/suite.h"
 
 #include "perfgate/errors.h"
 

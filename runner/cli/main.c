@@ -1,5 +1,5 @@
 /* main.c - perfgate's entry point: the table of subcommands. */
-#include "cli.h"
+#include "cli/cli.h"
 
 #include "perfgate/config.h"
 

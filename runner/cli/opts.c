@@ -1,5 +1,5 @@
 /* opts.c - one option-spec array parses a subcommand and prints its help. */
-#include "cli.h"
+#include "cli/cli.h"
 
 #include "perfgate/errors.h"
 

@@ -3,13 +3,13 @@
  * command's flags ask for, the GitHub job summary and annotations on
  * Actions, and posting the comment, the status and the webhook summary.
  */
-#include "report_cli.h"
+#include "cli/report_cli.h"
 
 #include "perfgate/errors.h"
 #include "post/post.h"
 #include "gate/gate.h"
-#include "util.h"
-#include "verdict.h"
+#include "base/util.h"
+#include "verdict/verdict.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -7,7 +7,7 @@
 
 #include <stdio.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 #include "report/report.h"
 #include "gate/gate.h"
 

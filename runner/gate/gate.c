@@ -15,7 +15,7 @@
 #include "ab/ab_exact.h"
 #include "meter/meter.h"
 #include "perfgate/errors.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <assert.h>
 #include <stdarg.h>

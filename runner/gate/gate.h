@@ -17,12 +17,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "exec.h"
-#include "meta.h"
+#include "exec/exec.h"
+#include "machine/meta.h"
 #include "store/select.h"
 #include "store/store.h"
-#include "suite.h"
-#include "verdict.h"
+#include "suite/suite.h"
+#include "verdict/verdict.h"
 
 /* The steps a gate reports, in the order they happen. */
 typedef enum pg_gate_step {

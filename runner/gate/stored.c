@@ -6,7 +6,7 @@
 #include "gate/gate.h"
 
 #include "perfgate/errors.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <assert.h>
 #include <stdlib.h>

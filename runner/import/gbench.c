@@ -17,7 +17,7 @@
 
 #include "import/stream.h"
 #include "perfgate/errors.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <jansson.h>
 #include <math.h>

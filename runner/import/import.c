@@ -2,8 +2,8 @@
 #include "import/import.h"
 
 #include "perfgate/errors.h"
-#include "stats.h"
-#include "util.h"
+#include "stats/stats.h"
+#include "base/util.h"
 
 #include <jansson.h>
 #include <math.h>

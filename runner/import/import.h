@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "model.h"
+#include "base/model.h"
 
 #define PG_IMPORT_MAX_CASES 100000 /* cases in one import: bounds memory and the store's transaction */
 #define PG_IMPORT_MAX_PARAMS 32

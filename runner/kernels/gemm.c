@@ -1,8 +1,8 @@
 /* gemm.c - the single GEMM entry point (OpenBLAS) and the sgemm/dgemm kernels. */
 #include "kernels/kernels.h"
 
-#include "case.h"
-#include "instrument.h"
+#include "base/case.h"
+#include "base/instrument.h"
 #include "perfgate/errors.h"
 
 #include <cblas.h>

@@ -11,8 +11,8 @@
  */
 #include "kernels/kernels.h"
 
-#include "case.h"
-#include "instrument.h"
+#include "base/case.h"
+#include "base/instrument.h"
 #include "perfgate/errors.h"
 
 #include <math.h>

@@ -10,7 +10,7 @@
  */
 #include "kernels/mlp.h"
 
-#include "case.h"
+#include "base/case.h"
 #include "kernels/kernels.h"
 #include "kernels/ops.h"
 #include "perfgate/errors.h"

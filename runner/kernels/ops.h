@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "instrument.h"
+#include "base/instrument.h"
 
 /** Opens op `name` with shape "[rows,cols]" (or "[rows]" when cols < 0), formatted only when
  *  an instrument listens, so an uninstrumented run pays one branch. */

@@ -10,7 +10,7 @@
 #include "kernels/kernels.h"
 #include "kernels/ops.h"
 
-#include "case.h"
+#include "base/case.h"
 #include "perfgate/errors.h"
 
 #include <math.h>

@@ -12,13 +12,13 @@
  */
 #include "meter/meter.h"
 
-#include "fingerprint.h"
+#include "machine/fingerprint.h"
 #include "meter/internal.h"
 #include "perfgate/errors.h"
 #include "plugin/plugin.h"
-#include "proc.h"
-#include "stats.h"
-#include "util.h"
+#include "base/proc.h"
+#include "stats/stats.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

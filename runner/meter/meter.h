@@ -24,8 +24,8 @@
 
 #include <stdint.h>
 
-#include "case.h"
-#include "model.h"
+#include "base/case.h"
+#include "base/model.h"
 
 /** What the allocation counter read (memshim.c); counts of the region. */
 typedef struct pg_meter_memory {

@@ -18,11 +18,11 @@
 #include "meter/meter.h"
 
 #include "kernels/kernels.h"
-#include "measure.h"
+#include "measure/measure.h"
 #include "perfgate/errors.h"
 #include "plugin/plugin.h"
-#include "region.h"
-#include "util.h"
+#include "base/region.h"
+#include "base/util.h"
 
 #include <dlfcn.h>
 #include <stdio.h>

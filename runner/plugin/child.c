@@ -9,11 +9,11 @@
  */
 #include "plugin/plugin.h"
 
-#include "child.h"
+#include "measure/child.h"
 #include "perfgate/errors.h"
-#include "stats.h"
-#include "testhooks.h"
-#include "util.h"
+#include "stats/stats.h"
+#include "base/testhooks.h"
+#include "base/util.h"
 
 #include <assert.h>
 #include <errno.h>

@@ -19,14 +19,14 @@
 #include "plugin/plugin.h"
 
 #include "backend/cuda_api.h"
-#include "instrument.h"
+#include "base/instrument.h"
 #include "kernels/kernels.h"
-#include "region.h"
+#include "base/region.h"
 #include "perfgate/config.h"
 #include "perfgate/errors.h"
-#include "stats.h"
-#include "testhooks.h"
-#include "util.h"
+#include "stats/stats.h"
+#include "base/testhooks.h"
+#include "base/util.h"
 
 #include <pthread.h>
 #include <stdio.h>

@@ -6,7 +6,7 @@
 #include "plugin/plugin.h"
 
 #include "perfgate/errors.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <dlfcn.h>
 #include <limits.h>

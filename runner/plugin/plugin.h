@@ -14,10 +14,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "measure.h"
-#include "model.h"
+#include "measure/measure.h"
+#include "base/model.h"
 #include "perfgate/plugin.h"
-#include "case.h"
+#include "base/case.h"
 
 typedef struct pg_plugin_lib pg_plugin_lib;
 

@@ -11,7 +11,7 @@
 
 #include "perfgate/errors.h"
 #include "store/store.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -6,7 +6,7 @@
 #include "post/post.h"
 
 #include "perfgate/errors.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <ctype.h>
 #include <curl/curl.h>

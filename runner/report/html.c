@@ -15,8 +15,8 @@
 
 #include "perfgate/errors.h"
 #include "report/report.h"
-#include "util.h"
-#include "verdict_exact.h"
+#include "base/util.h"
+#include "verdict/exact.h"
 
 #include <math.h>
 #include <string.h>

@@ -9,8 +9,8 @@
 
 #include <stdio.h>
 
-#include "history.h"
-#include "verdict.h"
+#include "history/history.h"
+#include "verdict/verdict.h"
 
 /**
  * Writes the page: the title, a summary line with a badge per verdict count

@@ -7,7 +7,7 @@
 #include "report/html.h"
 
 #include "report/report.h"
-#include "roofline.h"
+#include "machine/roofline.h"
 #include <math.h>
 #include <string.h>
 

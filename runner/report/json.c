@@ -10,7 +10,7 @@
 #include "report/report.h"
 
 #include "perfgate/errors.h"
-#include "roofline.h"
+#include "machine/roofline.h"
 
 #include <jansson.h>
 #include <math.h>

@@ -9,7 +9,7 @@
 #include "report/report.h"
 
 #include "perfgate/errors.h"
-#include "verdict_exact.h"
+#include "verdict/exact.h"
 
 #include <math.h>
 #include <stdlib.h>

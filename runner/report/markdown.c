@@ -12,7 +12,7 @@
 #include "report/report.h"
 
 #include "perfgate/errors.h"
-#include "verdict_exact.h"
+#include "verdict/exact.h"
 
 #include <jansson.h>
 #include <math.h>

@@ -5,7 +5,7 @@
 #include "report/report.h"
 
 #include "perfgate/errors.h"
-#include "roofline.h"
+#include "machine/roofline.h"
 
 #include <errno.h>
 #include <math.h>

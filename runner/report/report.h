@@ -15,10 +15,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "fmt.h"
-#include "model.h"
-#include "util.h"
-#include "verdict.h"
+#include "base/fmt.h"
+#include "base/model.h"
+#include "base/util.h"
+#include "verdict/verdict.h"
 
 /** Formats a fractional change as a signed percentage ("+7.2%"); "-" when not finite. */
 void pg_fmt_change(char *out, size_t len, double ratio);

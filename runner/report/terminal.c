@@ -9,8 +9,8 @@
 #include "report/report.h"
 
 #include "perfgate/errors.h"
-#include "roofline.h"
-#include "verdict_exact.h"
+#include "machine/roofline.h"
+#include "verdict/exact.h"
 
 #include <math.h>
 #include <stdlib.h>

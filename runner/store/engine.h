@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model.h"
+#include "base/model.h"
 #include "store/types.h"
 
 typedef struct pg_store_ops pg_store_ops;

@@ -1,9 +1,9 @@
 /* maint.c - database maintenance: merge, prune, check. */
-#include "store.h"
+#include "store/store.h"
 
-#include "engine.h"
+#include "store/engine.h"
 #include "perfgate/errors.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -8,10 +8,10 @@
  * are libpq's own: the URL is handed to it unchanged, and messages only
  * ever show it with the password masked.
  */
-#include "postgres.h"
+#include "store/postgres.h"
 
 #include "perfgate/errors.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -9,9 +9,9 @@
 #include <libpq-fe.h>
 #include <stdint.h>
 
-#include "engine.h"
-#include "select.h"
-#include "store.h"
+#include "store/engine.h"
+#include "store/select.h"
+#include "store/store.h"
 
 typedef struct pg_pq_store {
     pg_store base;  /* base.path: the URL with its password masked */

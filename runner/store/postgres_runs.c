@@ -3,10 +3,10 @@
  * transaction (many runners may write at once), read back whole, and
  * listed; and what happens to a run the server could not take.
  */
-#include "postgres.h"
+#include "store/postgres.h"
 
 #include "perfgate/errors.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

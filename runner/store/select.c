@@ -1,9 +1,9 @@
 /* select.c - choosing the runs to compare, and named baseline sets. */
-#include "select.h"
+#include "store/select.h"
 
-#include "engine.h"
+#include "store/engine.h"
 #include "perfgate/errors.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <jansson.h>

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "store.h"
+#include "store/store.h"
 
 typedef struct pg_selection {
     int64_t *ids;     /* newest first */

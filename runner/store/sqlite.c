@@ -3,10 +3,10 @@
  * and migrations, baseline pins and maintenance. Runs themselves are
  * written and read in sqlite_runs.c, the history rows in sqlite_history.c.
  */
-#include "sqlite.h"
+#include "store/sqlite.h"
 
 #include "perfgate/errors.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <pthread.h>
 #include <stdio.h>

@@ -9,9 +9,9 @@
 #include <sqlite3.h>
 #include <stdint.h>
 
-#include "engine.h"
-#include "select.h"
-#include "store.h"
+#include "store/engine.h"
+#include "store/select.h"
+#include "store/store.h"
 
 typedef struct pg_sqlite_store {
     pg_store base;

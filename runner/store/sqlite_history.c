@@ -9,10 +9,10 @@
  * one sequential scan of the results' five needed columns; the rows are
  * then put in key, run order here with a counting sort, in linear time.
  */
-#include "sqlite.h"
+#include "store/sqlite.h"
 
 #include "perfgate/errors.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -2,10 +2,10 @@
  * sqlite_runs.c - the SQLite engine's runs: one run written in one
  * transaction, read back whole, and listed.
  */
-#include "sqlite.h"
+#include "store/sqlite.h"
 
 #include "perfgate/errors.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -2,11 +2,11 @@
  * store.c - the public store: picks the engine for a path and hands every
  * call to it.
  */
-#include "store.h"
+#include "store/store.h"
 
-#include "engine.h"
+#include "store/engine.h"
 #include "perfgate/errors.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model.h"
+#include "base/model.h"
 #include "store/types.h"
 
 /** The default database path, relative to the working directory. */

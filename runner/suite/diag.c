@@ -5,7 +5,7 @@
 #include "suite/internal.h"
 
 #include "perfgate/errors.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <ctype.h>
 #include <stdarg.h>

@@ -8,7 +8,7 @@
 #include "suite/internal.h"
 
 #include "perfgate/errors.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,7 +4,7 @@
  */
 #include "suite/internal.h"
 
-#include "expr.h"
+#include "base/expr.h"
 #include "perfgate/errors.h"
 
 #include <errno.h>

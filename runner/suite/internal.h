@@ -7,7 +7,7 @@
 #define PG_SUITE_INTERNAL_H
 
 #include "kernels/kernels.h"
-#include "suite.h"
+#include "suite/suite.h"
 
 /* ---- diag.c ---- */
 

@@ -4,7 +4,7 @@
  */
 #include "suite/internal.h"
 
-#include "util.h"
+#include "base/util.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -2,10 +2,10 @@
  * set.c - suites from files and directories, in stable order, with suite
  * names unique across the set.
  */
-#include "suite.h"
+#include "suite/suite.h"
 
 #include "perfgate/errors.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <dirent.h>
 #include <errno.h>

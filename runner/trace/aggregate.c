@@ -10,7 +10,7 @@
  */
 #include "trace/trace.h"
 
-#include "fmt.h"
+#include "base/fmt.h"
 #include "perfgate/errors.h"
 #include "trace/steps.h"
 

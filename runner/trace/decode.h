@@ -11,7 +11,7 @@
 
 #include "trace/json_stream.h"
 #include "trace/trace.h"
-#include "util.h"
+#include "base/util.h"
 
 typedef struct pg__trace_track pg__trace_track;
 

@@ -6,7 +6,7 @@
 
 #include "perfgate/config.h"
 #include "perfgate/errors.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "util.h"
+#include "base/util.h"
 
 #define PG_JSON_CHUNK (64 * 1024) /* bytes read from the file at a time */
 #define PG_JSON_TEE_MAX 512       /* bytes a tee keeps (the "Input Dims" text of an event) */

@@ -10,7 +10,7 @@
 #include "trace/trace.h"
 
 #include "perfgate/errors.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -6,7 +6,7 @@
 #include "trace/steps.h"
 
 #include "perfgate/errors.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -4,10 +4,10 @@
  */
 #include "trace/steps.h"
 
-#include "fmt.h"
+#include "base/fmt.h"
 #include "perfgate/errors.h"
-#include "stats.h"
-#include "util.h"
+#include "stats/stats.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

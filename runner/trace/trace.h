@@ -20,7 +20,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "instrument.h"
+#include "base/instrument.h"
 
 typedef struct pg_trace_event {
     int64_t ts;           /* start, ns from the trace's origin */

@@ -3,9 +3,9 @@
 
 #include "ab/ab.h"
 #include "compile.h"
-#include "stats.h"
-#include "suite.h"
-#include "util.h"
+#include "stats/stats.h"
+#include "suite/suite.h"
+#include "base/util.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -13,7 +13,7 @@
 #include "support.h"
 
 #include "compile.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,13 +8,13 @@
 #include "fixture.h"
 #include "support.h"
 
-#include "canary.h"
-#include "exec.h"
+#include "verdict/canary.h"
+#include "exec/exec.h"
 #include "report/report.h"
-#include "stats.h"
-#include "testhooks.h"
-#include "util.h"
-#include "verdict.h"
+#include "stats/stats.h"
+#include "base/testhooks.h"
+#include "base/util.h"
+#include "verdict/verdict.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -8,11 +8,11 @@
 
 #include "checks/checks.h"
 #include "kernels/kernels.h"
-#include "instrument.h"
+#include "base/instrument.h"
 #include "perfgate/config.h"
 #include "store/store.h"
-#include "suite.h"
-#include "util.h"
+#include "suite/suite.h"
+#include "base/util.h"
 
 #include <jansson.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* cli_test.c - the binary's exit codes and messages, run as a process. */
 #include "support.h"
 
-#include "util.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

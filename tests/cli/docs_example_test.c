@@ -2,7 +2,7 @@
 #include "compile.h"
 #include "support.h"
 
-#include "util.h"
+#include "base/util.h"
 
 #include <jansson.h>
 #include <stdlib.h>

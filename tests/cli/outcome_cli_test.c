@@ -9,7 +9,7 @@
 #include "support.h"
 
 #include "store/store.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <jansson.h>
 #include <stdlib.h>

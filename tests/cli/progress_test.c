@@ -5,7 +5,7 @@
  */
 #include "support.h"
 
-#include "util.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* rough_edges_test.c - what a new user meets first: doctor's wording, machine-readable output of every command. */
 #include "support.h"
 
-#include "util.h"
+#include "base/util.h"
 
 #include <jansson.h>
 #include <stdlib.h>

@@ -1,9 +1,9 @@
 /* command_test.c - `command:` benchmarks: real processes, errors per case, warm-up, metrics: json. */
 #include "support.h"
 
-#include "exec.h"
-#include "suite.h"
-#include "util.h"
+#include "exec/exec.h"
+#include "suite/suite.h"
+#include "base/util.h"
 
 #include <jansson.h>
 #include <stdlib.h>

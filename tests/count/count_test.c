@@ -4,9 +4,9 @@
 #include "compile.h"
 #include "support.h"
 
-#include "count.h"
-#include "flopcount.h"
-#include "util.h"
+#include "meter/count.h"
+#include "base/flopcount.h"
+#include "base/util.h"
 
 #include <criterion/criterion.h>
 #include <jansson.h>

@@ -7,10 +7,10 @@
 #include "support.h"
 
 #include "backend/cuda_api.h"
-#include "exec.h"
-#include "instrument.h"
-#include "suite.h"
-#include "util.h"
+#include "exec/exec.h"
+#include "base/instrument.h"
+#include "suite/suite.h"
+#include "base/util.h"
 
 #include <jansson.h>
 #include <stdlib.h>

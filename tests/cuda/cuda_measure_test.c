@@ -6,7 +6,7 @@
 #include "support.h"
 
 #include "backend/cuda_measure.h"
-#include "model.h"
+#include "base/model.h"
 
 #include <jansson.h>
 #include <stdlib.h>

@@ -10,13 +10,13 @@
 
 #include "backend/cuda_api.h"
 #include "backend/cuda_registry.h"
-#include "exec.h"
-#include "fingerprint.h"
-#include "instrument.h"
+#include "exec/exec.h"
+#include "machine/fingerprint.h"
+#include "base/instrument.h"
 #include "kernels/kernels.h"
 #include "perfgate/config.h"
-#include "suite.h"
-#include "util.h"
+#include "suite/suite.h"
+#include "base/util.h"
 
 #include <jansson.h>
 #include <stdlib.h>

@@ -1,10 +1,10 @@
 /* db_test.c - merge, prune and check on real database files. */
 #include "support.h"
 
-#include "model.h"
-#include "stats.h"
+#include "base/model.h"
+#include "stats/stats.h"
 #include "store/store.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <fcntl.h>
 #include <signal.h>

@@ -1,7 +1,7 @@
 /* expr_test.c - checked 64-bit integer expressions for expected values. */
 #include "support.h"
 
-#include "expr.h"
+#include "base/expr.h"
 
 #include <stdint.h>
 #include <string.h>

@@ -2,8 +2,8 @@
    identity hash, the noise hazards, and `perfgate doctor` run as a process. */
 #include "support.h"
 
-#include "fingerprint.h"
-#include "util.h"
+#include "machine/fingerprint.h"
+#include "base/util.h"
 
 #include <cblas.h>
 #include <gnu/libc-version.h>

@@ -7,8 +7,8 @@
 #include "support.h"
 
 #include "gate/gate.h"
-#include "stats.h"
-#include "util.h"
+#include "stats/stats.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -8,7 +8,7 @@
 
 #include "compile.h"
 #include "plugin/plugin.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 

@@ -9,12 +9,12 @@
  */
 #include "support.h"
 
-#include "history.h"
-#include "stepfit.h"
-#include "model.h"
-#include "stats.h"
+#include "history/history.h"
+#include "stats/stepfit.h"
+#include "base/model.h"
+#include "stats/stats.h"
 #include "store/store.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <jansson.h>
 #include <math.h>

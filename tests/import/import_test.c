@@ -3,7 +3,7 @@
 
 #include "import/import.h"
 #include "store/store.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -6,8 +6,8 @@
 #include "support.h"
 
 #include "compile.h"
-#include "node.h"
-#include "util.h"
+#include "base/node.h"
+#include "base/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
 #include "kernels/kernels.h"
 #include "kernels/ops.h"
 #include "recorder.h"
-#include "suite.h"
+#include "suite/suite.h"
 
 #include <float.h>
 #include <math.h>

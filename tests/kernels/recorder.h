@@ -4,8 +4,8 @@
 
 #include <stdint.h>
 
-#include "instrument.h"
-#include "util.h"
+#include "base/instrument.h"
+#include "base/util.h"
 
 typedef struct recorder {
     pg_buf log;          /* one event per line: "op+ NAME", "op- NAME", "range+ NAME", "mod+ PATH bw" ... */

@@ -22,7 +22,7 @@
 #include "fakegh.h"
 #include "support.h"
 
-#include "util.h"
+#include "base/util.h"
 
 #include <jansson.h>
 #include <stdarg.h>

@@ -2,8 +2,8 @@
    rules and the max_run_time cap, checked exactly; then the real clock and thread settings. */
 #include "support.h"
 
-#include "measure.h"
-#include "model.h"
+#include "measure/measure.h"
+#include "base/model.h"
 
 #include <cblas.h>
 #include <math.h>

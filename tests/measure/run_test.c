@@ -2,7 +2,7 @@
    threads, throughput, MFU) and what is stored (fingerprint, thread settings, MFU ceiling). */
 #include "support.h"
 
-#include "fingerprint.h"
+#include "machine/fingerprint.h"
 
 #include <jansson.h>
 #include <sqlite3.h>

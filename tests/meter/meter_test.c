@@ -10,11 +10,11 @@
 #include "compile.h"
 #include "meter/internal.h"
 #include "meter/meter.h"
-#include "stats.h"
+#include "stats/stats.h"
 #include "store/store.h"
-#include "suite.h"
-#include "util.h"
-#include "verdict_exact.h"
+#include "suite/suite.h"
+#include "base/util.h"
+#include "verdict/exact.h"
 
 #include <jansson.h>
 #include <math.h>

@@ -2,12 +2,12 @@
 #include "support.h"
 
 #include "compile.h"
-#include "exec.h"
-#include "instrument.h"
+#include "exec/exec.h"
+#include "base/instrument.h"
 #include "plugin/plugin.h"
 #include "store/store.h"
-#include "suite.h"
-#include "util.h"
+#include "suite/suite.h"
+#include "base/util.h"
 
 #include <math.h>
 #include <signal.h>

@@ -13,7 +13,7 @@
 
 #include "post/artifacts.h"
 #include "store/store.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -9,7 +9,7 @@
 #include "support.h"
 
 #include "report/report.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <dirent.h>
 #include <jansson.h>

@@ -10,7 +10,7 @@
 
 #include "post/post.h"
 #include "report/report.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>

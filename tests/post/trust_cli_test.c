@@ -9,7 +9,7 @@
 #include "support.h"
 
 #include "report/report.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -11,7 +11,7 @@
 #include "support.h"
 
 #include "compile.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

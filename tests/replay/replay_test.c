@@ -20,12 +20,12 @@
 #include "support.h"
 
 #include "ab/ab.h"
-#include "canary.h"
+#include "verdict/canary.h"
 #include "report/report.h"
-#include "stats.h"
+#include "stats/stats.h"
 #include "store/store.h"
-#include "util.h"
-#include "verdict.h"
+#include "base/util.h"
+#include "verdict/verdict.h"
 
 #include <math.h>
 #include <stdlib.h>

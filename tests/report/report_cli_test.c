@@ -1,7 +1,7 @@
 /* report_cli_test.c - `perfgate gate` writing the job summary and exports; `perfgate report`. */
 #include "support.h"
 
-#include "util.h"
+#include "base/util.h"
 
 #include <jansson.h>
 #include <stdlib.h>

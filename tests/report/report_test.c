@@ -11,11 +11,11 @@
 #include "fixture.h"
 #include "support.h"
 
-#include "fmt.h"
+#include "base/fmt.h"
 #include "report/report.h"
-#include "util.h"
-#include "verdict.h"
-#include "stats.h"
+#include "base/util.h"
+#include "verdict/verdict.h"
+#include "stats/stats.h"
 
 #include <jansson.h>
 #include <math.h>

@@ -7,7 +7,7 @@
 
 #include "fixture.h"
 #include "report/report.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <signal.h>
 #include <stdio.h>

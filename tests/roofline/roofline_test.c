@@ -4,8 +4,8 @@
 #include "compile.h"
 #include "support.h"
 
-#include "roofline.h"
-#include "util.h"
+#include "machine/roofline.h"
+#include "base/util.h"
 
 #include <criterion/criterion.h>
 #include <jansson.h>

@@ -5,9 +5,9 @@
  */
 #include "support.h"
 
-#include "stats.h"
+#include "stats/stats.h"
 #include "store/store.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <jansson.h>
 #include <math.h>

@@ -9,7 +9,7 @@
 
 #include "store/select.h"
 #include "store/store.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

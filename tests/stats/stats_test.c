@@ -1,12 +1,12 @@
 /*
- * stats_test.c - runner/stats.c against reference values computed by scipy
+ * stats_test.c - runner/stats/stats.c against reference values computed by scipy
  * and numpy (tests/data/stats/reference.txt, made by
  * tools/gen_stats_reference.py), plus properties no table can show.
  */
 #include "support.h"
 
-#include "stats.h"
-#include "util.h"
+#include "stats/stats.h"
+#include "base/util.h"
 
 #include <math.h>
 #include <stdlib.h>

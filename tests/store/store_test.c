@@ -5,11 +5,11 @@
  */
 #include "support.h"
 
-#include "model.h"
+#include "base/model.h"
 #include "pgserver.h"
 #include "store/select.h"
 #include "store/store.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <signal.h>
 #include <sqlite3.h>

@@ -9,8 +9,8 @@
  */
 #include "support.h"
 
-#include "suite.h"
-#include "util.h"
+#include "suite/suite.h"
+#include "base/util.h"
 
 #include <dirent.h>
 #include <stdlib.h>

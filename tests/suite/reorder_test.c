@@ -1,8 +1,8 @@
 /* reorder_test.c - case keys do not depend on the order of keys in a suite. */
 #include "support.h"
 
-#include "suite.h"
-#include "util.h"
+#include "suite/suite.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

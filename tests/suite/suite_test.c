@@ -1,8 +1,8 @@
 /* suite_test.c - loading the shipped suites and matrix expansion. */
 #include "support.h"
 
-#include "suite.h"
-#include "util.h"
+#include "suite/suite.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

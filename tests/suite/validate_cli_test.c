@@ -1,8 +1,8 @@
 /* validate_cli_test.c - `perfgate validate` and `perfgate list` run as processes. */
 #include "support.h"
 
-#include "suite.h"
-#include "util.h"
+#include "suite/suite.h"
+#include "base/util.h"
 
 #include <jansson.h>
 #include <stdlib.h>

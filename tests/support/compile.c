@@ -2,7 +2,7 @@
 #include "compile.h"
 
 #include "support.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

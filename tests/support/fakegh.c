@@ -1,7 +1,7 @@
 /* fakegh.c - a fake GitHub REST API on 127.0.0.1 for the post tests (see fakegh.h). */
 #include "fakegh.h"
 
-#include "util.h"
+#include "base/util.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>

@@ -3,7 +3,7 @@
 
 #include "perfgate/config.h"
 #include "support.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -7,9 +7,9 @@
 #ifndef PG_TEST_FIXTURE_H
 #define PG_TEST_FIXTURE_H
 
-#include "model.h"
+#include "base/model.h"
 #include "store/store.h"
-#include "verdict.h"
+#include "verdict/verdict.h"
 
 /** The fixed model: head and base runs and their comparison; free with pg_test_model_free(). */
 typedef struct pg_test_model {

@@ -3,7 +3,7 @@
 
 #include "perfgate/config.h"
 #include "pgserver.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <glob.h>
 #include <pwd.h>

@@ -2,7 +2,7 @@
 #include "support.h"
 
 #include "perfgate/config.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <fcntl.h>
 #include <ftw.h>

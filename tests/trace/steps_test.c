@@ -7,9 +7,9 @@
 #include "support.h"
 
 #include "checks/checks.h"
-#include "suite.h"
+#include "suite/suite.h"
 #include "trace/steps.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <jansson.h>
 #include <stdio.h>

@@ -5,9 +5,9 @@
  */
 #include "support.h"
 
-#include "instrument.h"
+#include "base/instrument.h"
 #include "trace/trace.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <jansson.h>
 #include <stdio.h>

@@ -13,10 +13,10 @@
 #include "support.h"
 
 #include "trace/steps.h"
-#include "tracediff.h"
+#include "tracediff/tracediff.h"
 #include "store/store.h"
-#include "util.h"
-#include "verdict.h"
+#include "base/util.h"
+#include "verdict/verdict.h"
 
 #include <jansson.h>
 #include <math.h>

@@ -5,9 +5,9 @@
  */
 #include "support.h"
 
-#include "stats.h"
-#include "util.h"
-#include "verdict.h"
+#include "stats/stats.h"
+#include "base/util.h"
+#include "verdict/verdict.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -5,8 +5,8 @@
  */
 #include "support.h"
 
-#include "node.h"
-#include "util.h"
+#include "base/node.h"
+#include "base/util.h"
 
 #include <ctype.h>
 #include <dirent.h>

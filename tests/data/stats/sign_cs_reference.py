@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Reference values for the sign-test confidence sequence (runner/sign_cs.c), computed
+"""Reference values for the sign-test confidence sequence (runner/stats/sign_cs.c), computed
 independently in exact rational arithmetic: the mixture wealth
 mean_p (2p)^a (2(1-p))^(n-a) over p in {0.8, 0.9, 0.97, 0.99}, and k(n, alpha), the fewest
 of n signs whose wealth reaches 1/alpha. Run: /usr/bin/python3 tests/data/stats/sign_cs_reference.py"""

@@ -1,0 +1,80 @@
+/*
+ * roofline.h - the machine's two roofs and where each timed case sits under
+ * them: compute-, memory- or overhead-bound.
+ *
+ * Once per run, for every thread count its CPU cases ran at, the ceilings
+ * are measured and stored in the run's fingerprint (machine_json,
+ * "roofline"): peak FLOP/s (the sgemm 1024^3 ceiling MFU uses, raised to any
+ * case's faster sample and then flagged unreliable) and memory bandwidth (a
+ * STREAM-like triad and copy over arrays beyond the last-level cache). A
+ * case is then classified from its FLOPs and bytes per iteration and its
+ * fastest sample, as the roofs are best-of figures too (docs/measuring.md
+ * states the rule and thresholds):
+ *   intensity   I = FLOPs / bytes
+ *   attainable  min(peak, I x bandwidth)   (bandwidth alone with no FLOPs;
+ *               peak alone when the bytes fit in the last-level cache, where
+ *               the memory roof does not hold a GEMM back)
+ *   fraction    achieved / attainable
+ *   overhead-bound  no counted work, the roofs would do the work in under
+ *                   PG_ROOF_OVERHEAD_S, or fraction < PG_ROOF_OVERHEAD_FRACTION
+ *   compute-bound   otherwise, I at or above the ridge peak / bandwidth
+ *   memory-bound    otherwise
+ */
+#ifndef PG_ROOFLINE_H
+#define PG_ROOFLINE_H
+
+#include <stddef.h>
+
+#include "base/model.h"
+
+#define PG_ROOF_OVERHEAD_FRACTION 0.10
+#define PG_ROOF_OVERHEAD_S 1e-6
+
+typedef enum pg_roof_bound {
+    PG_ROOF_UNKNOWN = 0,  /* no roofs for this case (another device, an old run, not timed) */
+    PG_ROOF_COMPUTE,
+    PG_ROOF_MEMORY,
+    PG_ROOF_OVERHEAD
+} pg_roof_bound;
+
+/** "compute-bound", "memory-bound", "overhead-bound", "-". */
+const char *pg_roof_bound_name(pg_roof_bound b);
+
+typedef struct pg_roofs {
+    double peak_flops;     /* FLOP/s */
+    double bandwidth;      /* bytes/s (triad) */
+    int peak_reliable;     /* 0: a case beat the measured ceiling; peak is that case's best */
+    double llc_bytes;      /* last-level cache size; 0: unknown */
+} pg_roofs;
+
+typedef struct pg_roof_point {
+    pg_roof_bound bound;
+    double intensity;      /* FLOP/byte; 0 with no FLOPs; <0 with no bytes */
+    double attainable;     /* FLOP/s, or bytes/s for a case without FLOPs */
+    double achieved;       /* same unit as attainable */
+    double fraction;       /* achieved / attainable; may pass 1 for data that fits in cache */
+    double ridge;          /* FLOP/byte where the roofs meet */
+    pg_roofs roofs;
+    const char *why;       /* one phrase: which rule decided */
+} pg_roof_point;
+
+/** STREAM-like bandwidth at `threads` over `bytes` in all (0: twice the last-level cache, 64 MiB to 1 GiB), best of 5 passes. */
+int pg_roofline_bandwidth(double *triad_bps, double *copy_bps, int threads, size_t bytes);
+
+/**
+ * Measures the roofs for every thread count the run's OK CPU results ran at
+ * and stores them in run->machine_json under "roofline" (nothing when the
+ * run has no fingerprint). `peak_gflops` > 0 is a user's peak, taken as is.
+ */
+int pg_roofline_record(pg_run *run, double peak_gflops);
+
+/** The roofs stored for `device`/`threads` in a fingerprint; 1 when there are none. */
+int pg_roofline_roofs(pg_roofs *out, const char *machine_json, const char *device, int threads);
+
+/** Classifies one result against the roofs in `machine_json`; bound UNKNOWN when it cannot. */
+void pg_roofline_classify(pg_roof_point *out, const pg_result *r, const char *machine_json);
+
+/** Classifies against given roofs (the rule itself, for tests and the doctor). */
+void pg_roofline_point(pg_roof_point *out, double flops, double bytes, double seconds, const pg_roofs *roofs);
+
+#endif

@@ -1,0 +1,1109 @@
+/*
+ * verdict.c - per-case verdicts between a head run and its baseline.
+ *
+ * The model (docs/statistics.md): log t = case level + run offset + sample
+ * noise. Samples of one process say nothing about the run offset, so the
+ * interval from the samples (Hodges-Lehmann/Moses on log times) is widened by
+ * the spread of run medians, measured on the baseline runs and shrunk
+ * towards a prior from our machines. A case fails only when the change is
+ * both significant after Holm's correction and surely beyond the threshold.
+ *
+ * The stages (verdict.h) run in this order and only here: estimate, decide,
+ * suite, canary (canary.h supplies the reading and what it explains), then on
+ * request confirm (confirm.h settles each case) and paired. recount() is the
+ * one place counts, the exit code and the outcome come from.
+ */
+#include "verdict/verdict.h"
+#include "verdict/canary.h"
+#include "verdict/confirm.h"
+#include "verdict/exact.h"
+
+#include "perfgate/errors.h"
+#include "stats/stats.h"
+#include "base/util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Above this many pairwise differences the bootstrap replaces Moses' interval. */
+#define MOSES_MAX_PAIRS 4000000.0
+
+static const char *const verdict_names[PG_VERDICT__COUNT] = {
+    "SAME", "REGRESSED", "IMPROVED", "UNSURE", "NEW", "MISSING", "ERROR", "SKIPPED"};
+
+static const char *const outcome_names[] = {"PASS", "FAIL", "NOTHING_COMPARED"};
+
+const char *pg_outcome_name(pg_outcome o)
+{
+    return (unsigned)o < sizeof(outcome_names) / sizeof(outcome_names[0]) ? outcome_names[o] : "?";
+}
+
+int pg_outcome_exit_code(const pg_comparison *c)
+{
+    return c->outcome == PG_OUTCOME_FAIL               ? 1
+           : c->outcome == PG_OUTCOME_NOTHING_COMPARED ? PG_EXIT_NOTHING_COMPARED
+           : c->exit_code                              ? 1
+                                                       : 0;
+}
+
+const char *pg_verdict_name(pg_verdict v)
+{
+    return (unsigned)v < PG_VERDICT__COUNT ? verdict_names[v] : "UNKNOWN";
+}
+
+static int push(pg_comparison *c, pg_case_verdict **out)
+{
+    pg_case_verdict *p = realloc(c->cases, (c->ncases + 1) * sizeof(*p));
+
+    if (!p)
+        return pg_error_set(PG_ENOMEM, "out of memory comparing runs");
+    c->cases = p;
+    memset(&p[c->ncases], 0, sizeof(*p));
+    *out = &p[c->ncases++];
+    return 0;
+}
+
+static void set_reason(pg_case_verdict *v, char *reason)
+{
+    free(v->reason);
+    v->reason = reason;
+}
+
+/* FNV-1a of the case key: a stable per-case bootstrap seed. */
+static uint64_t key_seed(const char *key)
+{
+    uint64_t h = 1469598103934665603ull;
+
+    for (; key && *key; key++)
+        h = (h ^ (unsigned char)*key) * 1099511628211ull;
+    return h;
+}
+
+/*
+ * One side of a comparison: the logs of the positive samples of every run,
+ * pooled in run order (`logs`) and sorted (`sorted`, each run sorted once
+ * and the runs merged), and how noisy one run is, worst run of the side:
+ * the largest IQR/median of one run's samples (`iqr_rel`) and the largest
+ * robust sd of its log samples (1.4826 MAD, `log_sd`). Per run, so that
+ * baseline runs at different levels do not count as noise within a run:
+ * that is drift. Run medians (of the logs) go to `meds` when given.
+ */
+typedef struct side_logs {
+    double *logs, *sorted;
+    size_t n, runs;
+} side_logs;
+
+static void side_free(side_logs *sd)
+{
+    free(sd->logs);
+    free(sd->sorted);
+}
+
+/* Merges the sorted a[0..na) and b[0..nb) into out. */
+static void merge_sorted(double *out, const double *a, size_t na, const double *b, size_t nb)
+{
+    size_t i = 0, j = 0, k = 0;
+
+    while (i < na && j < nb)
+        out[k++] = b[j] < a[i] ? b[j++] : a[i++];
+    while (i < na)
+        out[k++] = a[i++];
+    while (j < nb)
+        out[k++] = b[j++];
+}
+
+static int side_load(side_logs *sd, double *meds, double *iqr_rel, double *log_sd, const pg_sample_set *sets,
+                     size_t nsets)
+{
+    size_t total = 0, most = 1, i, j, nacc = 0;
+    double *raw, *run, *dev, *acc2, *acc, *other;
+
+    memset(sd, 0, sizeof(*sd));
+    for (i = 0; i < nsets; i++) {
+        total += sets[i].n;
+        most = sets[i].n > most ? sets[i].n : most;
+    }
+    sd->logs = malloc((total ? total : 1) * sizeof(double));
+    sd->sorted = malloc((total ? total : 1) * sizeof(double));
+    acc2 = malloc((total ? total : 1) * sizeof(double));
+    raw = malloc(3 * most * sizeof(double));
+    if (!sd->logs || !sd->sorted || !acc2 || !raw) {
+        free(acc2);
+        free(raw);
+        side_free(sd);
+        return PG_ENOMEM;
+    }
+    run = raw + most;
+    dev = raw + 2 * most;
+    acc = sd->sorted;
+    other = acc2;
+    for (i = 0; i < nsets; i++) {
+        size_t start = sd->n, m = 0;
+        double *t;
+        for (j = 0; j < sets[i].n; j++)
+            if (sets[i].x[j] > 0 && isfinite(sets[i].x[j])) {
+                raw[m++] = sets[i].x[j];
+                sd->logs[sd->n++] = log(sets[i].x[j]);
+            }
+        if (m == 0)
+            continue;
+        /* The run's logs sorted once: its median, its MAD, and merged into the side's sorted logs. */
+        memcpy(run, sd->logs + start, m * sizeof(double));
+        pg_stats_sort(run, m);
+        if (meds)
+            meds[sd->runs] = pg_stats_quantile_sorted(run, m, 0.5);
+        sd->runs++;
+        if (m >= 4) {
+            double med, q1, q3;
+            pg_stats_sort(raw, m);
+            med = pg_stats_quantile_sorted(raw, m, 0.5);
+            q1 = pg_stats_quantile_sorted(raw, m, 0.25);
+            q3 = pg_stats_quantile_sorted(raw, m, 0.75);
+            if (med > 0) {
+                *iqr_rel = fmax(*iqr_rel, (q3 - q1) / med);
+                *log_sd = fmax(*log_sd, 1.4826 * pg_stats_mad_sorted(run, m, dev));
+            }
+        }
+        merge_sorted(other, acc, nacc, run, m);
+        nacc += m;
+        t = acc;
+        acc = other;
+        other = t;
+    }
+    if (acc != sd->sorted)
+        memcpy(sd->sorted, acc, nacc * sizeof(double));
+    free(acc2);
+    free(raw);
+    return 0;
+}
+
+/*
+ * The median of the raw samples exp(l) from their sorted logs, the double
+ * pg_stats_median() of the raw samples gives, with two or three exp()s
+ * instead of one per sample. exp() is within an ulp of the exact value, so
+ * logs more than 2^-40 apart keep their order after it; only the values
+ * within that of the middle ones (a run of ties, say) are exp()ed and sorted
+ * to find which land in the middle. Outside exp()'s normal range, every
+ * sample. `raw` holds n doubles.
+ */
+static double raw_median(const double *l, size_t n, double *raw)
+{
+    const double close = 0x1p-40;
+    size_t mid = (n - 1) / 2, last = mid + 1 < n ? mid + 1 : mid, a = mid, b = last, i;
+
+    while (a > 0 && !(l[a - 1] < l[a] - close))
+        a--;
+    while (b + 1 < n && !(l[b + 1] > l[b] + close))
+        b++;
+    if (!(l[a] > -700 && l[b] < 700) || (a > 0 && !(l[a - 1] > -700)) || (b + 1 < n && !(l[b + 1] < 700)))
+        a = 0, b = n - 1;
+    /* Only raw[mid] and raw[mid + 1] are read: those lie in [a, b]. */
+    for (i = a; i <= b; i++)
+        raw[i] = exp(l[i]);
+    pg_stats_sort(raw + a, b - a + 1);
+    return pg_stats_quantile_sorted(raw, n, 0.5);
+}
+
+/*
+ * The interval: the samples' interval with a drift half-width `wd` added in
+ * quadrature (independent components) on each side. When the median ratio
+ * falls outside (bimodal samples: a phase change inside a run), the interval
+ * is stretched to contain it, which only ever makes a verdict more cautious.
+ */
+static void widen(pg_case_verdict *v, double wd)
+{
+    double center = log(v->est.center), lo = log(v->est.shift_lo), hi = log(v->est.shift_hi);
+
+    v->est.ci_lo = exp(center - sqrt((center - lo) * (center - lo) + wd * wd));
+    v->est.ci_hi = exp(center + sqrt((hi - center) * (hi - center) + wd * wd));
+    v->est.ci_lo = fmin(v->est.ci_lo, v->est.ratio);
+    v->est.ci_hi = fmax(v->est.ci_hi, v->est.ratio);
+    /* A slowdown must be about this large before its lower bound clears the threshold. */
+    v->est.resolution = (1 + v->threshold) * exp(0.5 * (log(v->est.ci_hi) - log(v->est.ci_lo))) - 1;
+}
+
+int pg_verdict_estimate(pg_case_verdict *v, const pg_sample_set *head, size_t nhead, const pg_sample_set *base,
+                        size_t nbase, const pg_compare_options *opts)
+{
+    pg_compare_options dflt = PG_COMPARE_OPTIONS_INIT;
+    double *lh, *lb, *meds = NULL, *raw_h = NULL, *raw_b = NULL;
+    size_t nh = 0, nb = 0, hr = 0, br = 0, i;
+    double level, center, lo, hi, prior, prior_df, s2, df, wd, tq, log_sd = 0;
+    side_logs sh_side, sb_side;
+    pg_shift sh;
+    pg_mwu m;
+    int err = PG_ENOMEM;
+
+    if (!opts)
+        opts = &dflt;
+    v->est.ratio = v->est.ci_lo = v->est.ci_hi = v->est.p = v->est.shift_lo = v->est.shift_hi = v->est.center = NAN;
+    v->est.resolution = NAN;
+    v->est.run_noise = 0;
+    v->est.very_noisy = 0;
+    level = 1 - v->alpha;
+    memset(&sh_side, 0, sizeof(sh_side));
+    memset(&sb_side, 0, sizeof(sb_side));
+    meds = malloc((nbase ? nbase : 1) * sizeof(*meds));
+    if (!meds || side_load(&sh_side, NULL, &v->est.run_noise, &log_sd, head, nhead) != 0 ||
+        side_load(&sb_side, meds, &v->est.run_noise, &log_sd, base, nbase) != 0)
+        goto nomem;
+    /* The logs sorted: Mann-Whitney and Hodges-Lehmann sort their own copies, which are then in order already. */
+    lh = sh_side.sorted;
+    lb = sb_side.sorted;
+    nh = sh_side.n;
+    nb = sb_side.n;
+    hr = sh_side.runs;
+    br = sb_side.runs;
+    v->est.head_n = nh;
+    v->est.base_n = nb;
+    v->est.head_runs = hr;
+    v->est.base_runs = br;
+    v->est.dropped = 0;
+    for (i = 0; i < nhead; i++)
+        v->est.dropped += head[i].n;
+    for (i = 0; i < nbase; i++)
+        v->est.dropped += base[i].n;
+    v->est.dropped -= nh + nb;
+    if (nh == 0 || nb == 0) {
+        err = pg_error_set(PG_EINVAL, "%s: no positive samples on the %s side", v->key ? v->key : "case",
+                           nh == 0 ? "head" : "base");
+        goto cleanup;
+    }
+    /* Medians of the raw samples, as every report shows them (the log of an even-n midpoint differs). */
+    if ((raw_h = malloc(nh * sizeof(*raw_h))) == NULL || (raw_b = malloc(nb * sizeof(*raw_b))) == NULL)
+        goto nomem;
+    v->est.very_noisy = v->est.run_noise >= PG_VERY_NOISY_IQR;
+    v->est.head_median = raw_median(lh, nh, raw_h);
+    v->est.base_median = raw_median(lb, nb, raw_b);
+    v->est.ratio = v->est.head_median / v->est.base_median;
+
+    /* One-sided Mann-Whitney in the direction the medians moved. */
+    if ((err = pg_stats_mwu(&m, lh, nh, lb, nb, v->est.ratio >= 1 ? PG_ALT_GREATER : PG_ALT_LESS, PG_MWU_AUTO)) != 0)
+        goto cleanup;
+    v->est.p = m.p;
+
+    /* The interval from the samples alone, on log times. */
+    if (opts->interval == PG_INTERVAL_BOOTSTRAP || (double)nh * (double)nb > MOSES_MAX_PAIRS) {
+        double blo, bhi;
+        /* Resampling draws by position: the samples in run order, as stored. */
+        for (i = 0; i < nh; i++)
+            raw_h[i] = exp(sh_side.logs[i]);
+        for (i = 0; i < nb; i++)
+            raw_b[i] = exp(sb_side.logs[i]);
+        if ((err = pg_stats_bootstrap_ratio(&blo, &bhi, raw_h, nh, raw_b, nb, level,
+                                            opts->bootstrap_reps ? opts->bootstrap_reps : 2000, key_seed(v->key))) != 0)
+            goto cleanup;
+        center = log(v->est.ratio);
+        lo = log(blo);
+        hi = log(bhi);
+    } else {
+        if ((err = pg_stats_hodges_lehmann(&sh, lh, nh, lb, nb, level)) != 0)
+            goto cleanup;
+        center = sh.estimate;
+        lo = sh.lo;
+        hi = sh.hi;
+    }
+    v->est.center = exp(center);
+    v->est.shift_lo = exp(lo);
+    v->est.shift_hi = exp(hi);
+
+    /*
+     * Run-to-run drift: the sd of log run medians, pooled with the prior
+     * (a scaled inverse chi-square with prior_df degrees of freedom), so one
+     * or two baseline runs lean on what our machines showed and many runs
+     * speak for themselves. The head and the baseline each carry their own
+     * run offsets: the variance of their difference is s^2 (1/H + 1/K).
+     */
+    prior = opts->drift >= 0 ? opts->drift : PG_DRIFT_PRIOR;
+    /*
+     * A run whose samples spread this widely is not a steady state with
+     * independent samples but a sequence of phases (notes/noise.md): its
+     * median moves between processes about as far as its samples spread
+     * (saxpy: -51.7% between two runs of one build). So for a very noisy
+     * case the prior drift is at least the robust sd of its log samples,
+     * and such a case fails only on a change well beyond that.
+     */
+    if (v->est.very_noisy)
+        prior = fmax(prior, log_sd);
+    prior_df = opts->drift_df >= 0 ? opts->drift_df : PG_DRIFT_PRIOR_DF;
+    s2 = prior * prior * prior_df;
+    df = prior_df;
+    v->drift.measured = 0;
+    if (br >= 2) {
+        double mm = pg_stats_mean(meds, br), ss = 0;
+        for (i = 0; i < br; i++)
+            ss += (meds[i] - mm) * (meds[i] - mm);
+        s2 += ss;
+        df += (double)(br - 1);
+        v->drift.measured = 1;
+    }
+    s2 = df > 0 ? s2 / df : 0;
+    v->drift.sd = sqrt(s2);
+    v->drift.df = df;
+    tq = df > 0 ? pg_stats_t_ppf(1 - v->alpha / 2, df) : pg_stats_norm_ppf(1 - v->alpha / 2);
+    wd = tq * v->drift.sd * sqrt(1.0 / (double)hr + 1.0 / (double)br);
+    v->drift.hw = wd;
+    widen(v, wd);
+    err = 0;
+    goto cleanup;
+
+nomem:
+    err = pg_error_set(PG_ENOMEM, "out of memory comparing %s", v->key ? v->key : "a case");
+cleanup:
+    side_free(&sh_side);
+    side_free(&sb_side);
+    free(meds);
+    free(raw_h);
+    free(raw_b);
+    return err;
+}
+
+/* How to get more samples where they came from: an imported run's harness has its own knob. */
+static const char *more_samples(const pg_case_verdict *v)
+{
+    const char *s = v->source ? v->source : "";
+
+    if (strcmp(s, "google-benchmark") == 0)
+        return "run more repetitions (--benchmark_repetitions) before importing";
+    if (strcmp(s, "hyperfine") == 0)
+        return "let hyperfine run more times (--runs or --min-runs) before importing";
+    if (strcmp(s, "pytest-benchmark") == 0)
+        return "take more rounds (--benchmark-min-rounds) before importing";
+    return "take more samples (raise min_samples or min_run_time)";
+}
+
+/* 1 when the interval is mostly the drift allowed between runs, not the spread of this case's samples. */
+static int drift_dominates(const pg_case_verdict *v)
+{
+    double total = log(v->est.ci_hi) - log(v->est.ci_lo), samples = log(v->est.shift_hi) - log(v->est.shift_lo);
+
+    return !v->paired && isfinite(samples) && samples < 0.7 * total;
+}
+
+/* The advice for an UNSURE case: which component of the interval dominates. */
+static const char *advice(const pg_case_verdict *v, char *buf, size_t len)
+{
+    if (v->paired)
+        return "run more rounds (--rounds) or use a quieter machine";
+    if (!drift_dominates(v)) {
+        snprintf(buf, len, "%s, or use a quieter machine", more_samples(v));
+        return buf;
+    }
+    if (v->drift.measured)
+        return "the machine drifts between runs: pool more baseline runs or use a quieter machine";
+    return "one baseline run cannot measure run-to-run drift: pool runs with --base last:5";
+}
+
+/* The UNSURE reason of a very noisy case: what the run flagged, what it can resolve, what would help. */
+static char *too_noisy(const pg_case_verdict *v, const char *th)
+{
+    const char *fix = v->source && strcmp(v->source, "perfgate") != 0 ? more_samples(v)
+                                                                          : "lengthen min_run_time, gate interleaved "
+                                                                            "with --base-build";
+
+    return pg__asprintf("very noisy (IQR %.0f%% of the median within a run): resolves ~%.0f%% here, too noisy for "
+                        "%s; %s, or use a quieter runner",
+                        100 * v->est.run_noise, 100 * v->est.resolution, th, fix);
+}
+
+/* An interval wider than the threshold because of the drift allowed between runs, not this case's noise. */
+static char *drift_wide(const pg_case_verdict *v, const char *th)
+{
+    double pct = 100 * (exp(v->drift.hw) - 1);
+
+    if (!v->drift.measured)
+        return pg__asprintf("undecided at %s: the interval is mostly the run-to-run drift assumed for %zu baseline "
+                            "run%s (+-%.0f%%), not noise in this case; store more baseline runs and compare with "
+                            "--base last:5, or gate interleaved with --base-build",
+                            th, v->est.base_runs, v->est.base_runs == 1 ? "" : "s", pct);
+    return pg__asprintf("undecided at %s: this machine's run medians drift +-%.0f%% between runs, more than the "
+                        "samples' spread; pool more baseline runs (--base last:K), gate interleaved with "
+                        "--base-build, or use a quieter machine", th, pct);
+}
+
+pg_verdict pg_verdict_rule(double ci_lo, double ci_hi, double p_adj, double threshold, double alpha)
+{
+    double up = 1 + threshold, down = 1 / (1 + threshold);
+    int significant = isfinite(p_adj) && p_adj < alpha;
+
+    if (!isfinite(ci_lo) || !isfinite(ci_hi) || ci_lo <= 0)
+        return PG_VERDICT_UNSURE;
+    if (significant && ci_lo > up)
+        return PG_VERDICT_REGRESSED;
+    if (significant && ci_hi < down)
+        return PG_VERDICT_IMPROVED;
+    if (ci_lo >= down && ci_hi <= up)
+        return PG_VERDICT_SAME;
+    return PG_VERDICT_UNSURE;
+}
+
+int pg_verdict_decide(pg_case_verdict *v, size_t ntested)
+{
+    double up = 1 + v->threshold, down = 1 / (1 + v->threshold);
+    char th[32], adv[160];
+    char *reason = NULL;
+
+    snprintf(th, sizeof(th), "%.3g%%", 100 * v->threshold);
+    v->verdict = pg_verdict_rule(v->est.ci_lo, v->est.ci_hi, v->est.p_adj, v->threshold, v->alpha);
+    if (!isfinite(v->est.ci_lo) || !isfinite(v->est.ci_hi) || v->est.ci_lo <= 0) {
+        reason = v->paired ? pg__asprintf("too few rounds (%zu) for a %.0f%% interval; run more (--rounds)",
+                                          v->est.head_n, 100 * (1 - v->alpha))
+                           : pg__asprintf("too few samples (%zu vs %zu) for a %.0f%% interval; %s",
+                                          v->est.head_n, v->est.base_n, 100 * (1 - v->alpha), more_samples(v));
+    } else if (v->verdict == PG_VERDICT_REGRESSED) {
+        reason = pg__asprintf("slower beyond %s (Holm p=%.2g over %zu cases)", th, v->est.p_adj, ntested);
+    } else if (v->verdict == PG_VERDICT_IMPROVED) {
+        reason = pg__asprintf("faster beyond %s (Holm p=%.2g over %zu cases)", th, v->est.p_adj, ntested);
+    } else if (v->verdict == PG_VERDICT_UNSURE) {
+        if (v->est.very_noisy && !v->paired)
+            reason = too_noisy(v, th);
+        else if (v->est.ci_lo > up || v->est.ci_hi < down)
+            reason = pg__asprintf("beyond %s but not significant after Holm over %zu cases (p=%.2g); %s", th,
+                                  ntested, v->est.p_adj, advice(v, adv, sizeof(adv)));
+        else if (log(v->est.ci_hi) - log(v->est.ci_lo) > 2 * log(up) && drift_dominates(v))
+            reason = drift_wide(v, th);
+        else if (log(v->est.ci_hi) - log(v->est.ci_lo) > 2 * log(up))
+            reason = pg__asprintf("too noisy for %s: resolves ~%.0f%% here; %s", th, 100 * v->est.resolution,
+                                  advice(v, adv, sizeof(adv)));
+        else
+            reason = pg__asprintf("interval straddles the %s threshold; %s", th, advice(v, adv, sizeof(adv)));
+    }
+    if (v->est.dropped) {
+        /* A time of zero, a negative one or NaN is a broken measurement: say it was not used. */
+        char *with = pg__asprintf("%s%s%zu sample%s left out (zero, negative or not finite)", reason ? reason : "",
+                                  reason ? "; " : "", v->est.dropped, v->est.dropped == 1 ? "" : "s");
+        free(reason);
+        reason = with;
+    }
+    set_reason(v, reason);
+    return 0;
+}
+
+/* Fewest compared cases for the suite-wide view to mean anything. */
+#define SUITE_MIN_CASES 8
+
+/* The median and robust spread of every compared case's log ratio. */
+static void suite_view(pg_comparison *c, double *scratch)
+{
+    size_t i, n = 0;
+
+    c->suite.shift = c->suite.spread = NAN;
+    for (i = 0; i < c->ncases; i++)
+        if (!isnan(c->cases[i].est.p) && c->cases[i].est.ratio > 0 && isfinite(c->cases[i].est.ratio) &&
+            !pg_canary_is(c->cases[i].suite))
+            scratch[n++] = log(c->cases[i].est.ratio);
+    if (n < SUITE_MIN_CASES)
+        return;
+    c->suite.shift = exp(pg_stats_median(scratch, n));
+    c->suite.spread = 1.4826 * pg_stats_mad(scratch, n);
+}
+
+/*
+ * The decide stage: Holm over the tested cases (those with a p-value), the
+ * interval widened by the suite-wide spread where it exceeds the model's
+ * drift, and the rule. Sets *ntested for the method line.
+ */
+static int stage_decide(pg_comparison *c, size_t *ntested, const pg_compare_options *opts)
+{
+    size_t i, n = c->ncases ? c->ncases : 1;
+    double *p = malloc(n * sizeof(*p)), *adj = malloc(n * sizeof(*adj)), *scratch = malloc(n * sizeof(*scratch));
+    int err = PG_ENOMEM;
+
+    *ntested = 0;
+    if (!p || !adj || !scratch) {
+        err = pg_error_set(PG_ENOMEM, "out of memory adjusting p-values");
+        goto cleanup;
+    }
+    /* Canaries are references, not hypotheses about the code: they stay out of Holm's family. */
+    for (i = 0; i < c->ncases; i++) {
+        p[i] = pg_canary_is(c->cases[i].suite) ? NAN : c->cases[i].est.p;
+        *ntested += !isnan(p[i]);
+    }
+    if ((err = pg_stats_holm(adj, p, c->ncases)) != 0)
+        goto cleanup;
+    suite_view(c, scratch);
+    for (i = 0; i < c->ncases; i++) {
+        pg_case_verdict *v = &c->cases[i];
+        if (isnan(v->est.p))
+            continue;
+        v->est.p_adj = isnan(p[i]) ? v->est.p : adj[i];
+        v->source = c->head ? c->head->source : NULL;
+        /* Paired rounds cancel what the suite-wide view guards against: a phase hits both sides. */
+        if (isfinite(c->suite.spread) && !opts->paired)
+            widen(v, fmax(v->drift.hw, pg_stats_norm_ppf(1 - v->alpha / 2) * c->suite.spread));
+        pg_verdict_decide(v, *ntested);
+    }
+
+cleanup:
+    free(p);
+    free(adj);
+    free(scratch);
+    return err;
+}
+
+/* The suite stage: a move the whole suite shares is not this case's: UNSURE until a re-run confirms it. */
+static void stage_suite(pg_comparison *c, pg_suite_move move)
+{
+    size_t i;
+
+    if (!isfinite(move.shift))
+        return;
+    for (i = 0; i < c->ncases; i++) {
+        pg_case_verdict *v = &c->cases[i];
+        double half = sqrt(1 + v->threshold);
+        int up = v->verdict == PG_VERDICT_REGRESSED && move.shift > half &&
+                 v->est.ci_lo / move.shift <= 1 + v->threshold;
+        int down = v->verdict == PG_VERDICT_IMPROVED && move.shift < 1 / half &&
+                   v->est.ci_hi / move.shift >= 1 / (1 + v->threshold);
+
+        if (isnan(v->est.p) || !(up || down))
+            continue;
+        v->verdict = PG_VERDICT_UNSURE;
+        set_reason(v, pg__asprintf("the whole suite moved %+.1f%% (median of its cases): a machine phase or a "
+                                   "change to everything; re-run to confirm",
+                                   100 * (move.shift - 1)));
+    }
+}
+
+/*
+ * The canary stage: a reference workload moving is the machine's doing, so a
+ * canary is never REGRESSED or IMPROVED, and a case whose change the drifted
+ * canary of its kind explains becomes UNSURE. The comparison takes over
+ * `reading` (its summary).
+ */
+static int stage_canary(pg_comparison *c, pg_canary_reading *reading)
+{
+    size_t i;
+
+    free(c->canary.summary);
+    c->canary = *reading;
+    reading->summary = NULL;
+    for (i = 0; i < c->ncases; i++) {
+        pg_case_verdict *v = &c->cases[i];
+        const char *which = "";
+        char *reason;
+        double s;
+
+        if ((v->verdict != PG_VERDICT_REGRESSED && v->verdict != PG_VERDICT_IMPROVED) || pg_verdict_is_exact(v))
+            continue;
+        if (pg_canary_is(v->suite))
+            reason = pg__asprintf("machine drift: this %s canary moved %+.1f%% between base and head",
+                                  strcmp(v->name, PG_CANARY_MEMORY) == 0 ? "memory" : "compute",
+                                  100 * (v->est.ratio - 1));
+        else if (pg_canary_explains(&s, &which, &c->canary, v))
+            reason = pg__asprintf("machine drift: %s canary %+.0f%% (this case %+.1f%%); re-run to confirm", which,
+                                  100 * (s - 1), 100 * (v->est.ratio - 1));
+        else
+            continue;
+        if (!reason)
+            return pg_error_set(PG_ENOMEM, "out of memory writing a drift reason");
+        set_reason(v, reason);
+        v->verdict = PG_VERDICT_UNSURE;
+    }
+    return 0;
+}
+
+/* The verdicts a confirmation re-run settles: a false IMPROVED is as wrong as a false REGRESSED. */
+static int to_confirm(const pg_case_verdict *v, int improved_too)
+{
+    /* A counted metric is counted again identically: nothing for a re-run to settle. */
+    if (pg_verdict_is_exact(v))
+        return 0;
+    return v->verdict == PG_VERDICT_REGRESSED || (improved_too && v->verdict == PG_VERDICT_IMPROVED);
+}
+
+/*
+ * The confirmation stage: settles every REGRESSED case (and IMPROVED one
+ * when `improved_too`) on `again[i]`, its re-measurement decided on its own
+ * (NULL when none was made; confirm.h).
+ */
+static int stage_confirm(pg_comparison *c, const pg_case_verdict *const *again, int improved_too)
+{
+    size_t i;
+    int err;
+
+    for (i = 0; i < c->ncases; i++)
+        if (to_confirm(&c->cases[i], improved_too) && (err = pg_confirm_settle(&c->cases[i], again[i])) != 0)
+            return err;
+    return 0;
+}
+
+/* "2 UNSURE, 1 SKIPPED": the verdicts that decided nothing, for the outcome's reason. */
+static void undecided_counts(pg_buf *b, const pg_comparison *c)
+{
+    static const pg_verdict kinds[] = {PG_VERDICT_UNSURE, PG_VERDICT_SKIPPED, PG_VERDICT_ERROR, PG_VERDICT_NEW,
+                                       PG_VERDICT_MISSING};
+    size_t i;
+    int first = 1;
+
+    for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+        if (c->counts[kinds[i]]) {
+            pg__buf_printf(b, "%s%zu %s", first ? "" : ", ", c->counts[kinds[i]], verdict_names[kinds[i]]);
+            first = 0;
+        }
+}
+
+/*
+ * The outcome: FAIL by the exit rule; NOTHING_COMPARED when there are
+ * benchmark cases and none was decided, because a pass would vouch for
+ * changes nobody measured. Exact checks alone (no benchmark case) decide
+ * by themselves. The reason says why and what to do; the stored-baseline
+ * workflow replaces it with what it searched when it found no baseline.
+ */
+static void settle_outcome(pg_comparison *c)
+{
+    size_t decided = c->counts[PG_VERDICT_SAME] + c->counts[PG_VERDICT_REGRESSED] + c->counts[PG_VERDICT_IMPROVED];
+    pg_buf b = PG_BUF_INIT;
+
+    free(c->outcome_reason);
+    c->outcome_reason = NULL;
+    c->outcome = c->exit_code ? PG_OUTCOME_FAIL : PG_OUTCOME_PASS;
+    if (c->exit_code || c->ncases == 0 || decided > 0)
+        return;
+    c->outcome = PG_OUTCOME_NOTHING_COMPARED;
+    if (!c->base) {
+        pg__buf_puts(&b, "no baseline run to compare with; measure the base build alongside with --base-build");
+    } else {
+        pg__buf_puts(&b, "no case was decided (");
+        undecided_counts(&b, c);
+        if (c->counts[PG_VERDICT_UNSURE])
+            pg__buf_puts(&b, "): the data cannot tell at this noise; pool baseline runs (--base last:5), measure "
+                             "interleaved with --base-build, or raise min_run_time");
+        else
+            pg__buf_puts(&b, "): no case has samples on both sides; see each case's reason");
+    }
+    c->outcome_reason = pg__buf_detach(&b);
+}
+
+/* The one recount: counts and exit code from the verdicts as they stand, under the comparison's exit rule. */
+static void recount(pg_comparison *c)
+{
+    size_t i;
+
+    memset(c->counts, 0, sizeof(c->counts));
+    for (i = 0; i < c->ncases; i++)
+        c->counts[c->cases[i].verdict]++;
+    c->exit_code = (c->counts[PG_VERDICT_REGRESSED] > 0 || c->checks_failed > 0 ||
+                    (c->fail_on_missing && c->counts[PG_VERDICT_MISSING] > 0) ||
+                    (c->fail_on_new && c->counts[PG_VERDICT_NEW] > 0))
+                       ? 1
+                       : 0;
+    settle_outcome(c);
+}
+
+/* The exact checks of the head run: a failed one fails the comparison. */
+static void take_checks(pg_comparison *c, const pg_run *head)
+{
+    size_t i;
+
+    c->checks_total = head->nchecks;
+    c->checks_failed = 0;
+    for (i = 0; i < head->nchecks; i++)
+        c->checks_failed += !head->checks[i].passed;
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* The method line of a sequential interleaved gate, with how many rounds the cases took. */
+static int paired_method(pg_comparison *c, size_t ntested)
+{
+    size_t *r = malloc((c->ncases ? c->ncases : 1) * sizeof(*r)), i, n = 0, early = 0, most = 0;
+
+    if (!r)
+        return pg_error_set(PG_ENOMEM, "out of memory describing the method");
+    for (i = 0; i < c->ncases; i++)
+        if (c->cases[i].paired) {
+            r[n++] = c->cases[i].est.head_n;
+            early += c->cases[i].est.settled_at > 0;
+            most = c->cases[i].est.head_n > most ? c->cases[i].est.head_n : most;
+        }
+    qsort(r, n, sizeof(*r), cmp_size);
+    c->method = pg__asprintf(
+        "interleaved rounds paired per round, decided sequentially: after every round from round %d, an "
+        "anytime-valid sign-test confidence sequence for the median per-round log ratio (Howard & Ramdas 2022) "
+        "and anytime p-values, Holm over %zu cases; a case stops once REGRESSED, SAME or IMPROVED; REGRESSED when "
+        "Holm p < alpha and the lower bound exceeds 1 + threshold; rounds per case: median %zu, max %zu (%zu of %zu "
+        "settled before the maximum)",
+        PG_PAIRED_MIN_ROUNDS, ntested, n ? r[n / 2] : 0, most, early, n);
+    free(r);
+    return c->method ? 0 : pg_error_set(PG_ENOMEM, "out of memory describing the method");
+}
+
+/* Whether a case of `c` is not a counted metric: its line is the statistical one. */
+static int has_timed(const pg_comparison *c)
+{
+    size_t i;
+
+    for (i = 0; i < c->ncases; i++)
+        if (!pg_verdict_is_exact(&c->cases[i]))
+            return 1;
+    return 0;
+}
+
+/* The method line every report prints. */
+static int describe_method(pg_comparison *c, size_t ntested, const pg_compare_options *opts)
+{
+    free(c->method);
+    if (opts->paired && opts->sequential)
+        return paired_method(c, ntested);
+    if (opts->paired)
+        c->method = pg__asprintf(
+            "interleaved rounds paired per round: one-sided Wilcoxon signed-rank on the per-round log ratios, Holm "
+            "over %zu cases; Hodges-Lehmann ratio with Tukey's interval; REGRESSED when Holm p < alpha and the "
+            "lower bound exceeds 1 + threshold",
+            ntested);
+    else
+        c->method = pg__asprintf(
+            "one-sided Mann-Whitney U on log times, Holm over %zu cases; ratio of medians with a %s interval widened "
+            "by run-to-run drift (%s %.3g%% prior, %zu baseline run%s; and by the spread of all cases' changes); "
+            "REGRESSED when Holm p < alpha and the lower bound exceeds 1 + threshold",
+            ntested, opts->interval == PG_INTERVAL_BOOTSTRAP ? "bootstrap" : "Hodges-Lehmann/Moses",
+            c->nbases >= 2 ? "measured on the baseline runs, shrunk to a" : "assumed:",
+            100 * (opts->drift >= 0 ? opts->drift : PG_DRIFT_PRIOR), c->nbases, c->nbases == 1 ? "" : "s");
+    if (c->method && pg_comparison_has_exact(c)) {
+        /* A comparison of counts alone says nothing of a test it did not run. */
+        char *both = has_timed(c) ? pg__asprintf("%s; %s", c->method, PG_VERDICT_EXACT_METHOD)
+                                  : pg__strdup(PG_VERDICT_EXACT_METHOD);
+        free(c->method);
+        c->method = both;
+    }
+    return c->method ? 0 : pg_error_set(PG_ENOMEM, "out of memory describing the method");
+}
+
+int pg_comparison_adjust(pg_comparison *c, const pg_compare_options *opts)
+{
+    pg_compare_options dflt = PG_COMPARE_OPTIONS_INIT;
+    pg_canary_reading canary = {NAN, NAN, 0, NULL};
+    size_t ntested;
+    int err;
+
+    if (!opts)
+        opts = &dflt;
+    if ((err = stage_decide(c, &ntested, opts)) != 0)
+        return err;
+    if (!opts->paired)
+        stage_suite(c, c->suite);
+    if ((err = pg_canary_read(&canary, c->cases, c->ncases)) != 0 || (err = stage_canary(c, &canary)) != 0)
+        return err;
+    recount(c);
+    return describe_method(c, ntested, opts);
+}
+
+/* Indexes the results of `run` by key (the first of a key, as pg_run_find()). */
+static int index_run(pg_keymap *m, const pg_run *run)
+{
+    size_t i;
+    int err;
+
+    for (i = 0; i < run->nresults; i++)
+        if ((err = pg__keymap_put(m, run->results[i].key, i)) != 0)
+            return err;
+    return 0;
+}
+
+static const pg_result *indexed_find(const pg_run *run, const pg_keymap *m, const char *key)
+{
+    size_t i;
+
+    return pg__keymap_get(m, key, &i) ? &run->results[i] : NULL;
+}
+
+/* Collects the samples of `key` from every base run that measured it; `maps` index the base runs (or NULL). */
+static size_t base_sets(pg_sample_set *out, const pg_result **first, const pg_run *const *bases,
+                        const pg_keymap *maps, size_t nbases, const char *key)
+{
+    size_t i, n = 0;
+
+    *first = NULL;
+    for (i = 0; i < nbases; i++) {
+        const pg_result *r = maps ? indexed_find(bases[i], &maps[i], key) : pg_run_find(bases[i], key);
+        if (!r)
+            continue;
+        if (!*first)
+            *first = r;
+        if (r->status == PG_STATUS_OK && r->nsamples > 0)
+            out[n++] = (pg_sample_set){r->samples, r->nsamples};
+    }
+    return n;
+}
+
+/* Every case of a baseline run that the head lacks, once: MISSING. `cases` indexes the cases so far. */
+static int add_missing(pg_comparison *c, pg_keymap *cases, const pg_run *const *bases, size_t nbases)
+{
+    size_t b, i, j;
+    int err;
+
+    for (b = 0; b < nbases; b++) {
+        for (i = 0; i < bases[b]->nresults; i++) {
+            const pg_result *r = &bases[b]->results[i];
+            pg_case_verdict *v = NULL;
+            if (pg__keymap_get(cases, r->key, &j))
+                continue;
+            if ((err = push(c, &v)) != 0 || (err = pg__keymap_put(cases, r->key, c->ncases - 1)) != 0)
+                return err;
+            v->key = pg__strdup(r->key);
+            v->suite = pg__strdup(r->suite);
+            v->name = pg__strdup(r->name);
+            v->base = r;
+            v->est.base_n = r->nsamples;
+            v->est.base_median = r->summary.median;
+            v->est.ratio = v->est.ci_lo = v->est.ci_hi = v->est.p = v->est.p_adj = NAN;
+            v->est.shift_lo = v->est.shift_hi = v->est.center = v->est.resolution = NAN;
+            v->verdict = PG_VERDICT_MISSING;
+            v->reason = pg__strdup("in the baseline but not in this run");
+        }
+    }
+    return 0;
+}
+
+int pg_compare(pg_comparison **out, const pg_run *head, const pg_run *const *bases, size_t nbases,
+               const pg_compare_options *opts)
+{
+    pg_compare_options dflt = PG_COMPARE_OPTIONS_INIT;
+    pg_sample_set *sets = NULL;
+    pg_keymap *maps = NULL, cases = PG_KEYMAP_INIT;
+    pg_comparison *c;
+    size_t i;
+    int err;
+
+    *out = NULL;
+    if (!opts)
+        opts = &dflt;
+    c = calloc(1, sizeof(*c));
+    sets = malloc((nbases ? nbases : 1) * sizeof(*sets));
+    maps = calloc(nbases ? nbases : 1, sizeof(*maps));
+    if (!c || !sets || !maps) {
+        free(sets);
+        free(maps);
+        free(c);
+        return pg_error_set(PG_ENOMEM, "out of memory comparing runs");
+    }
+    /* Keyed lookups: a comparison of thousands of cases against K runs must not scan each run per case. */
+    for (i = 0; i < nbases; i++)
+        if ((err = index_run(&maps[i], bases[i])) != 0)
+            goto fail;
+    c->head = head;
+    c->base = nbases ? bases[0] : NULL;
+    c->nbases = nbases;
+    c->fail_on_missing = opts->fail_on_missing;
+    c->fail_on_new = opts->fail_on_new;
+
+    for (i = 0; i < head->nresults; i++) {
+        const pg_result *h = &head->results[i], *base;
+        size_t nsets = base_sets(sets, &base, bases, maps, nbases, h->key);
+        pg_case_verdict *v = NULL;
+
+        if ((err = push(c, &v)) != 0 || (err = pg__keymap_put(&cases, h->key, c->ncases - 1)) != 0)
+            goto fail;
+        v->key = pg__strdup(h->key);
+        v->suite = pg__strdup(h->suite);
+        v->name = pg__strdup(h->name);
+        v->head = h;
+        v->base = base;
+        v->threshold = opts->threshold >= 0 ? opts->threshold : (h->threshold > 0 ? h->threshold : 0.05);
+        v->alpha = opts->alpha > 0 ? opts->alpha : (h->alpha > 0 ? h->alpha : 0.05);
+        v->est.head_n = h->nsamples;
+        v->est.head_median = h->summary.median;
+        v->est.ratio = v->est.ci_lo = v->est.ci_hi = v->est.p = v->est.p_adj = NAN;
+        v->est.shift_lo = v->est.shift_hi = v->est.center = v->est.resolution = NAN;
+        if (h->status == PG_STATUS_SKIPPED) {
+            v->verdict = PG_VERDICT_SKIPPED;
+            v->reason = pg__strdup(h->message ? h->message : "skipped");
+        } else if (h->status == PG_STATUS_ERROR) {
+            v->verdict = PG_VERDICT_ERROR;
+            v->reason = pg__strdup(h->message ? h->message : "failed");
+        } else if (!base) {
+            v->verdict = PG_VERDICT_NEW;
+            v->reason = pg__strdup(nbases ? "not in the baseline" : "no baseline yet");
+        } else if (nsets == 0) {
+            v->verdict = PG_VERDICT_UNSURE;
+            v->est.base_median = base->summary.median;
+            if (v->est.base_median > 0 && v->est.head_median > 0)
+                v->est.ratio = v->est.head_median / v->est.base_median;
+            v->reason = pg__strdup(base->status == PG_STATUS_OK ? "the baseline has no raw samples for this case"
+                                                                : "the baseline failed or skipped this case");
+        } else if (h->nsamples == 0) {
+            v->verdict = PG_VERDICT_UNSURE;
+            v->est.base_median = base->summary.median;
+            v->reason = pg__strdup("this run has no raw samples for this case");
+        } else if (pg_verdict_is_exact(v)) {
+            /* Counted metrics: their own threshold, the newest base run, no test (verdict_exact.h). */
+            v->threshold = h->threshold > 0 ? h->threshold : PG_EXACT_THRESHOLD;
+            if ((err = pg_verdict_exact(v, h->samples, h->nsamples, sets[0].x, sets[0].n)) != 0)
+                goto fail;
+        } else {
+            pg_sample_set hs = {h->samples, h->nsamples};
+            err = pg_verdict_estimate(v, &hs, 1, sets, nsets, opts);
+            if (err == PG_EINVAL) {
+                v->verdict = PG_VERDICT_UNSURE;
+                v->est.p = NAN;
+                v->reason = pg__strdup("no positive samples to compare");
+            } else if (err) {
+                goto fail;
+            }
+        }
+    }
+    if ((err = add_missing(c, &cases, bases, nbases)) != 0)
+        goto fail;
+    take_checks(c, head);
+    if ((err = pg_comparison_adjust(c, opts)) != 0)
+        goto fail;
+    err = 0;
+    *out = c;
+    c = NULL;
+fail:
+    free(sets);
+    for (i = 0; i < nbases; i++)
+        pg__keymap_free(&maps[i]);
+    free(maps);
+    pg__keymap_free(&cases);
+    pg_comparison_free(c);
+    return err;
+}
+
+void pg_comparison_free(pg_comparison *c)
+{
+    size_t i;
+
+    if (!c)
+        return;
+    for (i = 0; i < c->ncases; i++) {
+        free(c->cases[i].key);
+        free(c->cases[i].suite);
+        free(c->cases[i].name);
+        free(c->cases[i].reason);
+    }
+    free(c->cases);
+    free(c->method);
+    free(c->canary.summary);
+    free(c->outcome_reason);
+    free(c);
+}
+
+/* Estimates and decides the re-run `r` of case `v` on its own against the baseline runs, into `t`. */
+static int remeasure(pg_case_verdict *t, const pg_case_verdict *v, const pg_result *r, pg_sample_set *sets,
+                     const pg_run *const *bases, size_t nbases, const pg_compare_options *opts)
+{
+    pg_sample_set hs = {r->samples, r->nsamples};
+    const pg_result *first;
+    size_t nsets = base_sets(sets, &first, bases, NULL, nbases, v->key);
+    int err;
+
+    t->key = v->key;
+    t->threshold = v->threshold;
+    t->alpha = v->alpha;
+    t->est.ratio = NAN;
+    if (r->status != PG_STATUS_OK || r->nsamples == 0 || nsets == 0)
+        return 0;
+    err = pg_verdict_estimate(t, &hs, 1, sets, nsets, opts);
+    if (err == PG_EINVAL)
+        return 0;
+    if (err)
+        return err;
+    /* A single hypothesis, the one the first measurement raised: no Holm family. */
+    t->est.p_adj = t->est.p;
+    return pg_verdict_decide(t, 1);
+}
+
+int pg_verdict_confirm(pg_comparison *c, const pg_run *rerun, const pg_run *const *bases, size_t nbases,
+                       const pg_compare_options *opts)
+{
+    size_t i, n = c->ncases ? c->ncases : 1;
+    pg_case_verdict *fresh = calloc(n, sizeof(*fresh));
+    const pg_case_verdict **again = calloc(n, sizeof(*again));
+    pg_sample_set *sets = malloc((nbases ? nbases : 1) * sizeof(*sets));
+    int err = 0;
+
+    if (!fresh || !again || !sets) {
+        err = pg_error_set(PG_ENOMEM, "out of memory confirming verdicts");
+        goto cleanup;
+    }
+    for (i = 0; i < c->ncases; i++) {
+        const pg_result *r;
+        if (!to_confirm(&c->cases[i], 1) || !rerun || !(r = pg_run_find(rerun, c->cases[i].key)))
+            continue;
+        if ((err = remeasure(&fresh[i], &c->cases[i], r, sets, bases, nbases, opts)) != 0)
+            goto cleanup;
+        again[i] = &fresh[i];
+    }
+    if ((err = stage_confirm(c, again, 1)) == 0)
+        recount(c);
+
+cleanup:
+    for (i = 0; fresh && i < c->ncases; i++)
+        free(fresh[i].reason);
+    free(fresh);
+    free(again);
+    free(sets);
+    return err;
+}
+
+int pg_verdict_confirm_paired(pg_comparison *c, const pg_comparison *again)
+{
+    const pg_case_verdict **match = calloc(c->ncases ? c->ncases : 1, sizeof(*match));
+    size_t i, j;
+    int err;
+
+    if (!match)
+        return pg_error_set(PG_ENOMEM, "out of memory confirming regressions");
+    for (i = 0; i < c->ncases; i++)
+        for (j = 0; again && j < again->ncases && !match[i]; j++)
+            if (strcmp(again->cases[j].key, c->cases[i].key) == 0)
+                match[i] = &again->cases[j];
+    /* The interleaved gate re-measures only REGRESSED cases; its IMPROVED ones are left as they are. */
+    if ((err = stage_confirm(c, match, 0)) == 0)
+        recount(c);
+    free(match);
+    return err;
+}
+
+int pg_verdict_paired(pg_comparison *c, const pg_run *head, const pg_paired_analysis *paired,
+                      const pg_compare_options *opts)
+{
+    pg_compare_options o = PG_COMPARE_OPTIONS_INIT;
+    size_t i, j;
+
+    if (opts)
+        o = *opts;
+    for (i = 0; i < head->nresults; i++) {
+        const pg_paired_analysis *p = &paired[i];
+        pg_case_verdict *v = NULL;
+        double half;
+        for (j = 0; j < c->ncases && !v; j++)
+            if (strcmp(c->cases[j].key, head->results[i].key) == 0)
+                v = &c->cases[j];
+        /* Only cases the comparison tested (both sides measured) take the paired view. */
+        if (!v || p->n == 0 || isnan(v->est.p))
+            continue;
+        v->paired = 1;
+        v->est.settled_at = p->settled_at;
+        v->est.ratio = v->est.center = p->ratio;
+        v->est.ci_lo = v->est.shift_lo = isfinite(p->ci_lo) ? p->ci_lo : NAN;
+        v->est.ci_hi = v->est.shift_hi = isfinite(p->ci_hi) ? p->ci_hi : NAN;
+        /* Anytime p-values: the smaller one, as the sequential looks took it (ab/paired.c). */
+        v->est.p = p->sequential ? fmin(p->p_slower, p->p_faster) : p->ratio >= 1 ? p->p_slower : p->p_faster;
+        /* The pairing cancels run-to-run drift: a phase slows both sides of a round alike. */
+        v->drift.sd = v->drift.hw = 0;
+        v->drift.measured = 0;
+        v->est.very_noisy = 0;
+        half = 0.5 * (log(v->est.ci_hi) - log(v->est.ci_lo));
+        v->est.resolution = isfinite(half) ? (1 + v->threshold) * exp(half) - 1 : NAN;
+    }
+    o.paired = 1;
+    for (i = 0; i < head->nresults; i++)
+        o.sequential |= paired[i].sequential;
+    return pg_comparison_adjust(c, &o);
+}
+
+void pg_comparison_rebind_head(pg_comparison *c, const pg_run *run)
+{
+    c->head = run;
+    take_checks(c, run);
+    recount(c);
+}
