@@ -1,11 +1,29 @@
 /*
- * internal.h - what the files of the counting instruments share: reading a
- * Callgrind output file.
+ * internal.h - what the files of the counting instruments share: finding
+ * their programs and reading a Callgrind output file.
  */
 #ifndef PG_METER_INTERNAL_H
 #define PG_METER_INTERNAL_H
 
 #include <stdint.h>
+
+/* meter.h defines it; meter.c includes this header, so no include back. */
+struct pg_meter_options;
+
+/** perfgate-meter: the options' path, beside perfgate, or in the build tree (caller frees; NULL: not found). */
+char *pg__meter_find_program(const struct pg_meter_options *o);
+
+/** The allocation counter's library for `program` (caller frees; NULL: not found). */
+char *pg__meter_find_shim(const struct pg_meter_options *o, const char *program);
+
+/** Valgrind: $PERFGATE_VALGRIND or valgrind on PATH (caller frees; NULL: not found). */
+char *pg__meter_find_valgrind(void);
+
+/** The OpenBLAS kernel counted processes are pinned to: OPENBLAS_CORETYPE, else one Valgrind runs (NULL on other CPUs). */
+const char *pg__meter_pinned_coretype(void);
+
+/** `valgrind --version` of the program at `vg` (caller frees; NULL when it cannot be run). */
+char *pg__meter_valgrind_version(const char *vg);
 
 /* Callgrind's events with --cache-sim=yes, in its order. */
 enum { PG_CG_IR, PG_CG_DR, PG_CG_DW, PG_CG_I1MR, PG_CG_D1MR, PG_CG_D1MW, PG_CG_ILMR, PG_CG_DLMR, PG_CG_DLMW,
