@@ -64,8 +64,8 @@ int main(int argc, char **argv)
             printf(" %.6g", log(h->samples[j] / b->samples[j]));
         printf("\n");
     }
-    pg_ab_result_free(&ab);
-    pg_suite_set_free(&set);
-    pg_diags_free(&diags);
+    pg_ab_result_clear(&ab);
+    pg_suite_set_clear(&set);
+    pg_diags_clear(&diags);
     return 0;
 }

@@ -112,8 +112,8 @@ int main(int argc, char **argv)
            (ssb_all / dfb_all) / (ssw_all / dfw_all), dfb_all, dfw_all, ncase ? ratio[ncase / 2] : NAN,
            ncase ? ratio[ncase - 1] : NAN);
     free(ratio);
-    pg_ab_result_free(&ab);
-    pg_suite_set_free(&set);
-    pg_diags_free(&diags);
+    pg_ab_result_clear(&ab);
+    pg_suite_set_clear(&set);
+    pg_diags_clear(&diags);
     return 0;
 }

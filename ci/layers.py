@@ -12,7 +12,11 @@ check then reads every `#include "..."` and reports:
     of its own). Cycles count within one layer too;
   * a file that no glob maps, so that a new file is placed deliberately;
   * a file directly under runner/ (mapped or not): runner/ holds folders
-    only, one concern each, so a path says what a file does.
+    only, one concern each, so a path says what a file does;
+  * a call across folders to a pg__ function: pg__ names a folder's
+    internals (docs/contributing.md, "Names"), so a function defined outside
+    runner/base/ (whose pg__ helpers every layer uses) and called from
+    another folder is misnamed: it is that folder's interface, pg_.
 
 An include resolves the way the compiler resolves it: first the including
 file's folder, then include/, then runner/ (the -I order in CMakeLists.txt).
@@ -36,6 +40,9 @@ import re
 import sys
 
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
+# A definition (or declaration) at column 0 of a pg__ function; a use anywhere.
+INTERNAL_DEF_RE = re.compile(r'^[a-z][^;(=\n]*?\b(pg__\w+)\(', re.M)
+INTERNAL_USE_RE = re.compile(r'\b(pg__\w+)\b')
 SCAN_DIRS = (("runner", (".c", ".h", ".cu"), True), ("include/perfgate", (".h",), False))
 SEARCH_DIRS = ("include", "runner")
 
@@ -291,6 +298,33 @@ class Analysis:
             self.witness.setdefault((a, b), (f, lineno, to))
         self.cycles = [c for c in tarjan(self.modules, self.succ) if len(c) > 1]
         self.cycles.sort()
+        self.foreign_internal = self.find_foreign_internal()
+
+    def find_foreign_internal(self):
+        """(file, line, name, home folder) for every use of a pg__ function defined in another folder."""
+        texts = {}
+        home = {}
+        for f in self.files:
+            with open(os.path.join(self.root, f), encoding="utf-8", errors="replace") as fh:
+                texts[f] = fh.read()
+            if f.startswith("runner/") and not f.endswith(".h"):
+                for m in INTERNAL_DEF_RE.finditer(texts[f]):
+                    home.setdefault(m.group(1), set()).add(os.path.dirname(f))
+        out = []
+        for f in self.files:
+            if not f.startswith("runner/"):
+                continue
+            folder = os.path.dirname(f)
+            seen = set()
+            for lineno, line in enumerate(texts[f].splitlines(), 1):
+                for m in INTERNAL_USE_RE.finditer(line):
+                    name = m.group(1)
+                    folders = home.get(name)
+                    if not folders or folder in folders or "runner/base" in folders or name in seen:
+                        continue
+                    seen.add(name)
+                    out.append((f, lineno, name, sorted(folders)[0]))
+        return out
 
     def layer_text(self, path):
         name = self.layer_of[path]
@@ -302,6 +336,9 @@ class Analysis:
             out.append("%s: a file directly under runner/; move it into the folder of its concern" % f)
         for f in self.unmapped:
             out.append("%s: not mapped to a layer; add it to %s" % (f, os.path.relpath(self.map_path, self.root)))
+        for f, lineno, name, folder in self.foreign_internal:
+            out.append("%s:%d: uses %s, internal to %s/: a function other folders call is %s's interface, "
+                       "named pg_" % (f, lineno, name, folder, folder))
         for f, lineno, to in self.upward:
             out.append("%s:%d: includes %s (%s) from %s" % (f, lineno, to, self.layer_text(to), self.layer_text(f)))
         for comp in self.cycles:

@@ -87,7 +87,7 @@ class TinyTree(unittest.TestCase):
         self.assertIn("no upward include, no cycle", out)
 
     def test_upward_include_fails_naming_the_line(self):
-        # Line 3 of runner/stats.c: a core file including the CLI's header.
+        # Line 3 of runner/stats/stats.c: a core file including the CLI's header.
         self.tree.append("runner/stats/stats.c", '#include "cli/cli.h"\n')
         rc, out, _ = run(self.tree.root)
         self.assertEqual(rc, 1)
@@ -130,6 +130,17 @@ class TinyTree(unittest.TestCase):
         self.assertEqual(rc, 1)
         self.assertIn("runner/loose.c: a file directly under runner/", out)
         self.assertNotIn("not mapped", out)
+
+    def test_internal_function_called_from_another_folder_fails(self):
+        # pg__ is a folder's own; base/'s pg__ helpers are for everyone.
+        self.tree.append("runner/stats/stats.c", "int pg__stats_helper(int x)\n{\n    return pg__base_helper(x);\n}\n")
+        self.tree.append("runner/base/util.c", "int pg__base_helper(int x)\n{\n    return x;\n}\n")
+        rc, out, _ = run(self.tree.root)
+        self.assertEqual(rc, 0, out)
+        self.tree.append("runner/measure/measure.c", "int f(void)\n{\n    return pg__stats_helper(1);\n}\n")
+        rc, out, _ = run(self.tree.root)
+        self.assertEqual(rc, 1)
+        self.assertIn("runner/measure/measure.c:4: uses pg__stats_helper, internal to runner/stats/", out)
 
     def test_allow_list_accepts_an_edge_and_notes_stale_ones(self):
         self.tree.append("runner/stats/stats.c", '#include "cli/cli.h"\n')

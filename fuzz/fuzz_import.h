@@ -34,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     for (i = 0; i < notes.count; i++)
         (void)strlen(notes.lines[i]);
-    pg_import_notes_free(&notes);
+    pg_import_notes_clear(&notes);
     pg_run_free(run);
     return 0;
 }

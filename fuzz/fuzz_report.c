@@ -28,13 +28,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         opts.max_bytes = 4096;
         opts.marker = "<!-- perfgate -->";
         (void)pg_render_markdown(&out, &d, &opts);
-        pg__buf_free(&out);
+        pg__buf_clear(&out);
         (void)pg_render_json(&out, &d, &opts);
-        pg__buf_free(&out);
+        pg__buf_clear(&out);
         summary = pg_post_summary_text(&d);
         free(summary);
         (void)pg_post_status_for(&state, &desc, doc->cmp);
-        pg__buf_free(&desc);
+        pg__buf_clear(&desc);
     }
     pg_report_doc_free(doc);
     return 0;

@@ -9,6 +9,7 @@
  */
 #include "base/expr.h"
 #include "suite/suite.h"
+#include "suite/expect.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -43,7 +44,7 @@ static void read_back(const pg_suite *s)
         if (!ck->workload || pg_case_from_workload(&c, ck->workload, s->name, ck->name) != 0)
             continue;
         if (total)
-            (void)pg_case_eval(&v, &c, total);
+            (void)pg_expect_eval(&v, &c, total);
         pg_case_clear(&c);
     }
 }
@@ -65,7 +66,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (pg_suite_load_buffer(&s, "fuzz.yaml", (const char *)data, size, &opts, &d) == 0)
         read_back(s);
     pg_suite_free(s);
-    pg_diags_free(&d);
+    pg_diags_clear(&d);
 
     memcpy(expr, data, n);
     expr[n] = '\0';

@@ -77,7 +77,7 @@ static int round_case(pg_case *out, const pg_case *c, const side *s, const pg_ab
     if (c->plugin) {
         if (!s->is_dir)
             out->plugin = pg__strdup(s->path);
-        else if ((err = pg__plugin_path(&out->plugin, c, s->dir)) != 0)
+        else if ((err = pg_plugin_path(&out->plugin, c, s->dir)) != 0)
             return err;
         if (!out->plugin)
             return pg_error_set(PG_ENOMEM, "out of memory");
@@ -89,7 +89,7 @@ static int round_case(pg_case *out, const pg_case *c, const side *s, const pg_ab
         if (!out->command)
             return pg_error_set(PG_ENOMEM, "out of memory");
         for (i = 0; i < n; i++)
-            if ((err = pg__plugin_subst(&out->command[i], c->command[i], c, s->dir)) != 0)
+            if ((err = pg_plugin_subst(&out->command[i], c->command[i], c, s->dir)) != 0)
                 return err;
     }
     return 0;
@@ -417,8 +417,8 @@ static int start_next(pg_exec_pair **out, size_t *out_i, const ab_case *cases, s
     if (!chosen || CPU_COUNT(&spare) == 0)
         return 0;
     *out_i = j;
-    return start_pair(out, &cases[j], sides, o, draws[j].seed, pg__child_cpus_to_words(turns, &next_set),
-                      pg__child_cpus_to_words(setup, &spare), busy);
+    return start_pair(out, &cases[j], sides, o, draws[j].seed, pg_child_cpus_to_words(turns, &next_set),
+                      pg_child_cpus_to_words(setup, &spare), busy);
 }
 
 static int wanted(const pg_ab_options *o, const char *key)
@@ -564,7 +564,7 @@ int pg_ab_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_options *o
                 pending = NULL;
                 pending_i = SIZE_MAX;
                 if (!pair && (err = start_pair(&pair, ac, sides, &o, draws[i].seed,
-                                               chosen ? pg__child_cpus_to_words(words, &round_set) : NULL, NULL,
+                                               chosen ? pg_child_cpus_to_words(words, &round_set) : NULL, NULL,
                                                NULL)) != 0)
                     goto cleanup;
                 if (chosen && (err = start_next(&pending, &pending_i, cases, ncases, i, seq, draws, sides, &o, &aw,
@@ -578,7 +578,7 @@ int pg_ab_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_options *o
                 pinned = chosen && sched_setaffinity(0, sizeof(round_set), &round_set) == 0;
                 if (ac->c->plugin && !o.sequential) {
                     err = measure_workers(ac, i, sides, &o, o.rounds, draws[i].seed, &aw, &prog,
-                                          chosen ? pg__child_cpus_to_words(words, &round_set) : NULL);
+                                          chosen ? pg_child_cpus_to_words(words, &round_set) : NULL);
                 } else {
                     for (k = 0; k < 2 && !err; k++) {
                         int which = draws[i].head_first ? 1 - k : k;
@@ -691,11 +691,11 @@ cleanup:
         free(sides[i].path);
     }
     if (err)
-        pg_ab_result_free(out);
+        pg_ab_result_clear(out);
     return err;
 }
 
-void pg_ab_result_free(pg_ab_result *r)
+void pg_ab_result_clear(pg_ab_result *r)
 {
     if (!r)
         return;

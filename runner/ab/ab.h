@@ -87,13 +87,13 @@ typedef struct pg_ab_result {
 
 /**
  * Runs the A/B of `set` between opts->base and opts->head.
- * @param[out] out filled; free with pg_ab_result_free().
+ * @param[out] out filled; free with pg_ab_result_clear().
  * @return 0; PG_EINVAL when a build path does not exist; an infrastructure
  *         error that stopped the run. A case that fails on either side is an
  *         ERROR verdict, the others go on.
  */
 int pg_ab_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_options *opts);
-void pg_ab_result_free(pg_ab_result *r);
+void pg_ab_result_clear(pg_ab_result *r);
 
 /**
  * The paired analysis of `n` rounds (base[i], head[i] > 0), with a two-sided

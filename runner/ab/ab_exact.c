@@ -46,7 +46,7 @@ static int measure_side(pg_run *run, const pg_case *c, const char *dir, const ch
     if (c->plugin && lib && !(side.plugin = pg__strdup(lib)))
         err = PG_ENOMEM;
     else if (c->plugin && !lib)
-        err = pg__plugin_path(&side.plugin, c, dir);
+        err = pg_plugin_path(&side.plugin, c, dir);
     if (err)
         goto done;
     if (c->command) {
@@ -57,7 +57,7 @@ static int measure_side(pg_run *run, const pg_case *c, const char *dir, const ch
             goto done;
         }
         for (i = 0; i < n && !err; i++)
-            err = pg__plugin_subst(&side.command[i], c->command[i], c, dir);
+            err = pg_plugin_subst(&side.command[i], c->command[i], c, dir);
         if (err)
             goto done;
     }
@@ -153,6 +153,6 @@ cleanup:
         free(lib[i]);
     }
     if (err)
-        pg_ab_result_free(out);
+        pg_ab_result_clear(out);
     return err;
 }

@@ -33,14 +33,14 @@ typedef struct pg_backend_options {
 #define PG_BACKEND_OPTIONS_VERSION 1
 #define PG_BACKEND_OPTIONS_INIT {PG_BACKEND_OPTIONS_VERSION, 1.0, 0.0, 0, 0.0, 0.0}
 
-int pg__backend_cpu_case(pg_result *out, const pg_case *c, const pg_backend_options *opts);
-int pg__backend_cuda_case(pg_result *out, const pg_case *c, const pg_backend_options *opts);
-int pg__backend_plugin_case(pg_result *out, const pg_case *c, const pg_backend_options *opts);
+int pg_backend_cpu_case(pg_result *out, const pg_case *c, const pg_backend_options *opts);
+int pg_backend_cuda_case(pg_result *out, const pg_case *c, const pg_backend_options *opts);
+int pg_backend_plugin_case(pg_result *out, const pg_case *c, const pg_backend_options *opts);
 /* Two libraries of one plugin case in lockstep (plugin.h: pg_plugin_run_pair). */
-int pg__backend_plugin_pair_start(pg_plugin_pair **out, const pg_case *const c[2], const pg_backend_options *opts,
+int pg_backend_plugin_pair_start(pg_plugin_pair **out, const pg_case *const c[2], const pg_backend_options *opts,
                                   uint64_t seed, const pg_plugin_pair_cpus *cpus, int64_t start_number,
                                   const pg_plugin_pair *busy);
-int pg__backend_command_case(pg_result *out, const pg_case *c, const pg_backend_options *opts);
+int pg_backend_command_case(pg_result *out, const pg_case *c, const pg_backend_options *opts);
 /**
  * Reads one iteration's stdout `output` as a `metrics: json` command's: the
  * time it reported (*reported_ns, -1 when none) and the metrics the result
@@ -59,18 +59,18 @@ int pg__backend_command_once(const pg_case *c);
  * appended to it as a result of its own ("NAME/self:OP"), its self time per
  * step as samples. A trace that cannot be read is an ERROR of the case.
  */
-int pg__backend_trace_case(pg_result *out, pg_run *extra, const pg_case *c, const pg_backend_options *opts);
+int pg_backend_trace_case(pg_result *out, pg_run *extra, const pg_case *c, const pg_backend_options *opts);
 
 /**
  * The CPU peak in GFLOP/s at `threads` that MFU divides by: opts->peak_gflops when given, else the
  * process's sgemm 1024^3 ceiling (measured once per thread count). `*reliable` is 0 once a case's
  * fastest sample beat the measured ceiling and raised it. <= 0 when it could not be measured.
  */
-double pg__backend_cpu_peak(int threads, const pg_backend_options *opts, int *reliable);
+double pg_backend_cpu_peak(int threads, const pg_backend_options *opts, int *reliable);
 
 /**
  * Sets out->mfu from out->flops, its samples and median against the peak at `threads`
- * (pg__backend_cpu_peak); a case whose fastest sample beats the measured ceiling raises it, so
+ * (pg_backend_cpu_peak); a case whose fastest sample beats the measured ceiling raises it, so
  * MFU never passes 100% unless the user gave the peak. `*ceiling` and `*source` say what it used.
  */
 void pg__backend_cpu_mfu(pg_result *out, int threads, const pg_backend_options *opts, double *ceiling,
@@ -80,6 +80,6 @@ void pg__backend_cpu_mfu(pg_result *out, int threads, const pg_backend_options *
  * The timing engine's options for case `c` under `opts` (time_scale applied
  * to min_run_time and warm-up; max_run_time only ever shrinks).
  */
-void pg__backend_measure_options(pg_measure_options *out, const pg_case *c, const pg_backend_options *opts);
+void pg_backend_measure_options(pg_measure_options *out, const pg_case *c, const pg_backend_options *opts);
 
 #endif

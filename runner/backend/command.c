@@ -369,7 +369,7 @@ static char *extra_json(const command_run *x)
 
 static void run_free(command_run *x)
 {
-    pg_counts_free(&x->counts);
+    pg_counts_clear(&x->counts);
     size_t i;
 
     for (i = 0; x->argv && x->argv[i]; i++)
@@ -417,8 +417,8 @@ static int expand_argv(command_run *x, const pg_case *c)
     if (!x->argv)
         return pg_error_set(PG_ENOMEM, "out of memory expanding a command");
     for (i = 0; i < n; i++) {
-        if ((err = pg__plugin_subst(&x->argv[i], c->command[i], c, NULL)) != 0) {
-            pg__buf_free(&shown);
+        if ((err = pg_plugin_subst(&x->argv[i], c->command[i], c, NULL)) != 0) {
+            pg__buf_clear(&shown);
             return err;
         }
         pg__buf_printf(&shown, "%s%s", i ? " " : "", x->argv[i]);
@@ -442,7 +442,7 @@ int pg__backend_command_once(const pg_case *c)
     return err;
 }
 
-int pg__backend_command_case(pg_result *out, const pg_case *c, const pg_backend_options *opts)
+int pg_backend_command_case(pg_result *out, const pg_case *c, const pg_backend_options *opts)
 {
     pg_measure_options mo;
     pg_measurement m = {0};
@@ -458,7 +458,7 @@ int pg__backend_command_case(pg_result *out, const pg_case *c, const pg_backend_
         run_free(&x);
         return err;
     }
-    pg__backend_measure_options(&mo, c, opts);
+    pg_backend_measure_options(&mo, c, opts);
     /* One process per iteration: blocks never need to grow past one run. */
     mo.min_block = 0;
     /*
@@ -483,7 +483,7 @@ int pg__backend_command_case(pg_result *out, const pg_case *c, const pg_backend_
         run_free(&x);
         return 0;
     }
-    pg__result_take(out, &m);
+    pg_result_take(out, &m);
     out->flops = x.flops;
     out->bytes = x.bytes;
     err = pg_stats_summarize(&out->summary, out->samples, out->nsamples);

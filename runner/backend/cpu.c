@@ -48,7 +48,7 @@ static int run_kernel(void *payload, int64_t iters)
 /* The case's timing settings, scaled by --quick. */
 static void case_options(pg_measure_options *mo, const pg_case *c, const pg_backend_options *opts)
 {
-    pg__backend_measure_options(mo, c, opts);
+    pg_backend_measure_options(mo, c, opts);
     mo->clock = opts->cpu_clock ? &pg_clock_process_cpu : &pg_clock_monotonic;
 }
 
@@ -106,7 +106,7 @@ static double sgemm_ceiling_gflops(int threads, const pg_measure_options *case_m
 
 static double case_mfu(const pg_result *out, int threads, double *ceiling, const char **source);
 
-double pg__backend_cpu_peak(int threads, const pg_backend_options *opts, int *reliable)
+double pg_backend_cpu_peak(int threads, const pg_backend_options *opts, int *reliable)
 {
     pg_measure_options mo = PG_MEASURE_OPTIONS_INIT;
     double g;
@@ -133,7 +133,7 @@ void pg__backend_cpu_mfu(pg_result *out, int threads, const pg_backend_options *
     /* MFU only where there are matmul FLOPs: zero-FLOP kernels report bytes/s instead. */
     if (!(out->flops > 0 && out->summary.median > 0))
         return;
-    *ceiling = pg__backend_cpu_peak(threads, opts, &reliable);
+    *ceiling = pg_backend_cpu_peak(threads, opts, &reliable);
     *source = opts->peak_gflops > 0 ? "--peak-gflops"
               : reliable            ? "sgemm 1024^3 at the same threads, fastest of its samples"
                                     : "raised to a case's fastest sample, which beat the sgemm 1024^3 ceiling (unreliable)";
@@ -206,7 +206,7 @@ static char *details_json(const pg_measurement *m, const pg_thread_state *ts, do
     return s;
 }
 
-int pg__backend_cpu_case(pg_result *out, const pg_case *c, const pg_backend_options *opts)
+int pg_backend_cpu_case(pg_result *out, const pg_case *c, const pg_backend_options *opts)
 {
     pg_measure_options mo;
     pg_measurement m = {0};
@@ -228,7 +228,7 @@ int pg__backend_cpu_case(pg_result *out, const pg_case *c, const pg_backend_opti
     kb.k->teardown(kb.state);
     if (err)
         return pg__result_error(out, pg_error_last());
-    pg__result_take(out, &m);
+    pg_result_take(out, &m);
     out->flops = kb.k->flops ? kb.k->flops(c) : 0;
     out->bytes = kb.k->bytes ? kb.k->bytes(c) : 0;
     if ((err = pg_stats_summarize(&out->summary, out->samples, out->nsamples)) != 0)

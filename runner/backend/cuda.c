@@ -29,7 +29,7 @@
 
 #define NOT_BUILT "no CUDA device (perfgate was built without the CUDA backend)"
 
-int pg__cuda_probe(void)
+int pg_cuda_probe(void)
 {
     return pg_error_set(PG_ESKIP, NOT_BUILT);
 }
@@ -38,27 +38,27 @@ int pg__cuda_info(pg_cuda_info *out)
 {
     memset(out, 0, sizeof(*out));
     out->temperature_c = -1;
-    return pg__cuda_probe();
+    return pg_cuda_probe();
 }
 
 int pg__cuda_workload_new(pg_cuda_workload **out, const pg_cuda_spec *spec)
 {
     (void)spec;
     *out = NULL;
-    return pg__cuda_probe();
+    return pg_cuda_probe();
 }
 
 int pg__cuda_workload_run(pg_cuda_workload *w, int64_t iters)
 {
     (void)w;
     (void)iters;
-    return pg__cuda_probe();
+    return pg_cuda_probe();
 }
 
 int pg__cuda_workload_verify(pg_cuda_workload *w)
 {
     (void)w;
-    return pg__cuda_probe();
+    return pg_cuda_probe();
 }
 
 void pg__cuda_workload_free(pg_cuda_workload *w)
@@ -70,7 +70,7 @@ int pg__cuda_gemm(pg_cuda_workload *w, const char *op, pg_cuda_dtype dtype, int6
                   const void *a, const void *b, void *c)
 {
     (void)w, (void)op, (void)dtype, (void)m, (void)n, (void)k, (void)a, (void)b, (void)c;
-    return pg__cuda_probe();
+    return pg_cuda_probe();
 }
 
 int pg__cuda_workload_time(double *out_s, pg_cuda_workload *w, int64_t iters)
@@ -78,19 +78,19 @@ int pg__cuda_workload_time(double *out_s, pg_cuda_workload *w, int64_t iters)
     (void)w;
     (void)iters;
     *out_s = 0;
-    return pg__cuda_probe();
+    return pg_cuda_probe();
 }
 
 int pg__cuda_workload_flush_l2(pg_cuda_workload *w)
 {
     (void)w;
-    return pg__cuda_probe();
+    return pg_cuda_probe();
 }
 
 int pg__cuda_sm_clock(unsigned *out_mhz)
 {
     *out_mhz = 0;
-    return pg__cuda_probe();
+    return pg_cuda_probe();
 }
 
 unsigned pg__cuda_sm_default_clock(void)
@@ -115,7 +115,7 @@ static int driver_present(void)
 }
 #endif
 
-int pg__cuda_fingerprint(char **out)
+int pg_cuda_fingerprint(char **out)
 {
     pg_cuda_info in;
     json_t *o;
@@ -220,7 +220,7 @@ static double measured_ceiling(int low_precision, double time_scale)
         if (pg_stats_summarize(&s, m.samples, m.nsamples) == 0 && s.min > 0)
             ceilings[low_precision].tflops = 2.0 * (double)n * (double)n * (double)n / s.min * 1e-12;
     }
-    pg__gpu_measurement_free(&m);
+    pg__gpu_measurement_clear(&m);
     pg__cuda_workload_free(w);
     return ceilings[low_precision].tflops;
 }
@@ -257,7 +257,7 @@ static int attach_extra(pg_result *r, json_t *extra)
     return r->extra_json ? 0 : pg_error_set(PG_ENOMEM, "out of memory encoding GPU details");
 }
 
-int pg__backend_cuda_case(pg_result *out, const pg_case *c, const pg_backend_options *opts)
+int pg_backend_cuda_case(pg_result *out, const pg_case *c, const pg_backend_options *opts)
 {
     pg_gpu_measure_options mo = PG_GPU_MEASURE_OPTIONS_INIT;
     pg_gpu_measurement m = {0};
@@ -305,7 +305,7 @@ int pg__backend_cuda_case(pg_result *out, const pg_case *c, const pg_backend_opt
     }
     free(text);
     text = NULL;
-    if (pg__cuda_fingerprint(&text) == 0 && (details = json_loads(text, 0, NULL)) != NULL)
+    if (pg_cuda_fingerprint(&text) == 0 && (details = json_loads(text, 0, NULL)) != NULL)
         json_object_set_new(extra, "device", details);
     if (spec.kind == PG_CUDA_GEMM)
         json_object_set_new(extra, "dtype", json_string(pg__cuda_dtype_name(spec.dtype)));
@@ -318,7 +318,7 @@ int pg__backend_cuda_case(pg_result *out, const pg_case *c, const pg_backend_opt
 cleanup:
     free(text);
     json_decref(extra);
-    pg__gpu_measurement_free(&m);
+    pg__gpu_measurement_clear(&m);
     pg__cuda_workload_free(w);
     return rc;
 }

@@ -30,7 +30,7 @@ extern "C" {
  * return the cached answer and message).
  * @return 0 when device 0 is usable; PG_ESKIP with the reason otherwise.
  */
-int pg__cuda_probe(void);
+int pg_cuda_probe(void);
 
 /** What the fingerprint records about device 0 (fields 0 or "" when unknown). */
 typedef struct pg_cuda_info {
@@ -63,7 +63,7 @@ int pg__cuda_info(pg_cuda_info *out);
  * @param[out] out the JSON text (caller frees).
  * @return 0, PG_ESKIP with the reason when no device, or an error.
  */
-int pg__cuda_fingerprint(char **out);
+int pg_cuda_fingerprint(char **out);
 
 /* ---- workloads ----------------------------------------------------------- */
 
@@ -129,7 +129,7 @@ int pg__cuda_workload_verify(pg_cuda_workload *w);
 void pg__cuda_workload_free(pg_cuda_workload *w);
 
 /**
- * The single GPU GEMM entry point (row-major, like pg__gemm_f32):
+ * The single GPU GEMM entry point (row-major, like pg_kernels_gemm_f32):
  * C[m,n] = A[m,k]·B[k,n] in `dtype` with fp32 accumulation, through
  * cublasGemmEx on the workload's stream and handle. Like the CPU entry point
  * it brackets the call with pg__op_begin(op)/pg__op_end(op) and reports
@@ -170,12 +170,12 @@ unsigned pg__cuda_sm_default_clock(void);
  * @param[out] out the cudaStream_t.
  * @return 0, or PG_ESKIP with the reason when no device is usable.
  */
-int pg__cuda_stream_create(void **out);
+int pg_cuda_stream_create(void **out);
 
 /** Waits for all work queued on `stream`. @return 0 or PG_EDEVICE. */
-int pg__cuda_stream_sync(void *stream);
+int pg_cuda_stream_sync(void *stream);
 
-void pg__cuda_stream_destroy(void *stream);
+void pg_cuda_stream_destroy(void *stream);
 
 #ifdef __cplusplus
 }

@@ -25,7 +25,7 @@ static int probed;
 static int probe_err;
 static char probe_reason[512];
 
-int pg__cuda_probe(void)
+int pg_cuda_probe(void)
 {
     int count = 0;
     cudaError_t st;
@@ -120,7 +120,7 @@ static int nvml_open(void)
 int pg__cuda_sm_clock(unsigned *out_mhz)
 {
     *out_mhz = 0;
-    if (pg__cuda_probe() != 0)
+    if (pg_cuda_probe() != 0)
         return pg_error_set(PG_ESKIP, "%s", pg_error_last());
     if (nvml_open() && nvml.get_clock(nvml.dev, NVML_CLOCK_SM_, out_mhz) != NVML_OK)
         *out_mhz = 0;
@@ -131,7 +131,7 @@ unsigned pg__cuda_sm_default_clock(void)
 {
     int khz = 0;
 
-    if (pg__cuda_probe() != 0)
+    if (pg_cuda_probe() != 0)
         return 0;
     if (cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0) != cudaSuccess) {
         (void)cudaGetLastError();
@@ -156,7 +156,7 @@ int pg__cuda_info(pg_cuda_info *out)
 
     memset(out, 0, sizeof(*out));
     out->temperature_c = -1;
-    if ((err = pg__cuda_probe()) != 0)
+    if ((err = pg_cuda_probe()) != 0)
         return err;
     if ((err = PG_CUDA_CHECK(cudaGetDeviceCount(&out->device_count))) != 0 ||
         (err = PG_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0))) != 0 ||

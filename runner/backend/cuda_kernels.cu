@@ -349,7 +349,7 @@ int pg__cuda_workload_new(pg_cuda_workload **out, const pg_cuda_spec *spec)
     *out = NULL;
     if ((err = check_shape(spec)) != 0)
         return err;
-    if ((err = pg__cuda_probe()) != 0)
+    if ((err = pg_cuda_probe()) != 0)
         return err;
     w = (pg_cuda_workload *)calloc(1, sizeof(*w));
     if (!w)

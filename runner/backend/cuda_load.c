@@ -78,7 +78,7 @@ static const pg_cuda_module *module(void)
     return module_table;
 }
 
-int pg__cuda_probe(void)
+int pg_cuda_probe(void)
 {
     const pg_cuda_module *m = module();
 
@@ -159,7 +159,7 @@ unsigned pg__cuda_sm_default_clock(void)
     return m ? m->sm_default_clock() : 0;
 }
 
-int pg__cuda_stream_create(void **out)
+int pg_cuda_stream_create(void **out)
 {
     const pg_cuda_module *m = module();
 
@@ -167,12 +167,12 @@ int pg__cuda_stream_create(void **out)
     return m ? m->stream_create(out) : PG_ESKIP;
 }
 
-int pg__cuda_stream_sync(void *stream)
+int pg_cuda_stream_sync(void *stream)
 {
     return stream && module_table ? module_table->stream_sync(stream) : 0;
 }
 
-void pg__cuda_stream_destroy(void *stream)
+void pg_cuda_stream_destroy(void *stream)
 {
     if (stream && module_table)
         module_table->stream_destroy(stream);

@@ -177,11 +177,11 @@ cleanup:
     free(b.before);
     free(b.after);
     if (err)
-        pg__gpu_measurement_free(out);
+        pg__gpu_measurement_clear(out);
     return err;
 }
 
-void pg__gpu_measurement_free(pg_gpu_measurement *m)
+void pg__gpu_measurement_clear(pg_gpu_measurement *m)
 {
     if (!m)
         return;

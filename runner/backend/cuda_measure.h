@@ -66,12 +66,12 @@ typedef struct pg_gpu_measurement {
  * Cold runs: each sample also pays a flush and clock reads on the host, so
  * the device-time budget is scaled by a probe's device/wall ratio and the
  * run lasts about min_run_time of wall time, not of device time.
- * @param[out] out samples and clocks; release with pg__gpu_measurement_free().
+ * @param[out] out samples and clocks; release with pg__gpu_measurement_clear().
  * @return 0, or the timer's error code (message set).
  */
 int pg__gpu_measure(pg_gpu_measurement *out, const pg_gpu_timer *timer, const pg_gpu_measure_options *opts);
 
-void pg__gpu_measurement_free(pg_gpu_measurement *m);
+void pg__gpu_measurement_clear(pg_gpu_measurement *m);
 
 /** A JSON object describing clocks and throttling for pg_result.extra_json (caller frees). */
 char *pg__gpu_measurement_json(const pg_gpu_measurement *m, const pg_gpu_measure_options *opts);

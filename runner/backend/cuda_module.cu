@@ -33,7 +33,7 @@ static void stream_destroy(void *stream)
 
 static const pg_cuda_module table = {
     PG_CUDA_MODULE_ABI,
-    pg__cuda_probe,
+    pg_cuda_probe,
     pg__cuda_info,
     pg__cuda_workload_new,
     pg__cuda_workload_run,

@@ -3,7 +3,7 @@
 
 #include <assert.h>
 
-void pg__backend_measure_options(pg_measure_options *out, const pg_case *c, const pg_backend_options *opts)
+void pg_backend_measure_options(pg_measure_options *out, const pg_case *c, const pg_backend_options *opts)
 {
     pg_measure_options dflt = PG_MEASURE_OPTIONS_INIT;
     double scale;

@@ -21,21 +21,21 @@ static double time_limit(const pg_measure_options *mo, const pg_case *c)
     return mo->warmup + 2 * mo->max_run_time + (c->timeout > 0 ? c->timeout : 60.0);
 }
 
-int pg__backend_plugin_case(pg_result *out, const pg_case *c, const pg_backend_options *opts)
+int pg_backend_plugin_case(pg_result *out, const pg_case *c, const pg_backend_options *opts)
 {
     pg_measure_options mo;
     char *path = NULL;
     int err;
 
-    if ((err = pg__plugin_path(&path, c, NULL)) != 0)
+    if ((err = pg_plugin_path(&path, c, NULL)) != 0)
         return err;
-    pg__backend_measure_options(&mo, c, opts);
+    pg_backend_measure_options(&mo, c, opts);
     err = pg_plugin_run_case(out, c, path, &mo, time_limit(&mo, c));
     free(path);
     return err;
 }
 
-int pg__backend_plugin_pair_start(pg_plugin_pair **out, const pg_case *const c[2], const pg_backend_options *opts,
+int pg_backend_plugin_pair_start(pg_plugin_pair **out, const pg_case *const c[2], const pg_backend_options *opts,
                                   uint64_t seed, const pg_plugin_pair_cpus *cpus, int64_t start_number,
                                   const pg_plugin_pair *busy)
 {
@@ -44,8 +44,8 @@ int pg__backend_plugin_pair_start(pg_plugin_pair **out, const pg_case *const c[2
     int err;
 
     *out = NULL;
-    if ((err = pg__plugin_path(&paths[0], c[0], NULL)) == 0 && (err = pg__plugin_path(&paths[1], c[1], NULL)) == 0) {
-        pg__backend_measure_options(&mo, c[0], opts);
+    if ((err = pg_plugin_path(&paths[0], c[0], NULL)) == 0 && (err = pg_plugin_path(&paths[1], c[1], NULL)) == 0) {
+        pg_backend_measure_options(&mo, c[0], opts);
         mo.start_number = start_number;
         /* The sides take turns: each waits while the other runs. */
         err = pg_plugin_pair_start(out, c[0], (const char *const *)paths, &mo, 2 * time_limit(&mo, c[0]), seed, cpus,

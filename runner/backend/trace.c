@@ -109,7 +109,7 @@ static char *summary_json(const pg_trace_steps *s)
         double *c = NULL, med;
         int exact = 1;
         if (pg_trace_steps_series(&c, s, i, PG_TRACE_COUNT) != 0) {
-            pg__buf_free(&b);
+            pg__buf_clear(&b);
             return NULL;
         }
         med = pg_stats_median(c, s->nsteps);
@@ -214,7 +214,7 @@ static int add_series_all(pg_run *extra, const pg_trace_steps *s, const pg_case 
     return err;
 }
 
-int pg__backend_trace_case(pg_result *out, pg_run *extra, const pg_case *c, const pg_backend_options *opts)
+int pg_backend_trace_case(pg_result *out, pg_run *extra, const pg_case *c, const pg_backend_options *opts)
 {
     pg_trace_steps_options so = PG_TRACE_STEPS_OPTIONS_INIT;
     pg_trace_steps *s = NULL;
@@ -232,7 +232,7 @@ int pg__backend_trace_case(pg_result *out, pg_run *extra, const pg_case *c, cons
         if (!(dir = pg__mkdtemp("perfgate-trace")))
             return pg_error_set(PG_EIO, "cannot make a directory for the trace of %s: %s", c->key, strerror(errno));
     }
-    if (!(raw = subst_trace_dir(c->trace, dir)) || (err = pg__plugin_subst(&path, raw, c, NULL)) != 0) {
+    if (!(raw = subst_trace_dir(c->trace, dir)) || (err = pg_plugin_subst(&path, raw, c, NULL)) != 0) {
         err = err ? err : pg_error_set(PG_ENOMEM, "out of memory");
         goto cleanup;
     }

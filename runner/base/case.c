@@ -53,8 +53,8 @@ int pg__case_finish(pg_case *c)
     pg__buf_printf(&key, "]@%d:%s", c->threads, c->device);
     pg__buf_puts(&json, "}");
     if (!key.ptr || !json.ptr) {
-        pg__buf_free(&key);
-        pg__buf_free(&json);
+        pg__buf_clear(&key);
+        pg__buf_clear(&json);
         return PG_ENOMEM;
     }
     c->key = pg__buf_detach(&key);

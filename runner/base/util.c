@@ -143,7 +143,7 @@ char *pg__buf_detach(pg_buf *b)
     return p;
 }
 
-void pg__buf_free(pg_buf *b)
+void pg__buf_clear(pg_buf *b)
 {
     free(b->ptr);
     b->ptr = NULL;
@@ -180,7 +180,7 @@ int pg__read_file(char **out, size_t *out_len, const char *path)
 cleanup:
     if (f)
         fclose(f);
-    pg__buf_free(&b);
+    pg__buf_clear(&b);
     return err;
 }
 
@@ -288,7 +288,7 @@ int pg__read_input(char **out, size_t *out_len, const char *path, const char *wh
 
 cleanup:
     fclose(f);
-    pg__buf_free(&b);
+    pg__buf_clear(&b);
     return err;
 }
 
@@ -384,13 +384,13 @@ int pg__keymap_put(pg_keymap *m, const char *key, size_t val)
         g.keys = calloc(g.cap, sizeof(*g.keys));
         g.vals = calloc(g.cap, sizeof(*g.vals));
         if (!g.keys || !g.vals) {
-            pg__keymap_free(&g);
+            pg__keymap_clear(&g);
             return pg_error_set(PG_ENOMEM, "out of memory indexing keys");
         }
         for (i = 0; i < m->cap; i++)
             if (m->keys[i])
                 keymap_place(&g, m->keys[i], m->vals[i]);
-        pg__keymap_free(m);
+        pg__keymap_clear(m);
         *m = g;
     }
     keymap_place(m, key, val);
@@ -411,7 +411,7 @@ int pg__keymap_get(const pg_keymap *m, const char *key, size_t *val)
     return 0;
 }
 
-void pg__keymap_free(pg_keymap *m)
+void pg__keymap_clear(pg_keymap *m)
 {
     free(m->keys);
     free(m->vals);

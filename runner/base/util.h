@@ -42,7 +42,7 @@ typedef struct pg_keymap {
 int pg__keymap_put(pg_keymap *m, const char *key, size_t val);
 /** @return 1 and *val when `key` is in the map, else 0. */
 int pg__keymap_get(const pg_keymap *m, const char *key, size_t *val);
-void pg__keymap_free(pg_keymap *m);
+void pg__keymap_clear(pg_keymap *m);
 
 int pg__buf_grow(pg_buf *b, size_t extra);
 int pg__buf_put(pg_buf *b, const char *data, size_t len);
@@ -72,7 +72,7 @@ char *pg__find_companion(const char *name, const char *build_dir);
  * @return its path (caller frees and removes), or NULL with errno set.
  */
 char *pg__mkdtemp(const char *prefix);
-void pg__buf_free(pg_buf *b);
+void pg__buf_clear(pg_buf *b);
 
 /** Reads a whole file. On failure sets the error message naming `path`. */
 int pg__read_file(char **out, size_t *out_len, const char *path);

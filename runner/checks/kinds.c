@@ -109,7 +109,7 @@ int pg__workload_count(pg_counts *out, const pg_case *c)
     if (!(argv = calloc(n + 1, sizeof(char *))))
         return pg_error_set(PG_ENOMEM, "out of memory expanding a command");
     for (i = 0; i < n && !err; i++)
-        err = pg__plugin_subst(&argv[i], c->command[i], c, NULL);
+        err = pg_plugin_subst(&argv[i], c->command[i], c, NULL);
     if (!err)
         err = pg_count_run(out, argv, c->timeout, 1);
     for (i = 0; i < n; i++)
@@ -275,7 +275,7 @@ int pg__check_export(const pg_check_options *opts, const pg_suite *suite, const 
     pg__buf_printf(&label, "%s/%s%s%s", suite->name, check->name, suffix ? " " : "", suffix ? suffix : "");
     err = path.ptr && label.ptr ? pg_trace_export_file(path.ptr, t, label.ptr)
                                 : pg_error_set(PG_ENOMEM, "out of memory exporting a trace");
-    pg__buf_free(&path);
-    pg__buf_free(&label);
+    pg__buf_clear(&path);
+    pg__buf_clear(&label);
     return err;
 }

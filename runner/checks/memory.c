@@ -236,9 +236,9 @@ int pg__check_memory(pg_check_result *out, const pg_suite *suite, const pg_check
     err = pg__check_fill(out, expected.ptr, actual.ptr, msg.len ? msg.ptr : NULL, NULL);
 
 cleanup:
-    pg__buf_free(&expected);
-    pg__buf_free(&actual);
-    pg__buf_free(&msg);
+    pg__buf_clear(&expected);
+    pg__buf_clear(&actual);
+    pg__buf_clear(&msg);
     free(f.source);
     free(path);
     pg_case_clear(&wc);

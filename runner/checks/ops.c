@@ -496,9 +496,9 @@ static int run_ops(pg_check_result *out, const spec *s, const pg_trace *t, const
 cleanup:
     free(m.cache);
     eval_free(&ev);
-    pg__buf_free(&expected);
-    pg__buf_free(&actual);
-    pg__buf_free(&msg);
+    pg__buf_clear(&expected);
+    pg__buf_clear(&actual);
+    pg__buf_clear(&msg);
     return err;
 }
 
@@ -520,7 +520,7 @@ static int command_ops(pg_check_result *out, spec *s, const pg_suite *suite, con
     if ((err = parse_spec(s, check->expect, &c)) == 0 && (err = pg_recorder_new(&rec)) == 0) {
         const pg_instrument *prev = pg__instrument_set(pg_recorder_instrument(rec, NULL));
         for (i = 0; i < steps && !err; i++) {
-            pg_counts_free(&counts);
+            pg_counts_clear(&counts);
             if ((err = pg__workload_count(&counts, &c)) == 0)
                 err = pg__counts_replay(&counts);
         }
@@ -533,7 +533,7 @@ static int command_ops(pg_check_result *out, spec *s, const pg_suite *suite, con
     }
     free(source);
     pg_recorder_free(rec);
-    pg_counts_free(&counts);
+    pg_counts_clear(&counts);
     pg_case_clear(&c);
     return err;
 }

@@ -218,7 +218,7 @@ int pg__check_schedule(pg_check_result *out, const pg_suite *suite, const pg_che
         pg__buf_printf(&msg, "%sexpected %lld window%s, %zu fired%s%s%s over %lld steps", msg.len ? "; " : "",
                        (long long)want_windows, want_windows == 1 ? "" : "s", nwins, nwins ? " (after steps " : "",
                        nwins ? fired.ptr : "", nwins ? ")" : "", (long long)check->steps);
-        pg__buf_free(&fired);
+        pg__buf_clear(&fired);
         failures++;
     }
     if (failures > 5)
@@ -232,9 +232,9 @@ cleanup:
         pg_trace_free(wins[i].trace);
     free(wins);
     free(want_counts);
-    pg__buf_free(&expected);
-    pg__buf_free(&actual);
-    pg__buf_free(&msg);
-    pg__buf_free(&detail);
+    pg__buf_clear(&expected);
+    pg__buf_clear(&actual);
+    pg__buf_clear(&msg);
+    pg__buf_clear(&detail);
     return err;
 }

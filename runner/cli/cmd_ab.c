@@ -141,7 +141,7 @@ int pg_cmd_ab(int argc, char **argv)
     err = instruments == PG_INSTRUMENT_TIME ? pg_ab_run(&ab, &set, &o)
                                             : pg_ab_exact_run(&ab, &set, &o, instruments, NULL);
     if (err) {
-        pg_suite_set_free(&set);
+        pg_suite_set_clear(&set);
         return pg_cli_fail(err);
     }
     if (instruments == PG_INSTRUMENT_TIME)
@@ -154,7 +154,7 @@ int pg_cmd_ab(int argc, char **argv)
         print_paired(stdout, &ab);
     /* No case decided is "nothing compared" (4), never a pass. */
     rc = pg_outcome_exit_code(ab.cmp);
-    pg_ab_result_free(&ab);
-    pg_suite_set_free(&set);
+    pg_ab_result_clear(&ab);
+    pg_suite_set_clear(&set);
     return rc;
 }

@@ -93,7 +93,7 @@ int pg_cmd_baseline(int argc, char **argv)
     rc = 0;
 
 cleanup:
-    pg_baseline_list_free(&list);
+    pg_baseline_list_clear(&list);
     pg_store_close(store);
     return rc;
 }

@@ -88,7 +88,7 @@ static int print_comparison_json(const pg_comparison *cmp, int64_t head_id, cons
     pg_jt_close(&w, 0, first, "}\n");
     if (!err)
         err = pg_jt_flush(&w, stdout);
-    pg_jt_free(&w);
+    pg_jt_clear(&w);
     return err;
 }
 
@@ -151,7 +151,7 @@ int pg_cmd_compare(int argc, char **argv)
     so.allow_other_machine = allow_other;
     memset(&sc, 0, sizeof(sc));
     if ((err = pg_store_open(&store, pg_store_path(db))) != 0 ||
-        (err = pg_compare_stored(&sc, store, head_sel, base_sel, &so, &co)) != 0) {
+        (err = pg_stored_compare_head(&sc, store, head_sel, base_sel, &so, &co)) != 0) {
         rc = pg_cli_fail(err);
         goto cleanup;
     }
@@ -173,7 +173,7 @@ int pg_cmd_compare(int argc, char **argv)
     rc = pg_outcome_exit_code(sc.cmp);
 
 cleanup:
-    pg_stored_comparison_free(&sc);
+    pg_stored_clear(&sc);
     pg_store_close(store);
     return rc;
 }

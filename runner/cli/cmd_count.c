@@ -73,7 +73,7 @@ int pg_cmd_count(int argc, char **argv)
     } else if ((err = pg_counts_table(&c, &b)) == 0) {
         fputs(b.ptr, stdout);
     }
-    pg__buf_free(&b);
-    pg_counts_free(&c);
+    pg__buf_clear(&b);
+    pg_counts_clear(&c);
     return err ? pg_cli_fail(err) : 0;
 }

@@ -5,6 +5,7 @@
 #include "post/artifacts.h"
 #include "store/store.h"
 #include "suite/suite.h"
+#include "suite/units.h"
 
 #include <stdlib.h>
 #include <string.h>

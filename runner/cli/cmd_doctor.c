@@ -42,8 +42,8 @@ static void print_gpu(void)
     const char *k;
 
     printf("\ngpu:\n");
-    if (pg__cuda_fingerprint(&text) != 0 || !(g = json_loads(text, 0, NULL))) {
-        printf("  %s\n", pg__cuda_probe() != 0 ? pg_error_last() : "device fingerprint unreadable");
+    if (pg_cuda_fingerprint(&text) != 0 || !(g = json_loads(text, 0, NULL))) {
+        printf("  %s\n", pg_cuda_probe() != 0 ? pg_error_last() : "device fingerprint unreadable");
         free(text);
         return;
     }
@@ -102,7 +102,7 @@ static json_t *roofs_section(long threads, int print)
             printf("\nroofs:\n  %s\n", pg_error_last());
         return json_null();
     }
-    peak = pg__backend_cpu_peak(t, &bo, &reliable) * 1e9;
+    peak = pg_backend_cpu_peak(t, &bo, &reliable) * 1e9;
     if (print) {
         printf("\nroofs at %d thread%s%s:\n", t, t == 1 ? "" : "s", t != threads ? " (the online CPUs)" : "");
         printf("  %-24s %.3g GFLOP/s (sgemm 1024^3, fastest of its samples)\n", "peak", peak * 1e-9);

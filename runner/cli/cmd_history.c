@@ -91,7 +91,7 @@ static void json_str_memo(pg_jt *b, str_memo *memo, const char *s)
     if (m->src != s) {
         pg_jt_str(&t, s);
         if (t.err) {
-            pg_jt_free(&t);
+            pg_jt_clear(&t);
             pg_jt_str(b, s);
             return;
         }
@@ -207,7 +207,7 @@ static int print_json(const pg_history *hs, size_t nh)
         /* A buffer that failed to grow has lost text: stop rather than write a broken document. */
         err = pg_jt_flush(&b, stdout);
     }
-    pg_jt_free(&b);
+    pg_jt_clear(&b);
     for (i = 0; i < MEMO_SLOTS; i++)
         free(memo[i].text);
     free(memo);

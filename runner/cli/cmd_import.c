@@ -122,7 +122,7 @@ int pg_cmd_import(int argc, char **argv)
     }
     rc = as_json ? print_json(run, argv[1], argv[2], &notes, store ? pg_store_name(store) : NULL) : 0;
 cleanup:
-    pg_import_notes_free(&notes);
+    pg_import_notes_clear(&notes);
     pg_run_free(run);
     pg_store_close(store);
     return rc;

@@ -182,7 +182,7 @@ int pg_cmd_post(int argc, char **argv)
     }
 
 cleanup:
-    pg_cli_compared_free(&c);
+    pg_cli_compared_clear(&c);
     pg_report_doc_free(doc);
     pg_report_origin_clear(&env_origin);
     pg_report_origin_clear(&origin);

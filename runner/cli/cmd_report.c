@@ -98,7 +98,7 @@ int pg_cmd_report(int argc, char **argv)
     if (strcmp(format, "html") == 0) {
         if ((rc = pg_cli_compare_stored(&c, db, nargs ? argv[1] : NULL, base_sel)) == 0)
             rc = write_html(&c, out_path);
-        pg_cli_compared_free(&c);
+        pg_cli_compared_clear(&c);
         return rc;
     }
     if ((err = pg_reporter_file(&r, format, out_path)) != 0)
@@ -108,15 +108,15 @@ int pg_cmd_report(int argc, char **argv)
     if ((err = pg_report_mux_add(&mux, r)) != 0)
         return pg_cli_fail(err);
     if ((rc = pg_cli_compare_stored(&c, db, nargs ? argv[1] : NULL, base_sel)) != 0) {
-        pg_cli_compared_free(&c);
-        pg_report_mux_free(&mux);
+        pg_cli_compared_clear(&c);
+        pg_report_mux_clear(&mux);
         return rc;
     }
     {
         pg_report_data d = {c.head, c.cmp, &origin};
         rc = pg_report_mux_emit(&mux, &d) ? 3 : 0;
     }
-    pg_cli_compared_free(&c);
-    pg_report_mux_free(&mux);
+    pg_cli_compared_clear(&c);
+    pg_report_mux_clear(&mux);
     return rc;
 }

@@ -94,11 +94,11 @@ static int do_run(const run_cli *cl, pg_gate_options *go, char **paths, int npat
     if ((rc = check_flags(cl, go, interleaved)) != 0)
         return rc;
     if ((rc = pg_cli_outputs_init(&outs, &cl->rep, 1)) != 0) {
-        pg_cli_outputs_free(&outs);
+        pg_cli_outputs_clear(&outs);
         return rc;
     }
     if ((err = pg_cli_load_suites(&set, paths, npaths)) != 0) {
-        pg_cli_outputs_free(&outs);
+        pg_cli_outputs_clear(&outs);
         return pg_error_exit_code(err);
     }
     /* Open the store before measuring, so a bad path fails in a second, not after minutes. */
@@ -127,10 +127,10 @@ static int do_run(const run_cli *cl, pg_gate_options *go, char **paths, int npat
     rc = (err = pg_gate_run(&res, &set, go)) != 0 ? pg_cli_fail(err) : pg_cli_gate_finish(&view, &res);
 
 cleanup:
-    pg_gate_result_free(&res);
+    pg_gate_result_clear(&res);
     pg_store_close(store);
-    pg_suite_set_free(&set);
-    pg_cli_outputs_free(&outs);
+    pg_suite_set_clear(&set);
+    pg_cli_outputs_clear(&outs);
     return rc;
 }
 

@@ -83,7 +83,7 @@ static int cmd_trace_diff(int argc, char **argv)
         pg_buf b = PG_BUF_INIT;
         pg_trace_diff_markdown(&b, d, (size_t)(limit ? limit : 1000000));
         fputs(b.ptr ? b.ptr : "", stdout);
-        pg__buf_free(&b);
+        pg__buf_clear(&b);
     } else {
         pg_trace_diff_print(stdout, d, (size_t)limit);
     }

@@ -42,7 +42,7 @@ static int load(pg_suite_set *set, char **paths, int n, long max_cases, pg_diags
             fprintf(stderr, "perfgate: %s\n", pg_error_last());
         fprintf(stderr, "%zu error%s\n", diags.count ? diags.count : 1, diags.count == 1 ? "" : "s");
     }
-    pg_diags_free(&diags);
+    pg_diags_clear(&diags);
     return err;
 }
 
@@ -103,8 +103,8 @@ static int validate_json(char **paths, int n, long max_cases)
     rc = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     fputc('\n', stdout);
     json_decref(root);
-    pg_diags_free(&diags);
-    pg_suite_set_free(&set);
+    pg_diags_clear(&diags);
+    pg_suite_set_clear(&set);
     if (rc != 0 || fflush(stdout) != 0)
         return 3;
     return err ? pg_error_exit_code(err) : 0;
@@ -148,7 +148,7 @@ int pg_cmd_validate(int argc, char **argv)
                set.suites[i]->nchecks == 1 ? "" : "s");
     }
     printf("%zu suite%s valid: %zu cases, %zu checks\n", set.count, set.count == 1 ? "" : "s", cases, checks);
-    pg_suite_set_free(&set);
+    pg_suite_set_clear(&set);
     return 0;
 }
 
@@ -340,6 +340,6 @@ int pg_cmd_list(int argc, char **argv)
                 printf("case   %s\n", s->cases[j].key);
         }
     }
-    pg_suite_set_free(&set);
+    pg_suite_set_clear(&set);
     return rc;
 }

@@ -218,7 +218,7 @@ int pg_jt_flush(pg_jt *w, FILE *out)
     return 0;
 }
 
-void pg_jt_free(pg_jt *w)
+void pg_jt_clear(pg_jt *w)
 {
-    pg__buf_free(&w->b);
+    pg__buf_clear(&w->b);
 }

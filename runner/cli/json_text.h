@@ -51,6 +51,6 @@ char *pg_jt_int_text(char *o, int64_t v);
 
 /* Writes out what is collected and empties the buffer; PG_EIO or PG_ENOMEM (set) on failure. */
 int pg_jt_flush(pg_jt *w, FILE *out);
-void pg_jt_free(pg_jt *w);
+void pg_jt_clear(pg_jt *w);
 
 #endif

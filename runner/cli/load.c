@@ -21,7 +21,7 @@ int pg_cli_load_suites(pg_suite_set *set, char **paths, int n)
         if (diags.count == 0)
             fprintf(stderr, "perfgate: %s\n", pg_error_last());
     }
-    pg_diags_free(&diags);
+    pg_diags_clear(&diags);
     return err;
 }
 

@@ -79,7 +79,8 @@ int main(int argc, char **argv)
         return 0;
     }
     if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
-        printf("perfgate %s (CUDA backend: %s)\n", PG_VERSION_STRING, PG_HAS_CUDA ? "built" : "not built");
+        printf("perfgate %s (CUDA backend: %s)\nlicence: Apache-2.0 (SPDX-License-Identifier: Apache-2.0)\n",
+               PG_VERSION_STRING, PG_HAS_CUDA ? "built" : "not built");
         return 0;
     }
     for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)

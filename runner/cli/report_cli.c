@@ -84,9 +84,9 @@ int pg_cli_outputs_init(pg_cli_outputs *o, const pg_cli_report_flags *rf, int st
     return 0;
 }
 
-void pg_cli_outputs_free(pg_cli_outputs *o)
+void pg_cli_outputs_clear(pg_cli_outputs *o)
 {
-    pg_report_mux_free(&o->mux);
+    pg_report_mux_clear(&o->mux);
     pg_report_origin_clear(&o->origin);
 }
 
@@ -181,8 +181,8 @@ webhook:
 
 cleanup:
     pg_gh_free(gh);
-    pg__buf_free(&body);
-    pg__buf_free(&desc);
+    pg__buf_clear(&body);
+    pg__buf_clear(&desc);
     free(marker);
     free(context);
     return rc;
@@ -194,7 +194,7 @@ int pg_cli_compare_stored(pg_cli_compared *c, const char *db, const char *head_s
 
     memset(c, 0, sizeof(*c));
     if ((err = pg_store_open(&c->store, pg_store_path(db))) != 0 ||
-        (err = pg_compare_stored(&c->stored, c->store, head_sel, base_sel, NULL, NULL)) != 0)
+        (err = pg_stored_compare_head(&c->stored, c->store, head_sel, base_sel, NULL, NULL)) != 0)
         return pg_cli_fail(err);
     c->head = c->stored.head;
     c->cmp = c->stored.cmp;
@@ -202,9 +202,9 @@ int pg_cli_compare_stored(pg_cli_compared *c, const char *db, const char *head_s
     return 0;
 }
 
-void pg_cli_compared_free(pg_cli_compared *c)
+void pg_cli_compared_clear(pg_cli_compared *c)
 {
-    pg_stored_comparison_free(&c->stored);
+    pg_stored_clear(&c->stored);
     pg_store_close(c->store);
     memset(c, 0, sizeof(*c));
 }

@@ -35,7 +35,7 @@ typedef struct pg_cli_outputs {
  * @return 0, or the exit code to return now (2 for a bad flag; printed).
  */
 int pg_cli_outputs_init(pg_cli_outputs *out, const pg_cli_report_flags *rf, int step_summary);
-void pg_cli_outputs_free(pg_cli_outputs *out);
+void pg_cli_outputs_clear(pg_cli_outputs *out);
 
 /** Feeds the run and its comparison to every reporter. @return 0 or 3 (printed). */
 int pg_cli_outputs_emit(pg_cli_outputs *out, const pg_run *run, const pg_comparison *cmp);
@@ -64,7 +64,7 @@ typedef struct pg_cli_compared {
 
 /** @return 0, or the exit code to return now (printed). */
 int pg_cli_compare_stored(pg_cli_compared *out, const char *db, const char *head_sel, const char *base_sel);
-void pg_cli_compared_free(pg_cli_compared *c);
+void pg_cli_compared_clear(pg_cli_compared *c);
 
 /* How `run` and `gate` show a gate: where the human output goes, and the flags of what follows it. */
 typedef struct pg_cli_gate_view {

@@ -56,14 +56,14 @@ int pg_exec_case(pg_result *out, const pg_case *c, const pg_exec_options *opts)
     pg_measure_stable_layout();
     fill_identity(out, c);
     if (c->trace)
-        return pg__backend_trace_case(out, NULL, c, &bo);
+        return pg_backend_trace_case(out, NULL, c, &bo);
     if (c->plugin)
-        return pg__backend_plugin_case(out, c, &bo);
+        return pg_backend_plugin_case(out, c, &bo);
     if (c->command)
-        return pg__backend_command_case(out, c, &bo);
+        return pg_backend_command_case(out, c, &bo);
     if (strcmp(c->device, "cuda") == 0)
-        return pg__backend_cuda_case(out, c, &bo);
-    return pg__backend_cpu_case(out, c, &bo);
+        return pg_backend_cuda_case(out, c, &bo);
+    return pg_backend_cpu_case(out, c, &bo);
 }
 
 struct pg_exec_pair {
@@ -94,7 +94,7 @@ int pg_exec_pair_start(pg_exec_pair **out, const pg_case *const c[2], const pg_e
         p->out[i].mfu = -1;
         fill_identity(&p->out[i], c[i]);
     }
-    if ((err = pg__backend_plugin_pair_start(&p->pp, c, &bo, round->seed, &cpus, round->start_number,
+    if ((err = pg_backend_plugin_pair_start(&p->pp, c, &bo, round->seed, &cpus, round->start_number,
                                              busy ? busy->pp : NULL)) != 0) {
         pg_exec_pair_cancel(p);
         return err;
@@ -165,7 +165,7 @@ int pg_exec_workers_new(pg_exec_workers **out, const pg_case *const *const cases
         }
         for (i = 0; i < n; i++)
             if (cases[s][i])
-                pg__backend_measure_options(&w->mos[s][i], cases[s][i], &bo);
+                pg_backend_measure_options(&w->mos[s][i], cases[s][i], &bo);
     }
     *out = w;
     return 0;
@@ -220,7 +220,7 @@ int pg_exec_workers_pair(pg_result out[2], pg_exec_workers *w, size_t i, uint64_
     }
     if (sched_getaffinity(0, sizeof(set), &set) != 0)
         return pg_error_set(PG_EIO, "cannot read the CPUs this process may use");
-    pg__child_cpus_to_words(cpus, &set);
+    pg_child_cpus_to_words(cpus, &set);
     fill_identity(&out[0], c[0]);
     fill_identity(&out[1], c[1]);
     /* As for fresh processes: sizing and sampling each capped, plus setup, doubled for the two sides. */
@@ -275,7 +275,7 @@ int pg_exec_case_fresh(pg_result *out, const pg_case *c, const pg_exec_options *
     /* As the plugin backend: sizing and sampling each capped by max_run_time, plus a minute for setup. */
     scale = opts->time_scale > 0 ? opts->time_scale : 1.0;
     what = pg__asprintf("case %s (in a fresh process)", c->key);
-    err = pg__child_run(out, what, c->warmup + 2 * c->max_run_time * scale + 60.0, fresh_child, &job);
+    err = pg_child_run(out, what, c->warmup + 2 * c->max_run_time * scale + 60.0, fresh_child, &job);
     free(what);
     return err;
 }
@@ -345,7 +345,7 @@ static int canary_round(pg_run *run, size_t *first, const pg_suite *canary, cons
         pg_result tmp = {0};
         err = pg_exec_case(&tmp, &canary->cases[j], opts);
         if (!err)
-            err = pg__canary_merge(&run->results[*first + j], &tmp);
+            err = pg_canary_merge(&run->results[*first + j], &tmp);
         pg__result_clear(&tmp);
         if (err)
             return err;
@@ -368,7 +368,7 @@ static int trace_case(pg_run *run, const pg_case *c, const pg_exec_options *opts
     fill_identity(&run->results[run->nresults - 1], c);
     if ((err = pg_run_new(&extra)) != 0)
         return err;
-    err = pg__backend_trace_case(&run->results[run->nresults - 1], extra, c, &bo);
+    err = pg_backend_trace_case(&run->results[run->nresults - 1], extra, c, &bo);
     for (i = 0; !err && i < extra->nresults; i++) {
         pg_result *r;
         if ((err = pg_run_add_result(&r, run)) == 0) {

@@ -232,7 +232,7 @@ static int confirm_interleaved(pg_gate_result *r, const pg_suite_set *set, const
     note(o, r, "confirming %zu regressed case%s: %s%d fresh interleaved rounds in %.1fs", n, plural(n),
          again.rounds < again.max_rounds ? "up to " : "", again.rounds, (double)(pg__mono_ns() - t0) * 1e-9);
     err = pg_verdict_confirm_paired(cmp, again.cmp);
-    pg_ab_result_free(&again);
+    pg_ab_result_clear(&again);
     return err;
 }
 
@@ -349,7 +349,7 @@ int pg_gate_run(pg_gate_result *out, const pg_suite_set *set, const pg_gate_opti
     return 0;
 }
 
-void pg_gate_result_free(pg_gate_result *r)
+void pg_gate_result_clear(pg_gate_result *r)
 {
     gate_state *st;
 
@@ -358,8 +358,8 @@ void pg_gate_result_free(pg_gate_result *r)
     st = r->internal;
     if (st) {
         pg_comparison_free(st->own_cmp);
-        pg_stored_comparison_free(&st->stored);
-        pg_ab_result_free(&st->ab);
+        pg_stored_clear(&st->stored);
+        pg_ab_result_clear(&st->ab);
         free(st);
     }
     pg_run_free(r->run);

@@ -5,7 +5,7 @@
  * pg_gate_run() measures the suites, stores the run, selects and loads the
  * baseline, compares, confirms regressions and hands back the run with its
  * comparison; with two builds it measures them in interleaved rounds instead
- * of reading a stored baseline. pg_compare_stored() does the reading half
+ * of reading a stored baseline. pg_stored_compare_head() does the reading half
  * alone, for runs already in the store.
  *
  * The CLI prints: the workflow reports its steps through a callback, in the
@@ -87,17 +87,17 @@ typedef struct pg_gate_result {
  * against the stored baseline (opts->base) or, with base_build and
  * head_build, against the base build measured in interleaved rounds;
  * with opts->confirm, REGRESSED cases are re-measured and decided again.
- * @param[out] out filled even on error as far as it got; free with pg_gate_result_free().
+ * @param[out] out filled even on error as far as it got; free with pg_gate_result_clear().
  * @return 0; PG_EINVAL (bad options, or no case or check matched the filter);
  *         a store, measurement or infrastructure error.
  */
 int pg_gate_run(pg_gate_result *out, const pg_suite_set *set, const pg_gate_options *opts);
-void pg_gate_result_free(pg_gate_result *r);
+void pg_gate_result_clear(pg_gate_result *r);
 
 /* A stored run compared with its stored baseline. Owns everything it points to. */
 typedef struct pg_stored_comparison {
     const pg_run *head;       /* the run judged */
-    pg_run *own_head;         /* the loaded head (pg_compare_stored); NULL when the caller's */
+    pg_run *own_head;         /* the loaded head (pg_stored_compare_head); NULL when the caller's */
     pg_run **bases;
     size_t nbases;
     pg_selection selection;   /* the baseline runs' ids and how they were chosen */
@@ -108,7 +108,7 @@ typedef struct pg_stored_comparison {
  * Selects the baseline of `head` (already stored: head->id is set) that
  * `base_sel` names in `store` (NULL: the default rule of select.h) and loads
  * its runs. An empty selection is no error: a first run has no baseline.
- * @param[out] out free with pg_stored_comparison_free(); `head` must outlive it.
+ * @param[out] out free with pg_stored_clear(); `head` must outlive it.
  */
 int pg_stored_select(pg_stored_comparison *out, pg_store *store, const pg_run *head, const char *base_sel,
                      const pg_select_options *so);
@@ -119,10 +119,10 @@ int pg_stored_compare(pg_stored_comparison *c, const pg_compare_options *co);
 /**
  * Loads the run `head_sel` selects (NULL: the latest) and compares it with
  * its baseline, as `perfgate compare`, `report` and `post` do.
- * @param[out] out free with pg_stored_comparison_free().
+ * @param[out] out free with pg_stored_clear().
  */
-int pg_compare_stored(pg_stored_comparison *out, pg_store *store, const char *head_sel, const char *base_sel,
+int pg_stored_compare_head(pg_stored_comparison *out, pg_store *store, const char *head_sel, const char *base_sel,
                       const pg_select_options *so, const pg_compare_options *co);
-void pg_stored_comparison_free(pg_stored_comparison *c);
+void pg_stored_clear(pg_stored_comparison *c);
 
 #endif

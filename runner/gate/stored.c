@@ -71,7 +71,7 @@ int pg_stored_compare(pg_stored_comparison *c, const pg_compare_options *co)
                                                                             : 0;
 }
 
-int pg_compare_stored(pg_stored_comparison *out, pg_store *store, const char *head_sel, const char *base_sel,
+int pg_stored_compare_head(pg_stored_comparison *out, pg_store *store, const char *head_sel, const char *base_sel,
                       const pg_select_options *so, const pg_compare_options *co)
 {
     pg_run *head = NULL;
@@ -87,7 +87,7 @@ int pg_compare_stored(pg_stored_comparison *out, pg_store *store, const char *he
     return err ? err : pg_stored_compare(out, co);
 }
 
-void pg_stored_comparison_free(pg_stored_comparison *c)
+void pg_stored_clear(pg_stored_comparison *c)
 {
     size_t i;
 
@@ -98,6 +98,6 @@ void pg_stored_comparison_free(pg_stored_comparison *c)
         pg_run_free(c->bases[i]);
     free(c->bases);
     pg_run_free(c->own_head);
-    pg_selection_free(&c->selection);
+    pg_selection_clear(&c->selection);
     memset(c, 0, sizeof(*c));
 }

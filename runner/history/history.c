@@ -100,7 +100,7 @@ int pg_history_detect(pg_change_point **out, size_t *out_count, const double *va
     gamma = opts->penalty * sigma * log((double)n);
 
     /* Exact penalised L1 segmentation; segments shorter than min_segment only at the very ends would be noise. */
-    if ((err = pg__stepfit(prev, y, n, opts->min_segment, gamma, 0, NULL)) != 0)
+    if ((err = pg_stepfit(prev, y, n, opts->min_segment, gamma, 0, NULL)) != 0)
         goto cleanup;
     if (prev[n] == (size_t)-1)
         goto cleanup;

@@ -27,7 +27,7 @@ int pg_import_format_known(const char *format)
     return 0;
 }
 
-void pg_import_notes_free(pg_import_notes *notes)
+void pg_import_notes_clear(pg_import_notes *notes)
 {
     size_t i;
 
@@ -131,8 +131,8 @@ static int set_key(pg_result *r, pg_import_param *params, size_t nparams)
     free(r->params_json);
     r->key = pg__buf_detach(&key);
     r->params_json = pg__buf_detach(&pj);
-    pg__buf_free(&key);
-    pg__buf_free(&pj);
+    pg__buf_clear(&key);
+    pg__buf_clear(&pj);
     return r->key && r->params_json ? 0 : pg_error_set(PG_ENOMEM, "out of memory importing '%s'", r->name);
 }
 

@@ -34,7 +34,7 @@ typedef struct pg_import_notes {
     size_t count;
 } pg_import_notes;
 
-void pg_import_notes_free(pg_import_notes *notes);
+void pg_import_notes_clear(pg_import_notes *notes);
 
 /** The supported format names, NULL-terminated. */
 extern const char *const pg_import_formats[];

@@ -202,7 +202,7 @@ static int element(walker *w, size_t index, const char *array_key, pg__import_el
         err = pg_error_set(PG_ENOMEM, "out of memory reading %s", w->name);
         goto cleanup;
     }
-    pg__buf_free(&raw);
+    pg__buf_clear(&raw);
     if (!(elem = json_loads(fixed, 0, &jerr))) {
         unsigned long l = line + (unsigned long)(jerr.line > 0 ? jerr.line - 1 : 0);
         unsigned long c = jerr.line <= 1 ? col + (unsigned long)(jerr.column > 0 ? jerr.column - 1 : 0)
@@ -221,7 +221,7 @@ cleanup:
     json_decref(elem);
     free(where);
     free(fixed);
-    pg__buf_free(&raw);
+    pg__buf_clear(&raw);
     return err;
 }
 
@@ -301,6 +301,6 @@ int pg__import_walk(FILE *f, const char *name, const char *format, const char *a
     if (!found)
         err = pg_error_set(PG_EFORMAT, "%s: %s", name, missing);
 cleanup:
-    pg__buf_free(&key);
+    pg__buf_clear(&key);
     return err;
 }

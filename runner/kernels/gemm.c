@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-void pg__gemm_f32(const char *op, int trans_a, int trans_b, int m, int n, int k, float alpha,
+void pg_kernels_gemm_f32(const char *op, int trans_a, int trans_b, int m, int n, int k, float alpha,
                   const float *a, int lda, const float *b, int ldb, float beta, float *c, int ldc)
 {
     char shape[96];
@@ -25,7 +25,7 @@ void pg__gemm_f32(const char *op, int trans_a, int trans_b, int m, int n, int k,
         pg__op_end(op);
 }
 
-void pg__gemm_f64(const char *op, int trans_a, int trans_b, int m, int n, int k, double alpha,
+void pg_kernels_gemm_f64(const char *op, int trans_a, int trans_b, int m, int n, int k, double alpha,
                   const double *a, int lda, const double *b, int ldb, double beta, double *c, int ldc)
 {
     char shape[96];
@@ -138,9 +138,9 @@ static int gemm_run(void *state, int64_t iters)
 
     for (i = 0; i < iters; i++) {
         if (s->f64)
-            pg__gemm_f64("dgemm", 0, 0, s->m, s->n, s->k, 1.0, s->a, s->k, s->b, s->n, 0.0, s->c, s->n);
+            pg_kernels_gemm_f64("dgemm", 0, 0, s->m, s->n, s->k, 1.0, s->a, s->k, s->b, s->n, 0.0, s->c, s->n);
         else
-            pg__gemm_f32("sgemm", 0, 0, s->m, s->n, s->k, 1.0f, s->a, s->k, s->b, s->n, 0.0f, s->c, s->n);
+            pg_kernels_gemm_f32("sgemm", 0, 0, s->m, s->n, s->k, 1.0f, s->a, s->k, s->b, s->n, 0.0f, s->c, s->n);
     }
     return 0;
 }

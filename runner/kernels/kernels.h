@@ -3,7 +3,7 @@
  *
  * A kernel allocates its inputs in setup() (random, never zeros), runs a
  * given number of iterations in run(), and frees in teardown(). All GEMMs go
- * through pg__gemm_f32()/pg__gemm_f64(), the single entry point where FLOPs
+ * through pg_kernels_gemm_f32()/pg_kernels_gemm_f64(), the single entry point where FLOPs
  * are counted and ops recorded (see instrument.h).
  */
 #ifndef PG_KERNELS_H
@@ -43,9 +43,9 @@ const pg_kernel *const *pg_kernel_all(void);
  * The single GEMM entry point (row-major): C[m,n] = alpha·op(A)·op(B) + beta·C.
  * `op` names the op for the recorder and FLOP counter ("mm", "addmm", "sgemm").
  */
-void pg__gemm_f32(const char *op, int trans_a, int trans_b, int m, int n, int k, float alpha,
+void pg_kernels_gemm_f32(const char *op, int trans_a, int trans_b, int m, int n, int k, float alpha,
                   const float *a, int lda, const float *b, int ldb, float beta, float *c, int ldc);
-void pg__gemm_f64(const char *op, int trans_a, int trans_b, int m, int n, int k, double alpha,
+void pg_kernels_gemm_f64(const char *op, int trans_a, int trans_b, int m, int n, int k, double alpha,
                   const double *a, int lda, const double *b, int ldb, double beta, double *c, int ldc);
 
 /** Fills `x` with uniform random values in [lo, hi) from a seeded generator. */

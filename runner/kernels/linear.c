@@ -132,7 +132,7 @@ static void linear_step(linear_state *s)
     /* addmm: y = bias + x·Wᵀ; the bias broadcast is addmm's `self` operand. */
     for (i = 0; i < s->B; i++)
         memcpy(s->y + (size_t)i * (size_t)s->out, s->bias, (size_t)s->out * sizeof(float));
-    pg__gemm_f32("addmm", 0, 1, s->B, s->out, s->in, 1.0f, s->x, s->in, s->w, s->in, 1.0f, s->y, s->out);
+    pg_kernels_gemm_f32("addmm", 0, 1, s->B, s->out, s->in, 1.0f, s->x, s->in, s->w, s->in, 1.0f, s->y, s->out);
     pg__module_pop("linear");
     if (!s->train)
         return;
@@ -151,9 +151,9 @@ static void linear_step(linear_state *s)
     pg__op_end("ones_like");
     pg__module_push("linear", 1);
     if (s->input_grad) /* grad-input: dX[B,in] = dY[B,out]·W[out,in] */
-        pg__gemm_f32("mm", 0, 0, s->B, s->in, s->out, 1.0f, s->dy, s->out, s->w, s->in, 0.0f, s->dx, s->in);
+        pg_kernels_gemm_f32("mm", 0, 0, s->B, s->in, s->out, 1.0f, s->dy, s->out, s->w, s->in, 0.0f, s->dx, s->in);
     /* grad-weight: dW[out,in] = dYᵀ[out,B]·X[B,in] */
-    pg__gemm_f32("mm", 1, 0, s->out, s->in, s->B, 1.0f, s->dy, s->out, s->x, s->in, 0.0f, s->dw, s->in);
+    pg_kernels_gemm_f32("mm", 1, 0, s->out, s->in, s->B, 1.0f, s->dy, s->out, s->x, s->in, 0.0f, s->dw, s->in);
     pg__op_begin("sum", s->shape_x);
     for (j = 0; j < s->out; j++)
         s->db[j] = 0;

@@ -167,7 +167,7 @@ static void linear_forward(pg__mlp *m, int l, const float *x)
     /* addmm(bias, x, W^T): the bias broadcast is the beta=1 input of the single GEMM. */
     for (r = 0; r < B; r++)
         memcpy(y + (size_t)r * (size_t)o, b->w, (size_t)o * sizeof(float));
-    pg__gemm_f32("addmm", 0, 1, B, o, in, 1.0f, x, in, w->w, in, 1.0f, y, o);
+    pg_kernels_gemm_f32("addmm", 0, 1, B, o, in, 1.0f, x, in, w->w, in, 1.0f, y, o);
 }
 
 static void cross_entropy_forward(pg__mlp *m)
@@ -261,7 +261,7 @@ static void linear_backward(pg__mlp *m, int l, const float *x, const float *dy, 
     int B = m->cfg.B, in = m->cfg.width, o = linear_out(&m->cfg, l), r, j;
 
     /* grad-weight: dY^T [o,B] @ X [B,in] */
-    pg__gemm_f32("mm", 1, 0, o, in, B, 1.0f, dy, o, x, in, 0.0f, w->grad, in);
+    pg_kernels_gemm_f32("mm", 1, 0, o, in, B, 1.0f, dy, o, x, in, 0.0f, w->grad, in);
     pg__op_begin_2d("sum", B, o);
     for (j = 0; j < o; j++)
         b->grad[j] = 0;
@@ -270,7 +270,7 @@ static void linear_backward(pg__mlp *m, int l, const float *x, const float *dy, 
             b->grad[j] += dy[(size_t)r * (size_t)o + (size_t)j];
     pg__op_end("sum");
     /* grad-input: every Linear's input requires grad (the embedding is in front). */
-    pg__gemm_f32("mm", 0, 0, B, in, o, 1.0f, dy, o, w->w, in, 0.0f, dx, in);
+    pg_kernels_gemm_f32("mm", 0, 0, B, in, o, 1.0f, dy, o, w->w, in, 0.0f, dx, in);
 }
 
 void pg__mlp_backward(pg__mlp *m)

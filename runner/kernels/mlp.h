@@ -9,7 +9,7 @@
  * Modules are named as nn.Sequential names them ("mlp.0" the Embedding,
  * "mlp.1", "mlp.3" ... the Linears, "mlp.2" ... the GELUs), and a step has
  * the ranges "forward", "backward" and "optimizer". Every matmul goes
- * through pg__gemm_f32: "addmm" forward, "mm" for grad-input and
+ * through pg_kernels_gemm_f32: "addmm" forward, "mm" for grad-input and
  * grad-weight, so one step is exactly 6*B*(layers*width^2 + width*vocab)
  * FLOPs. Internal: used by the mlp_train_step kernel and by its tests.
  */

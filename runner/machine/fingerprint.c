@@ -261,7 +261,7 @@ int pg_fingerprint_read(char **out_json, char **out_hash)
     json_object_set_new(o, "default_threads", json_integer(1));
     /* The GPU (null without one). Its name joins the identity only when there
      * is one, so CPU-only machines keep their hash. */
-    if (pg__cuda_fingerprint(&gpu_text) == 0)
+    if (pg_cuda_fingerprint(&gpu_text) == 0)
         gpu = json_loads(gpu_text, 0, NULL);
     json_object_set_new(o, "gpu", gpu ? gpu : json_null());
     gpu_name = gpu ? json_string_value(json_object_get(gpu, "name")) : NULL;

@@ -193,7 +193,7 @@ int pg_roofline_record(pg_run *run, double peak_gflops)
             continue;
         if ((err = pg_measure_set_threads(NULL, t)) != 0)
             break;
-        peak = pg__backend_cpu_peak(t, &bo, &reliable);
+        peak = pg_backend_cpu_peak(t, &bo, &reliable);
         /* Cases measured in other processes did not raise this process's ceiling: any that beat it does. */
         for (i = 0; i < run->nresults; i++) {
             const pg_result *r = &run->results[i];

@@ -109,7 +109,7 @@ static void install_crash_handlers(int fd)
         sigaction(sigs[i], &sa, NULL);
 }
 
-int pg__child_send(int fd, const pg_result *r)
+int pg_child_send(int fd, const pg_result *r)
 {
     wire_head h;
     const char *msg = r->message ? r->message : "";
@@ -146,13 +146,13 @@ static void child_main(int fd, pg_child_fn fn, void *payload, pid_t parent, int 
     install_crash_handlers(fd);
     if (fn(&r, payload) != 0)
         pg__result_error(&r, pg_error_last());
-    if (pg__child_send(fd, &r) != 0)
+    if (pg_child_send(fd, &r) != 0)
         _exit(3);
     /* No atexit handlers, no flushing of stdio buffers inherited from the parent. */
     _exit(0);
 }
 
-int pg__child_start(pg_child *out, pg_child_fn fn, void *payload)
+int pg_child_start(pg_child *out, pg_child_fn fn, void *payload)
 {
     int fds[2];
     pid_t pid, self = getpid();
@@ -165,7 +165,7 @@ int pg__child_start(pg_child *out, pg_child_fn fn, void *payload)
     out->err_fd = pg__proc_capture_fd();
     if (out->out_fd < 0 || out->err_fd < 0 || pipe2(fds, O_CLOEXEC) != 0) {
         int e = errno;
-        pg__child_kill(out);
+        pg_child_kill(out);
         return pg_error_set(PG_EIO, "cannot create the files of the benchmark process: %s", strerror(e));
     }
     /* Buffered output would otherwise be written twice if the child calls exit(). */
@@ -178,7 +178,7 @@ int pg__child_start(pg_child *out, pg_child_fn fn, void *payload)
         pg__proc_end(&old);
         close(fds[0]);
         close(fds[1]);
-        pg__child_kill(out);
+        pg_child_kill(out);
         return pg_error_set(PG_EIO, "cannot start the benchmark process: %s", strerror(e));
     }
     if (pid == 0) {
@@ -315,7 +315,7 @@ static void close_fd(int *fd)
     *fd = -1;
 }
 
-void pg__child_kill(pg_child *child)
+void pg_child_kill(pg_child *child)
 {
     int status = 0;
 
@@ -364,7 +364,7 @@ int pg__child_decode(pg_result *out, const char *what, const char *data, size_t 
     return report_death(out, what, status, 0);
 }
 
-int pg__child_collect(pg_result *out, pg_child *child, const char *what, int64_t deadline_ns, double timeout_s)
+int pg_child_collect(pg_result *out, pg_child *child, const char *what, int64_t deadline_ns, double timeout_s)
 {
     pg_buf buf = PG_BUF_INIT;
     int status = 0, timed_out = 0, err;
@@ -395,28 +395,28 @@ int pg__child_collect(pg_result *out, pg_child *child, const char *what, int64_t
         add_stderr(out, child->err_fd);
     close_fd(&child->out_fd);
     close_fd(&child->err_fd);
-    pg__buf_free(&buf);
+    pg__buf_clear(&buf);
     return err;
 }
 
-int pg__child_run(pg_result *out, const char *what, double timeout_s, pg_child_fn fn, void *payload)
+int pg_child_run(pg_result *out, const char *what, double timeout_s, pg_child_fn fn, void *payload)
 {
     pg_child child = PG_CHILD_INIT;
     int err;
 
-    if ((err = pg__child_start(&child, fn, payload)) != 0)
+    if ((err = pg_child_start(&child, fn, payload)) != 0)
         return err;
-    return pg__child_collect(out, &child, what, pg__mono_ns() + (int64_t)(timeout_s * 1e9), timeout_s);
+    return pg_child_collect(out, &child, what, pg__mono_ns() + (int64_t)(timeout_s * 1e9), timeout_s);
 }
 
 /* ---- workers: a child that answers requests ------------------------------ */
 
-int pg__child_result_fd(void)
+int pg_child_result_fd(void)
 {
     return crash_fd;
 }
 
-int pg__child_request_send(int fd, const pg_child_request *rq)
+int pg_child_request_send(int fd, const pg_child_request *rq)
 {
     wire_request w;
 
@@ -454,7 +454,7 @@ int pg__child_request_decode(pg_child_request *out, const char *data, size_t len
     return 0;
 }
 
-int pg__child_request_read(pg_child_request *out, int fd, size_t nitems)
+int pg_child_request_read(pg_child_request *out, int fd, size_t nitems)
 {
     char buf[sizeof(wire_request)];
     size_t got = 0;
@@ -485,7 +485,7 @@ static size_t record_size(const pg_buf *buf)
     return sizeof(h) + h.nsamples * sizeof(double) + h.msglen;
 }
 
-int pg__child_read(pg_result *out, pg_child *child, const char *what, int64_t deadline_ns, double timeout_s)
+int pg_child_read(pg_result *out, pg_child *child, const char *what, int64_t deadline_ns, double timeout_s)
 {
     pg_buf buf = PG_BUF_INIT;
     int timed_out = 0, err;
@@ -500,31 +500,31 @@ int pg__child_read(pg_result *out, pg_child *child, const char *what, int64_t de
     if (!err && !timed_out && size > 0 && size == buf.len) {
         /* One result, nothing after it: the worker stays for the next request. */
         err = take_result(out, &buf, (const wire_head *)(const void *)buf.ptr);
-        pg__buf_free(&buf);
+        pg__buf_clear(&buf);
         return err;
     }
     if (!err && !timed_out && buf.len >= sizeof(wire_head) &&
         !(((const wire_head *)(const void *)buf.ptr)->magic == WIRE_MAGIC &&
           ((const wire_head *)(const void *)buf.ptr)->kind == WIRE_CRASH)) {
         /* Bytes that are no result record, or more than one: the process cannot be trusted on. */
-        pg__child_kill(child);
+        pg_child_kill(child);
         msg = pg__asprintf("%s broke the result protocol (%zu bytes that are not one result record); "
                            "the process was killed", what, buf.len);
         pg__result_error(out, msg ? msg : "protocol error");
         free(msg);
-        pg__buf_free(&buf);
+        pg__buf_clear(&buf);
         return 0;
     }
-    pg__buf_free(&buf);
+    pg__buf_clear(&buf);
     if (err) {
-        pg__child_kill(child);
+        pg_child_kill(child);
         return err;
     }
-    /* A crash, an exit or a timeout: what pg__child_collect() reports for a one-shot child. */
-    return pg__child_collect(out, child, what, timed_out ? 0 : pg__mono_ns() + 1000000000, timeout_s);
+    /* A crash, an exit or a timeout: what pg_child_collect() reports for a one-shot child. */
+    return pg_child_collect(out, child, what, timed_out ? 0 : pg__mono_ns() + 1000000000, timeout_s);
 }
 
-const uint64_t *pg__child_cpus_to_words(uint64_t *words, const cpu_set_t *set)
+const uint64_t *pg_child_cpus_to_words(uint64_t *words, const cpu_set_t *set)
 {
     int cpu;
 
@@ -535,7 +535,7 @@ const uint64_t *pg__child_cpus_to_words(uint64_t *words, const cpu_set_t *set)
     return words;
 }
 
-void pg__child_cpus_from_words(cpu_set_t *set, const uint64_t *words)
+void pg_child_cpus_from_words(cpu_set_t *set, const uint64_t *words)
 {
     int cpu;
 

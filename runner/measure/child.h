@@ -44,10 +44,10 @@ typedef struct pg_child {
  * installed, sends the result back and exits without running atexit
  * handlers. `fn` may close descriptors the child must not hold (another
  * child's pipes) before it measures.
- * @param[out] out the child; finish it with pg__child_collect() or pg__child_kill().
+ * @param[out] out the child; finish it with pg_child_collect() or pg_child_kill().
  * @return 0, or PG_EIO when no pipe or process could be made.
  */
-int pg__child_start(pg_child *out, pg_child_fn fn, void *payload);
+int pg_child_start(pg_child *out, pg_child_fn fn, void *payload);
 
 /**
  * Reads what the child sends until it closes its pipe or `deadline_ns`
@@ -58,29 +58,29 @@ int pg__child_start(pg_child *out, pg_child_fn fn, void *payload);
  * `timeout_s`, with the last line the child wrote to stderr.
  * @return 0 (the case's failure is in `out`), or PG_EIO/PG_ENOMEM that must stop the run.
  */
-int pg__child_collect(pg_result *out, pg_child *child, const char *what, int64_t deadline_ns, double timeout_s);
+int pg_child_collect(pg_result *out, pg_child *child, const char *what, int64_t deadline_ns, double timeout_s);
 
 /**
  * Interprets what a child sent (`len` bytes, the whole record) and its wait
- * `status` as pg__child_collect() does once the pipe is closed: the result,
+ * `status` as pg_child_collect() does once the pipe is closed: the result,
  * or an ERROR naming `what` and the crash or exit. Untrusted bytes: any
  * input gives a result or an error, never a read outside `data`.
- * @return as pg__child_collect().
+ * @return as pg_child_collect().
  */
 int pg__child_decode(pg_result *out, const char *what, const char *data, size_t len, int status);
 /** Kills and reaps a started child and its process group and closes its files (a run that is stopping). NULL-safe. */
-void pg__child_kill(pg_child *child);
+void pg_child_kill(pg_child *child);
 
 /**
- * pg__child_start() then pg__child_collect() with a deadline `timeout_s` from now.
- * @return as pg__child_collect(), or the start's error.
+ * pg_child_start() then pg_child_collect() with a deadline `timeout_s` from now.
+ * @return as pg_child_collect(), or the start's error.
  */
-int pg__child_run(pg_result *out, const char *what, double timeout_s, pg_child_fn fn, void *payload);
+int pg_child_run(pg_result *out, const char *what, double timeout_s, pg_child_fn fn, void *payload);
 
 /*
  * Workers: a child whose callback loops, reading requests from a pipe of its
- * own and answering each with one result record (pg__child_send()); the
- * runner reads each answer with pg__child_read(), which keeps the child alive
+ * own and answering each with one result record (pg_child_send()); the
+ * runner reads each answer with pg_child_read(), which keeps the child alive
  * only while it keeps to that protocol.
  */
 
@@ -96,17 +96,17 @@ typedef struct pg_child_request {
 } pg_child_request;
 
 /** CPU set <-> bitmap of PG_CHILD_CPU_WORDS words (CPUs past 1023 are left out). Returns `words`. */
-const uint64_t *pg__child_cpus_to_words(uint64_t *words, const cpu_set_t *set);
-void pg__child_cpus_from_words(cpu_set_t *set, const uint64_t *words);
+const uint64_t *pg_child_cpus_to_words(uint64_t *words, const cpu_set_t *set);
+void pg_child_cpus_from_words(cpu_set_t *set, const uint64_t *words);
 
 /** Sends a result record on `fd` (a child's end). @return 0, or -1 when the pipe is gone. */
-int pg__child_send(int fd, const pg_result *r);
+int pg_child_send(int fd, const pg_result *r);
 
-/** In a child started by pg__child_start(): the descriptor its result records go to (-1 elsewhere). */
-int pg__child_result_fd(void);
+/** In a child started by pg_child_start(): the descriptor its result records go to (-1 elsewhere). */
+int pg_child_result_fd(void);
 
 /** The runner: sends `rq` to a worker's request pipe. @return 0 or PG_EIO. */
-int pg__child_request_send(int fd, const pg_child_request *rq);
+int pg_child_request_send(int fd, const pg_child_request *rq);
 
 /**
  * The worker: reads one request from `fd` (blocking) and checks it, its
@@ -114,7 +114,7 @@ int pg__child_request_send(int fd, const pg_child_request *rq);
  * is done with this worker); PG_EIO or PG_EINVAL (message set) for a short
  * or malformed one.
  */
-int pg__child_request_read(pg_child_request *out, int fd, size_t nitems);
+int pg_child_request_read(pg_child_request *out, int fd, size_t nitems);
 
 /**
  * Checks `len` bytes as one request: its size, magic number, index below
@@ -129,8 +129,8 @@ int pg__child_request_decode(pg_child_request *out, const char *data, size_t len
  * Anything else ends the worker (killed, reaped; child->pid is -1) and `out`
  * is an ERROR naming `what` and why: a crash, an exit, the timeout, or bytes
  * that break the protocol.
- * @return as pg__child_collect().
+ * @return as pg_child_collect().
  */
-int pg__child_read(pg_result *out, pg_child *child, const char *what, int64_t deadline_ns, double timeout_s);
+int pg_child_read(pg_result *out, pg_child *child, const char *what, int64_t deadline_ns, double timeout_s);
 
 #endif

@@ -405,7 +405,7 @@ int pg_measure_set_threads(pg_thread_state *out, int threads)
     return 0;
 }
 
-void pg__result_take(pg_result *out, pg_measurement *m)
+void pg_result_take(pg_result *out, pg_measurement *m)
 {
     out->status = PG_STATUS_OK;
     out->samples = m->samples;

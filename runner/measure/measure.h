@@ -162,6 +162,6 @@ void pg_measure_reset_cpus(void);
  * Moves the samples and block size of `m` into `out` and marks it OK;
  * m->samples becomes NULL (the result owns the samples).
  */
-void pg__result_take(pg_result *out, pg_measurement *m);
+void pg_result_take(pg_result *out, pg_measurement *m);
 
 #endif

@@ -31,7 +31,7 @@ extern char **environ;
 
 #define MAX_COUNT_FILE (64u << 20)
 
-void pg_counts_free(pg_counts *c)
+void pg_counts_clear(pg_counts *c)
 {
     size_t i;
 
@@ -335,7 +335,7 @@ int pg_count_run(pg_counts *out, char *const argv[], double timeout_s, int quiet
                            "that clears LD_PRELOAD) or it left through _exit()",
                            shown, PG_COUNT_LIBRARY);
     if (err)
-        pg_counts_free(out);
+        pg_counts_clear(out);
 done:
     free_env(env);
     free(lib);

@@ -29,7 +29,7 @@ typedef struct pg_counts {
     int processes;      /* processes that wrote counts (a program and the children it started) */
 } pg_counts;
 
-void pg_counts_free(pg_counts *c);
+void pg_counts_clear(pg_counts *c);
 
 /**
  * Where libperfgate_count.so is: $PERFGATE_COUNT_LIB, else beside the

@@ -319,7 +319,7 @@ static char **build_argv(const pg_case *c, unsigned instrument, const char *vg, 
     if (c->command) {
         /* {build} and {suite_dir} as the command backend expands them. */
         for (i = 0; c->command[i]; i++)
-            if (pg__plugin_subst(&argv[n++], c->command[i], c, NULL) != 0) {
+            if (pg_plugin_subst(&argv[n++], c->command[i], c, NULL) != 0) {
                 free_strv(argv);
                 return NULL;
             }
@@ -336,7 +336,7 @@ static char **build_argv(const pg_case *c, unsigned instrument, const char *vg, 
     argv[n++] = pg__strdup(c->key);
     if (c->plugin) {
         argv[n++] = pg__strdup("--plugin");
-        if (pg__plugin_path(&argv[n++], c, NULL) != 0) {
+        if (pg_plugin_path(&argv[n++], c, NULL) != 0) {
             free_strv(argv);
             return NULL;
         }

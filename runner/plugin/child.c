@@ -58,7 +58,7 @@ static int gate_arrive(void *payload)
 
     g->ready_sent = 1;
     if (g->cpus) {
-        pg__child_cpus_from_words(&set, g->cpus);
+        pg_child_cpus_from_words(&set, g->cpus);
         if (sched_setaffinity(0, sizeof(set), &set) == 0) {
             pg_measure_reset_cpus();
             pg_measure_set_threads(NULL, g->threads);
@@ -124,7 +124,7 @@ int pg_plugin_run_case(pg_result *out, const pg_case *c, const char *path, const
 {
     plugin_job job = {c, path, mo, NULL};
     char *what = what_ran(c, path);
-    int err = pg__child_run(out, what, timeout_s, plugin_child, &job);
+    int err = pg_child_run(out, what, timeout_s, plugin_child, &job);
 
     free(what);
     return err;
@@ -210,7 +210,7 @@ static int side_child(pg_result *out, void *payload)
     }
     if (sj->setup_cpus) {
         cpu_set_t set;
-        pg__child_cpus_from_words(&set, sj->setup_cpus);
+        pg_child_cpus_from_words(&set, sj->setup_cpus);
         sched_setaffinity(0, sizeof(set), &set);
     }
     measure_in_child(out, &sj->job);
@@ -246,7 +246,7 @@ static int start_side(pair_side *sides, int i, const pg_case *c, const char *pat
     sj.own_done = done[0];
     sj.sides = sides;
     sj.i = i;
-    err = pg__child_start(&sides[i].child, side_child, &sj);
+    err = pg_child_start(&sides[i].child, side_child, &sj);
     close(go[0]);
     close(done[1]);
     if (err) {
@@ -325,7 +325,7 @@ void pg_plugin_pair_cancel(pg_plugin_pair *p)
         close_fd(&p->sides[i].go);
         close_fd(&p->sides[i].done);
         if (p->sides[i].child.pid > 0)
-            pg__child_kill(&p->sides[i].child);
+            pg_child_kill(&p->sides[i].child);
         free(p->what[i]);
     }
     free(p);
@@ -373,7 +373,7 @@ int pg_plugin_pair_finish(pg_result out[2], pg_plugin_pair *p)
         if (p->sides[i].child.pid <= 0)
             continue;
         /* After a timeout nothing more is read: the past deadline reports it. */
-        rerr = pg__child_collect(&out[i], &p->sides[i].child, p->what[i], timed_out ? 0 : p->deadline, p->timeout_s);
+        rerr = pg_child_collect(&out[i], &p->sides[i].child, p->what[i], timed_out ? 0 : p->deadline, p->timeout_s);
         p->sides[i].child.pid = -1;
         if (!err)
             err = rerr;
@@ -436,7 +436,7 @@ static void worker_measure(pg_result *r, const pg_plugin_worker *w, const pg_chi
     const pg_benchmark *b = NULL;
     cpu_set_t set;
 
-    pg__child_cpus_from_words(&set, rq->cpus);
+    pg_child_cpus_from_words(&set, rq->cpus);
     /* Re-pinned per round as a fresh process would be: the round's CPUs, chosen anew from them. */
     sched_setaffinity(0, sizeof(set), &set);
     pg_measure_reset_cpus();
@@ -471,7 +471,7 @@ static int worker_child(pg_result *out, void *payload)
     worker_libs wl = {NULL, NULL, 0};
     int64_t *numbers = calloc(w->n ? w->n : 1, sizeof(*numbers));
     unsigned nreq;
-    int fd = pg__child_result_fd();
+    int fd = pg_child_result_fd();
 
     if (job->other) {
         pg_plugin_worker *o = (pg_plugin_worker *)job->other;
@@ -488,7 +488,7 @@ static int worker_child(pg_result *out, void *payload)
     for (nreq = 1;; nreq++) {
         pg_child_request rq;
         pg_result r;
-        int rc = pg__child_request_read(&rq, job->req, w->n);
+        int rc = pg_child_request_read(&rq, job->req, w->n);
         if (rc == 0)
             _exit(0); /* the runner is done with this worker */
         if (rc < 0)
@@ -520,7 +520,7 @@ static int worker_child(pg_result *out, void *payload)
         if (pg__test_worker_garbage(nreq)) {
             static const char junk[256] = "not a result record";
             (void)!write(fd, junk, sizeof(junk));
-        } else if (pg__child_send(fd, &r) != 0) {
+        } else if (pg_child_send(fd, &r) != 0) {
             _exit(3);
         }
         pg__result_clear(&r);
@@ -556,7 +556,7 @@ int pg_plugin_worker_start(pg_plugin_worker **out, const pg_case *const *cases, 
     w->req = req[1];
     w->side.go = go[1];
     w->side.done = done[0];
-    if ((err = pg__child_start(&w->side.child, worker_child, &job)) != 0)
+    if ((err = pg_child_start(&w->side.child, worker_child, &job)) != 0)
         goto fail;
     close(req[0]);
     close(go[0]);
@@ -594,7 +594,7 @@ void pg_plugin_worker_stop(pg_plugin_worker *w)
     close_fd(&w->req);
     close_fd(&w->side.go);
     close_fd(&w->side.done);
-    pg__child_kill(&w->side.child);
+    pg_child_kill(&w->side.child);
     free(w->seen);
     free(w);
 }
@@ -619,7 +619,7 @@ int pg_plugin_worker_pair(pg_result out[2], pg_plugin_worker *const w[2], size_t
         sides[i] = w[i]->side;
         sides[i].finished = sides[i].broken = 0;
         /* A worker gone before the request is read reports it below, as one gone while measuring. */
-        if (w[i]->side.child.pid > 0 && pg__child_request_send(w[i]->req, &rq) != 0)
+        if (w[i]->side.child.pid > 0 && pg_child_request_send(w[i]->req, &rq) != 0)
             sides[i].finished = 1;
     }
     take_turns(sides, deadline, seed, &timed_out);
@@ -635,12 +635,12 @@ int pg_plugin_worker_pair(pg_result out[2], pg_plugin_worker *const w[2], size_t
         }
         if (sides[i].broken) {
             char *msg = pg__asprintf("%s broke the lockstep protocol; the process was killed", what);
-            pg__child_kill(&w[i]->side.child);
+            pg_child_kill(&w[i]->side.child);
             pg__result_error(&out[i], msg ? msg : "protocol error");
             free(msg);
             rerr = 0;
         } else {
-            rerr = pg__child_read(&out[i], &w[i]->side.child, what, timed_out ? 0 : deadline, timeout_s);
+            rerr = pg_child_read(&out[i], &w[i]->side.child, what, timed_out ? 0 : deadline, timeout_s);
             w[i]->timed_out = timed_out;
         }
         free(what);

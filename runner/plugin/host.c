@@ -74,7 +74,7 @@ static void sync_device(host_state *h)
 #if PG_HAS_CUDA
     /* GPU work is asynchronous: the clock must wait for the stream. */
     if (h->stream)
-        pg__cuda_stream_sync(h->stream);
+        pg_cuda_stream_sync(h->stream);
 #else
     (void)h;
 #endif
@@ -255,14 +255,14 @@ static void api_gemm_f32(pg_state *st, const char *op, int ta, int tb, int m, in
                          const float *a, int lda, const float *b, int ldb, float beta, float *c, int ldc)
 {
     (void)st;
-    pg__gemm_f32(op, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    pg_kernels_gemm_f32(op, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 static void api_gemm_f64(pg_state *st, const char *op, int ta, int tb, int m, int n, int k, double alpha,
                          const double *a, int lda, const double *b, int ldb, double beta, double *c, int ldc)
 {
     (void)st;
-    pg__gemm_f64(op, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    pg_kernels_gemm_f64(op, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 static void set_outcome(pg_state *st, int outcome, const char *text)
@@ -482,7 +482,7 @@ static int open_stream(host_state *h)
     if (strcmp(h->c->device, "cuda") != 0)
         return 0;
 #if PG_HAS_CUDA
-    return pg__cuda_stream_create(&h->stream);
+    return pg_cuda_stream_create(&h->stream);
 #else
     return pg_error_set(PG_ESKIP, "built without the CUDA backend");
 #endif
@@ -492,7 +492,7 @@ static void close_stream(host_state *h)
 {
 #if PG_HAS_CUDA
     if (h->stream)
-        pg__cuda_stream_destroy(h->stream);
+        pg_cuda_stream_destroy(h->stream);
 #endif
     h->stream = NULL;
 }
@@ -581,7 +581,7 @@ int pg_plugin_measure(pg_result *out, const pg_benchmark *b, const pg_case *c, c
             return finish_outcome(out, &h);
         return pg__result_error(out, pg_error_last());
     }
-    pg__result_take(out, &m);
+    pg_result_take(out, &m);
     out->warmup_s += prewarm_s;
     out->flops = h.flops_set ? h.flops : (fb.iters > 0 ? h.counted_flops / (double)fb.iters : 0);
     out->bytes = h.bytes;

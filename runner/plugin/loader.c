@@ -112,7 +112,7 @@ int pg_plugin_find(const pg_benchmark **out, const pg_plugin_lib *lib, const cha
         pg__buf_printf(&names, "%s%s", i ? ", " : "", lib->table->benchmarks[i].name);
     err = pg_error_set(PG_ENOTFOUND, "plugin '%s' has no benchmark '%s' (it has: %s)", lib->path,
                        name ? name : "(no symbol given)", names.ptr ? names.ptr : "none");
-    pg__buf_free(&names);
+    pg__buf_clear(&names);
     return err;
 }
 
@@ -147,7 +147,7 @@ static char *suite_dir(const pg_case *c)
     return abs;
 }
 
-int pg__plugin_subst(char **out, const char *text, const pg_case *c, const char *build_dir)
+int pg_plugin_subst(char **out, const char *text, const pg_case *c, const char *build_dir)
 {
     pg_buf b = PG_BUF_INIT;
     const char *p = text;
@@ -182,19 +182,19 @@ int pg__plugin_subst(char **out, const char *text, const pg_case *c, const char 
 cleanup:
     if (err)
         pg_error_set(err, "out of memory expanding '%s'", text);
-    pg__buf_free(&b);
+    pg__buf_clear(&b);
     free(build);
     free(sdir);
     return err;
 }
 
-int pg__plugin_path(char **out, const pg_case *c, const char *build_dir)
+int pg_plugin_path(char **out, const pg_case *c, const char *build_dir)
 {
     char *path = NULL, *dir;
     int err;
 
     *out = NULL;
-    if ((err = pg__plugin_subst(&path, c->plugin, c, build_dir)) != 0)
+    if ((err = pg_plugin_subst(&path, c->plugin, c, build_dir)) != 0)
         return err;
     if (path[0] == '/') {
         *out = path;

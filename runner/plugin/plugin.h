@@ -159,12 +159,12 @@ void pg__plugin_set_gate(const pg_plugin_gate *gate);
  * file `c` came from) in `text`.
  * @param[out] out the expanded string; caller frees.
  */
-int pg__plugin_subst(char **out, const char *text, const pg_case *c, const char *build_dir);
+int pg_plugin_subst(char **out, const char *text, const pg_case *c, const char *build_dir);
 
 /**
  * Resolves a case's plugin path: substitutions, then a relative path is taken
  * relative to the suite file's directory. Caller frees `*out`.
  */
-int pg__plugin_path(char **out, const pg_case *c, const char *build_dir);
+int pg_plugin_path(char **out, const pg_case *c, const char *build_dir);
 
 #endif

@@ -385,7 +385,7 @@ int pg_gh_request(pg_gh_response *out, pg_gh *gh, const char *method, const char
             gh->last_mutation_ns = pg__mono_ns();
         out->attempts++;
         if (cc != CURLE_OK) {
-            pg__buf_free(&body);
+            pg__buf_clear(&body);
             free(h.next);
             free(h.location);
             if (attempt < gh->opts.max_retries && (cc == CURLE_COULDNT_CONNECT || cc == CURLE_OPERATION_TIMEDOUT)) {
@@ -402,7 +402,7 @@ int pg_gh_request(pg_gh_response *out, pg_gh *gh, const char *method, const char
                     h.retry_after, h.rl_remaining);
         wait = retry_wait(gh, out->status, &h, attempt);
         if (wait >= 0 && attempt < gh->opts.max_retries) {
-            pg__buf_free(&body);
+            pg__buf_clear(&body);
             free(h.next);
             free(h.location);
             if (wait > gh->opts.max_wait_s) {
@@ -562,7 +562,7 @@ static int get_unauthenticated(pg_gh_response *out, pg_gh *gh, const char *url, 
         cc = curl_easy_perform(c);
         out->attempts++;
         if (body.over) {
-            pg__buf_free(&body.buf);
+            pg__buf_clear(&body.buf);
             err = pg_error_set(PG_EIO, "download from %s: larger than %zu bytes; refusing", where, max_bytes);
             goto cleanup;
         }
@@ -571,12 +571,12 @@ static int get_unauthenticated(pg_gh_response *out, pg_gh *gh, const char *url, 
         if (attempt < gh->opts.max_retries &&
             (cc == CURLE_COULDNT_CONNECT || cc == CURLE_OPERATION_TIMEDOUT || cc == CURLE_PARTIAL_FILE ||
              (cc == CURLE_OK && out->status >= 500))) {
-            pg__buf_free(&body.buf);
+            pg__buf_clear(&body.buf);
             sleep_s(gh->opts.backoff_s * pow(2.0, attempt));
             continue;
         }
         if (cc != CURLE_OK) {
-            pg__buf_free(&body.buf);
+            pg__buf_clear(&body.buf);
             err = pg_error_set(cc == CURLE_OPERATION_TIMEDOUT ? PG_ETIMEOUT : PG_ENET, "download from %s: %s", where,
                                *errbuf ? errbuf : curl_easy_strerror(cc));
             goto cleanup;

@@ -64,7 +64,7 @@ static void finish(pg_buf *out, level *lv, int max)
     } else if (lv->lines.len) {
         pg__buf_put(out, lv->lines.ptr, lv->lines.len);
     }
-    pg__buf_free(&lv->lines);
+    pg__buf_clear(&lv->lines);
 }
 
 int pg_render_annotations(pg_buf *out, const pg_report_data *d, const pg_report_options *opts)
@@ -78,10 +78,10 @@ int pg_render_annotations(pg_buf *out, const pg_report_data *d, const pg_report_
     for (k = 0; k < sizeof(order) / sizeof(order[0]); k++) {
         size_t *idx = pg__report_order(d->cmp, order[k], &n);
         if (!idx) {
-            pg__buf_free(&err.lines);
-            pg__buf_free(&warn.lines);
-            pg__buf_free(&msg);
-            pg__buf_free(&title);
+            pg__buf_clear(&err.lines);
+            pg__buf_clear(&warn.lines);
+            pg__buf_clear(&msg);
+            pg__buf_clear(&title);
             return pg_error_set(PG_ENOMEM, "out of memory rendering annotations");
         }
         for (i = 0; i < n; i++) {
@@ -118,7 +118,7 @@ int pg_render_annotations(pg_buf *out, const pg_report_data *d, const pg_report_
     }
     finish(out, &err, max);
     finish(out, &warn, max);
-    pg__buf_free(&msg);
-    pg__buf_free(&title);
+    pg__buf_clear(&msg);
+    pg__buf_clear(&title);
     return 0;
 }

@@ -29,7 +29,7 @@ static void esc(FILE *f, const char *s)
     pg__buf_xml_escape(&b, s ? s : "");
     if (b.ptr)
         fputs(b.ptr, f);
-    pg__buf_free(&b);
+    pg__buf_clear(&b);
 }
 
 /* One small multiple: room for a y label on the left and two lines of commit labels below. */
@@ -247,7 +247,7 @@ static void summary_panel(FILE *f, const pg_history *hs, size_t nh, const pg_com
         b.len = 0;
         pg_render_summary_line(&b, cmp);
         esc(f, b.ptr);
-        pg__buf_free(&b);
+        pg__buf_clear(&b);
     } else {
         for (i = 0; i < nh; i++)
             commits = hs[i].npoints > commits ? hs[i].npoints : commits;

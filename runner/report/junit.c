@@ -139,7 +139,7 @@ int pg_render_junit(pg_buf *out, const pg_report_data *d, const pg_report_option
                 else if (v->verdict == PG_VERDICT_ERROR)
                     pg__buf_puts(&body, "\" type=\"error");
                 pg__buf_printf(&body, "\"/>\n    </testcase>\n");
-                pg__buf_free(&msg);
+                pg__buf_clear(&msg);
             } else {
                 /* Passing cases keep their verdict and numbers for people reading the XML. */
                 pg_buf msg = PG_BUF_INIT;
@@ -147,7 +147,7 @@ int pg_render_junit(pg_buf *out, const pg_report_data *d, const pg_report_option
                 pg__buf_puts(&body, ">\n      <system-out>");
                 pg__buf_xml_escape(&body, msg.ptr);
                 pg__buf_puts(&body, "</system-out>\n    </testcase>\n");
-                pg__buf_free(&msg);
+                pg__buf_clear(&msg);
             }
         }
         for (i = 0; i < d->run->nchecks; i++) {
@@ -188,7 +188,7 @@ int pg_render_junit(pg_buf *out, const pg_report_data *d, const pg_report_option
         if (body.ptr)
             pg__buf_put(out, body.ptr, body.len);
         pg__buf_puts(out, "  </testsuite>\n");
-        pg__buf_free(&body);
+        pg__buf_clear(&body);
     }
     pg__buf_puts(out, "</testsuites>\n");
     free(names);

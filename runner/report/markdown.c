@@ -90,7 +90,7 @@ static int add_row(section *s, pg_buf *row)
     if ((s->nrows & (s->nrows - 1)) == 0)
         p = realloc(s->rows, (s->nrows ? 2 * s->nrows : 1) * sizeof(*p));
     if (!p || !row->ptr) {
-        pg__buf_free(row);
+        pg__buf_clear(row);
         return pg_error_set(PG_ENOMEM, "out of memory rendering markdown");
     }
     s->rows = p;
@@ -501,8 +501,8 @@ cleanup:
             free(secs[i].rows[j]);
         free(secs[i].rows);
     }
-    pg__buf_free(&head);
-    pg__buf_free(&foot);
-    pg__buf_free(&note);
+    pg__buf_clear(&head);
+    pg__buf_clear(&foot);
+    pg__buf_clear(&note);
     return err;
 }

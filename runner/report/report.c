@@ -333,12 +333,12 @@ int pg_report_mux_emit(pg_report_mux *mux, const pg_report_data *data)
         if (!err)
             err = r->format->render(&text, data, &r->opts);
         if (err && err != PG_ENOMEM && r->fallback) {
-            pg__buf_free(&text);
+            pg__buf_clear(&text);
             err = r->fallback(r, &text, data);
         }
         if (!err)
             err = r->deliver(r, text.ptr ? text.ptr : "", text.len);
-        pg__buf_free(&text);
+        pg__buf_clear(&text);
         if (err && r->advisory) {
             fprintf(stderr, "perfgate: warning: %s (the verdict and exit code are unaffected)\n", pg_error_last());
             continue;
@@ -353,7 +353,7 @@ int pg_report_mux_emit(pg_report_mux *mux, const pg_report_data *data)
     return first;
 }
 
-void pg_report_mux_free(pg_report_mux *mux)
+void pg_report_mux_clear(pg_report_mux *mux)
 {
     size_t i;
 

@@ -172,7 +172,7 @@ int pg_report_mux_uses_stdout(const pg_report_mux *mux);
  * stop the others. @return 0 or the first error.
  */
 int pg_report_mux_emit(pg_report_mux *mux, const pg_report_data *data);
-void pg_report_mux_free(pg_report_mux *mux);
+void pg_report_mux_clear(pg_report_mux *mux);
 
 /*
  * A JSON report read back (for `perfgate post --from`): the run, the metadata of

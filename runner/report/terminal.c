@@ -362,7 +362,7 @@ void pg_report_run_terminal(FILE *f, const pg_run *run, const pg_term_style *sty
     render_run(&b, run, style && style->color);
     if (b.ptr)
         fputs(b.ptr, f);
-    pg__buf_free(&b);
+    pg__buf_clear(&b);
 }
 
 void pg_report_compare_terminal(FILE *f, const pg_comparison *cmp, const pg_term_style *style)
@@ -372,7 +372,7 @@ void pg_report_compare_terminal(FILE *f, const pg_comparison *cmp, const pg_term
     render_compare(&b, cmp, style && style->color);
     if (b.ptr)
         fputs(b.ptr, f);
-    pg__buf_free(&b);
+    pg__buf_clear(&b);
 }
 
 void pg_report_outcome_terminal(FILE *f, const pg_comparison *cmp)
@@ -382,5 +382,5 @@ void pg_report_outcome_terminal(FILE *f, const pg_comparison *cmp)
     outcome_line(&b, cmp);
     if (b.ptr)
         fputs(b.ptr, f);
-    pg__buf_free(&b);
+    pg__buf_clear(&b);
 }

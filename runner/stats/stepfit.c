@@ -535,7 +535,7 @@ cleanup:
     return rc;
 }
 
-int pg__stepfit(size_t *prev, const double *y, size_t n, size_t shortest, double gamma, int exhaustive,
+int pg_stepfit(size_t *prev, const double *y, size_t n, size_t shortest, double gamma, int exhaustive,
                 pg_stepfit_path *path)
 {
     stepfit ft;

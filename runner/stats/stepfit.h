@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-/* How pg__stepfit() found its answer (tests check that both ways agree). */
+/* How pg_stepfit() found its answer (tests check that both ways agree). */
 typedef enum pg_stepfit_path {
     PG_STEPFIT_PRUNED,     /* block bounds; every choice certified beyond rounding */
     PG_STEPFIT_EXHAUSTIVE, /* every segment, as asked or because a choice was too close to call */
@@ -27,7 +27,7 @@ typedef enum pg_stepfit_path {
  * @return 0 (prev[n] is (size_t)-1 when no segmentation is allowed),
  *         PG_EINVAL for a NaN in y, or PG_ENOMEM.
  */
-int pg__stepfit(size_t *prev, const double *y, size_t n, size_t shortest, double gamma, int exhaustive,
+int pg_stepfit(size_t *prev, const double *y, size_t n, size_t shortest, double gamma, int exhaustive,
                 pg_stepfit_path *path);
 
 #endif

@@ -72,7 +72,7 @@ int pg_store_merge(pg_merge_stats *stats, pg_store *out, const char *const *inpu
                 break;
             stats->runs_seen++;
         }
-        pg_run_list_free(&list);
+        pg_run_list_clear(&list);
         pg_store_close(in);
         if (err)
             return err;

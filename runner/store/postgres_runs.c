@@ -147,7 +147,7 @@ static int case_ids(pg_pq_store *s, int64_t *ids, const pg_run *run)
                           " ORDER BY key ON CONFLICT (key) DO NOTHING",
                           6, p, "writing cases");
     /* Then the ids, in the run's own order. */
-    pg__buf_free(&a[0]);
+    pg__buf_clear(&a[0]);
     pg__buf_puts(&a[0], "{");
     for (i = 0; i < run->nresults; i++)
         array_item(&a[0], run->results[i].key);
@@ -170,7 +170,7 @@ static int case_ids(pg_pq_store *s, int64_t *ids, const pg_run *run)
     }
     PQclear(res);
     for (k = 0; k < 6; k++)
-        pg__buf_free(&a[k]);
+        pg__buf_clear(&a[k]);
     free(sorted);
     return err;
 }
@@ -661,7 +661,7 @@ int pg__pq_list_runs(pg_run_list *out, pg_store *store, const pg_run_filter *f)
     if (!sql.ptr)
         return pg_error_set(PG_ENOMEM, "out of memory building a query");
     err = pg__pq_exec(s, &res, PGRES_TUPLES_OK, sql.ptr, np, p, "listing runs");
-    pg__buf_free(&sql);
+    pg__buf_clear(&sql);
     if (err)
         return err;
     n = PQntuples(res);

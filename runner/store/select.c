@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void pg_selection_free(pg_selection *sel)
+void pg_selection_clear(pg_selection *sel)
 {
     if (!sel)
         return;
@@ -76,11 +76,11 @@ int pg_select_head(int64_t *out_id, pg_store *store, const char *selector)
     if ((err = pg_store_list_runs(&list, store, &f)) != 0)
         return err;
     if (list.count == 0) {
-        pg_run_list_free(&list);
+        pg_run_list_clear(&list);
         return pg_error_set(PG_ENOTFOUND, "no stored run matches '%s'", selector ? selector : "latest");
     }
     *out_id = list.items[0].id;
-    pg_run_list_free(&list);
+    pg_run_list_clear(&list);
     return 0;
 }
 
@@ -95,7 +95,7 @@ static int run_info(pg_run_list *out, pg_store *store, int64_t id)
     if ((err = pg_store_list_runs(out, store, &f)) != 0)
         return err;
     if (out->count == 0 || out->items[0].id != id) {
-        pg_run_list_free(out);
+        pg_run_list_clear(out);
         return pg_error_set(PG_ENOTFOUND, "no stored run with id %lld", (long long)id);
     }
     return 0;
@@ -230,7 +230,7 @@ static int pick(pg_selection *out, pg_store *store, pg_run_filter f, const pg_ru
         out->described = d;
     }
     if (out->count == 0 && f.machine_hash) {
-        pg_run_list_free(&list);
+        pg_run_list_clear(&list);
         f.machine_hash = NULL;
         f.limit = refuse ? 2 : ELSEWHERE_MAX;
         if ((err = pg_store_list_runs(&list, store, &f)) != 0)
@@ -248,7 +248,7 @@ static int pick(pg_selection *out, pg_store *store, pg_run_filter f, const pg_ru
     err = 0;
 
 cleanup:
-    pg_run_list_free(&list);
+    pg_run_list_clear(&list);
     return err;
 }
 
@@ -389,7 +389,7 @@ static int select_pin(pg_selection *out, pg_store *store, const char *name, cons
         }
         if (out->count == 0)
             out->described = describe(&info.items[0], NULL, 0);
-        pg_run_list_free(&info);
+        pg_run_list_clear(&info);
         if ((err = add_id(out, pins.items[i].run_id)) != 0)
             goto cleanup;
     }
@@ -402,8 +402,8 @@ static int select_pin(pg_selection *out, pg_store *store, const char *name, cons
     err = 0;
 
 cleanup:
-    pg_run_list_free(&info);
-    pg_baseline_list_free(&pins);
+    pg_run_list_clear(&info);
+    pg_baseline_list_clear(&pins);
     return err;
 }
 
@@ -474,11 +474,11 @@ int pg_select_base(pg_selection *out, pg_store *store, const char *selector, int
                                                                    : pg__asprintf(" on machine %.12s", h->machine_hash));
 
 cleanup:
-    pg_run_list_free(&head);
-    pg_run_list_free(&info);
+    pg_run_list_clear(&head);
+    pg_run_list_clear(&info);
     free(branch_copy);
     if (err)
-        pg_selection_free(out);
+        pg_selection_clear(out);
     return err;
 }
 
@@ -493,7 +493,7 @@ int pg_baseline_pin(pg_store *store, const char *name, int64_t run_id)
         return pg_error_set(PG_EUSAGE, "a baseline needs a name");
     if ((err = run_info(&info, store, run_id)) != 0)
         return err;
-    pg_run_list_free(&info);
+    pg_run_list_clear(&info);
     return store->ops->pin(store, name, run_id, pg__now_unix());
 }
 
@@ -509,7 +509,7 @@ int pg_baseline_list_get(pg_baseline_list *out, pg_store *store, const char *nam
     return store->ops->list_pins(out, store, name);
 }
 
-void pg_baseline_list_free(pg_baseline_list *list)
+void pg_baseline_list_clear(pg_baseline_list *list)
 {
     size_t i;
 

@@ -29,7 +29,7 @@ typedef struct pg_selection {
                          NULL when none */
 } pg_selection;
 
-void pg_selection_free(pg_selection *sel);
+void pg_selection_clear(pg_selection *sel);
 
 typedef struct pg_select_options {
     unsigned version;
@@ -64,7 +64,7 @@ int pg_select_head(int64_t *out_id, pg_store *store, const char *selector);
  * Runs never include the head itself. An empty selection is not an error
  * (a first run has no baseline): out->searched says what was looked for and
  * out->elsewhere which runs exist on other machines.
- * @param[out] out the runs; free with pg_selection_free().
+ * @param[out] out the runs; free with pg_selection_clear().
  * @param opts NULL: PG_SELECT_OPTIONS_INIT (other machines refused).
  */
 int pg_select_base(pg_selection *out, pg_store *store, const char *selector, int64_t head_id,
@@ -81,6 +81,6 @@ int pg_baseline_unpin(size_t *out_removed, pg_store *store, const char *name, in
 
 /** Lists pins (of `name`, or all when NULL) by name, newest run first. */
 int pg_baseline_list_get(pg_baseline_list *out, pg_store *store, const char *name);
-void pg_baseline_list_free(pg_baseline_list *list);
+void pg_baseline_list_clear(pg_baseline_list *list);
 
 #endif

@@ -322,7 +322,7 @@ static int sqlite_list_pins(pg_baseline_list *out, pg_store *store, const char *
         err = plain_error(s, "listing baselines");
     sqlite3_finalize(st);
     if (err)
-        pg_baseline_list_free(out);
+        pg_baseline_list_clear(out);
     return err;
 }
 

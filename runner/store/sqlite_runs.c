@@ -462,9 +462,9 @@ int pg__sqlite_list_runs(pg_run_list *out, pg_store *store, const pg_run_filter 
 
 cleanup:
     sqlite3_finalize(st);
-    pg__buf_free(&sql);
+    pg__buf_clear(&sql);
     if (err)
-        pg_run_list_free(out);
+        pg_run_list_clear(out);
     return err;
 }
 

@@ -150,7 +150,7 @@ int pg_store_history_rows(pg_store *store, const char *glob, const char *branch,
     return store->ops->history_rows(store, glob, branch, cb, payload);
 }
 
-void pg_run_list_free(pg_run_list *list)
+void pg_run_list_clear(pg_run_list *list)
 {
     size_t i;
 

@@ -67,9 +67,9 @@ int pg_store_save_run(pg_store *store, pg_run *run);
 /** Reads a whole run back, samples included. PG_ENOTFOUND if absent. */
 int pg_store_load_run(pg_run **out, pg_store *store, int64_t run_id);
 
-/** Lists runs newest first. Free with pg_run_list_free(). */
+/** Lists runs newest first. Free with pg_run_list_clear(). */
 int pg_store_list_runs(pg_run_list *out, pg_store *store, const pg_run_filter *filter);
-void pg_run_list_free(pg_run_list *list);
+void pg_run_list_clear(pg_run_list *list);
 
 /**
  * Feeds `cb` every ok result with a positive median whose case key matches

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void pg_diags_free(pg_diags *d)
+void pg_diags_clear(pg_diags *d)
 {
     size_t i;
 

@@ -208,7 +208,7 @@ done:
             mine.lines[i] = NULL;
         }
     }
-    pg_diags_free(&mine);
+    pg_diags_clear(&mine);
     loader_free(&L);
     *out = s;
     return err;

@@ -235,7 +235,7 @@ static int within_cap(pg__loader *L, const char *name, const pg_node *at, const 
         pg__diag_add(L->d, at, "benchmark '%s' expands to %.0f cases%s%s%s, bringing the suite to %.0f, "
                      "over the cap of %zu cases per suite", name, count, why.len ? " (" : "",
                      why.len ? why.ptr : "", why.len ? ")" : "", L->planned, cap);
-    pg__buf_free(&why);
+    pg__buf_clear(&why);
     return 0;
 }
 

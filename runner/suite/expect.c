@@ -85,7 +85,7 @@ static int eval_node(int64_t *out, const pg_case *c, const pg_node *expr, pg_nod
     return PG_ESUITE;
 }
 
-int pg_case_eval(int64_t *out, const pg_case *c, const pg_node *expr)
+int pg_expect_eval(int64_t *out, const pg_case *c, const pg_node *expr)
 {
     pg_node at;
     char msg[400];

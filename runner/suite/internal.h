@@ -8,6 +8,7 @@
 
 #include "kernels/kernels.h"
 #include "suite/suite.h"
+#include "suite/units.h"
 
 /* ---- diag.c ---- */
 

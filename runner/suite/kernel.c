@@ -35,7 +35,7 @@ int pg__check_kernel_param(pg_diags *d, const pg_kernel *k, const pg_node *key)
         for (i = 0; k->params[i]; i++)
             pg__buf_printf(&known, "%s%s", i ? ", " : "", k->params[i]);
         snprintf(sug, sizeof(sug), " (it reads %s)", known.ptr ? known.ptr : "none");
-        pg__buf_free(&known);
+        pg__buf_clear(&known);
     }
     pg__diag_add(d, key, "kernel '%s' has no parameter '%s'%s", k->name, key->scalar, sug);
     return -1;

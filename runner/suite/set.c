@@ -123,13 +123,13 @@ int pg_suite_set_load(pg_suite_set *out, const char *const *paths, size_t npaths
         free(files);
     }
     if (first_err) {
-        pg_suite_set_free(out);
+        pg_suite_set_clear(out);
         return pg_error_set(first_err, "%s", first_msg);
     }
     return 0;
 }
 
-void pg_suite_set_free(pg_suite_set *set)
+void pg_suite_set_clear(pg_suite_set *set)
 {
     size_t i;
 

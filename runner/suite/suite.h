@@ -25,7 +25,7 @@ typedef struct pg_diags {
     size_t count;
 } pg_diags;
 
-void pg_diags_free(pg_diags *d);
+void pg_diags_clear(pg_diags *d);
 int pg__diag_add(pg_diags *d, const pg_node *at, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
@@ -92,7 +92,7 @@ typedef struct pg_suite_set {
  */
 int pg_suite_set_load(pg_suite_set *out, const char *const *paths, size_t npaths,
                       const pg_suite_options *opts, pg_diags *diags);
-void pg_suite_set_free(pg_suite_set *set);
+void pg_suite_set_clear(pg_suite_set *set);
 
 /**
  * Builds a single case from a check's `workload` mapping: `kernel` names the
@@ -101,22 +101,5 @@ void pg_suite_set_free(pg_suite_set *set);
  * pg_case_clear().
  */
 int pg_case_from_workload(pg_case *out, const pg_node *workload, const char *suite, const char *name);
-
-/**
- * Evaluates an integer expression (a scalar node such as an `expect` value,
- * e.g. `6*B*in*out`) over the case's integer parameters, in checked 64-bit
- * arithmetic.
- * @param[out] out the value
- * @return 0, or PG_ESUITE with "FILE:LINE:COL: message" set, the column
- *         pointing at the offending character (unknown name, overflow...).
- */
-int pg_case_eval(int64_t *out, const pg_case *c, const pg_node *expr);
-
-/** Parses "250ms", "0.5s", "2m", "1h" or a bare number of seconds. */
-int pg_parse_duration(double *out, const char *text);
-/** Parses "5%" (-> 0.05) or a bare fraction. */
-int pg_parse_percent(double *out, const char *text);
-/** Parses "64KiB", "1GiB", "10MB", "1TiB" or a bare number of bytes. */
-int pg_parse_size(double *out, const char *text);
 
 #endif

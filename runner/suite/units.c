@@ -1,6 +1,7 @@
 /*
  * units.c - durations, percentages and sizes as suites write them.
  */
+#include "suite/units.h"
 #include "suite/suite.h"
 
 #include "perfgate/errors.h"

@@ -338,11 +338,11 @@ void pg__trace_reader_clear(pg__trace_reader *r)
     for (i = 0; i < r->ntracks; i++)
         free(r->tracks[i].open);
     free(r->tracks);
-    pg__json_free(&r->js);
-    pg__buf_free(&r->name_b);
-    pg__buf_free(&r->cat_b);
-    pg__buf_free(&r->ph_b);
-    pg__buf_free(&r->pid_b);
-    pg__buf_free(&r->tid_b);
-    pg__buf_free(&r->shape_b);
+    pg__json_clear(&r->js);
+    pg__buf_clear(&r->name_b);
+    pg__buf_clear(&r->cat_b);
+    pg__buf_clear(&r->ph_b);
+    pg__buf_clear(&r->pid_b);
+    pg__buf_clear(&r->tid_b);
+    pg__buf_clear(&r->shape_b);
 }

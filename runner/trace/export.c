@@ -128,7 +128,7 @@ int pg_trace_write_chrome(FILE *f, const pg_trace *t, const char *label)
         err = pg_error_set(PG_ENOMEM, "out of memory writing a trace");
     if (!err)
         err = flush(f, &b);
-    pg__buf_free(&b);
+    pg__buf_clear(&b);
     free(tracks);
     return err;
 }

@@ -377,9 +377,9 @@ int pg__json_skip(pg__json *js, int depth)
         return pg__json_bad(js, "unexpected character, expected a value");
     }
 }
-void pg__json_free(pg__json *js)
+void pg__json_clear(pg__json *js)
 {
-    pg__buf_free(&js->key);
-    pg__buf_free(&js->tmp);
-    pg__buf_free(&js->skip);
+    pg__buf_clear(&js->key);
+    pg__buf_clear(&js->tmp);
+    pg__buf_clear(&js->skip);
 }

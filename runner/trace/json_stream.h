@@ -93,6 +93,6 @@ int pg__json_next(pg__json *js, char close, const char *what);
 int pg__json_skip(pg__json *js, int depth);
 
 /** Frees the scratch buffers (not `f` nor `chunk`, which the caller owns). */
-void pg__json_free(pg__json *js);
+void pg__json_clear(pg__json *js);
 
 #endif

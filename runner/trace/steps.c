@@ -499,7 +499,7 @@ cleanup:
     for (i = 0; i < nfiles; i++)
         free(files[i]);
     free(files);
-    pg__buf_free(&tops);
+    pg__buf_clear(&tops);
     pg_trace_steps_free(s);
     return err;
 }

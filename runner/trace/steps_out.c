@@ -161,10 +161,10 @@ int pg_trace_steps_json(FILE *f, const pg_trace_steps *s)
         pg__buf_puts(&b, "]}");
     }
     if (pg__buf_puts(&b, "]}\n") != 0) {
-        pg__buf_free(&b);
+        pg__buf_clear(&b);
         return pg_error_set(PG_ENOMEM, "out of memory writing the steps as JSON");
     }
     fwrite(b.ptr, 1, b.len, f);
-    pg__buf_free(&b);
+    pg__buf_clear(&b);
     return 0;
 }

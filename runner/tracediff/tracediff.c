@@ -486,10 +486,10 @@ int pg_trace_diff_json(FILE *f, const pg_trace_diff *d)
         pg__buf_puts(&b, "}");
     }
     if (pg__buf_puts(&b, "]}\n") != 0) {
-        pg__buf_free(&b);
+        pg__buf_clear(&b);
         return pg_error_set(PG_ENOMEM, "out of memory writing the diff as JSON");
     }
     fwrite(b.ptr, 1, b.len, f);
-    pg__buf_free(&b);
+    pg__buf_clear(&b);
     return 0;
 }

@@ -50,7 +50,7 @@ pg_bound pg_canary_bound(const pg_result *r)
     return r->flops / r->bytes >= PG_CANARY_RIDGE ? PG_BOUND_COMPUTE : PG_BOUND_MEMORY;
 }
 
-int pg__canary_merge(pg_result *acc, const pg_result *more)
+int pg_canary_merge(pg_result *acc, const pg_result *more)
 {
     double *x;
 

@@ -84,6 +84,6 @@ int pg_canary_explains(double *out, const char **which, const pg_canary_reading 
  * Appends the samples of `more` (a fresh round of the same case) to `acc`
  * and recomputes its summary. A failed round turns `acc` into its error.
  */
-int pg__canary_merge(pg_result *acc, const pg_result *more);
+int pg_canary_merge(pg_result *acc, const pg_result *more);
 
 #endif

@@ -544,9 +544,9 @@ int pg_compare(pg_comparison **out, const pg_run *head, const pg_run *const *bas
 fail:
     free(sets);
     for (i = 0; i < nbases; i++)
-        pg__keymap_free(&maps[i]);
+        pg__keymap_clear(&maps[i]);
     free(maps);
-    pg__keymap_free(&cases);
+    pg__keymap_clear(&cases);
     pg_comparison_free(c);
     return err;
 }

@@ -146,8 +146,8 @@ Test(ab, build_dirs_substitute_rounds_interleave_and_a_3x_slowdown_regresses)
         head_first += ab.order_head_first[i * 2 + slow];
     cr_assert(head_first > 0 && head_first < 5, "head first in %zu of 5 rounds", head_first);
     cr_assert(strstr(ab.cmp->method, "rounds per case: median 5, max 5") != NULL, "%s", ab.cmp->method);
-    pg_ab_result_free(&ab);
-    pg_suite_set_free(&set);
+    pg_ab_result_clear(&ab);
+    pg_suite_set_clear(&set);
     free(base);
     free(head);
 }
@@ -170,9 +170,9 @@ Test(ab, the_order_is_reproducible_from_the_seed)
     pg_assert_ok(pg_ab_run(&a, &set, &o));
     pg_assert_ok(pg_ab_run(&b, &set, &o));
     cr_assert_arr_eq(a.order_head_first, b.order_head_first, 8 * sizeof(int));
-    pg_ab_result_free(&a);
-    pg_ab_result_free(&b);
-    pg_suite_set_free(&set);
+    pg_ab_result_clear(&a);
+    pg_ab_result_clear(&b);
+    pg_suite_set_clear(&set);
 }
 
 Test(ab, the_binary_runs_the_example_plugin_builds)

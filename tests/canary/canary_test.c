@@ -270,13 +270,13 @@ Test(canary, merge_pools_rounds)
     a.nsamples = 3;
     m.samples = xm;
     m.nsamples = 2;
-    pg_assert_ok(pg__canary_merge(&a, &m));
+    pg_assert_ok(pg_canary_merge(&a, &m));
     cr_expect_eq(a.nsamples, 5);
     cr_expect_eq(a.summary.n, 5);
     cr_expect_float_eq(a.summary.median, 3.0, 1e-12);
     m.status = PG_STATUS_ERROR;
     m.message = "boom";
-    pg_assert_ok(pg__canary_merge(&a, &m));
+    pg_assert_ok(pg_canary_merge(&a, &m));
     cr_expect_eq(a.status, PG_STATUS_ERROR);
     cr_expect_str_eq(a.message, "boom");
     free(a.samples);
@@ -354,10 +354,10 @@ Test(canary, reports_show_canaries_drift_and_resolution)
         pg_buf js = PG_BUF_INIT;
         pg_assert_ok(pg_render_json(&js, &d, &o));
         cr_expect(strstr(js.ptr, "\"canaries\"") && strstr(js.ptr, "\"memory_drift\": true"), "%s", js.ptr);
-        pg__buf_free(&js);
+        pg__buf_clear(&js);
     }
-    pg__buf_free(&md);
-    pg__buf_free(&term);
+    pg__buf_clear(&md);
+    pg__buf_clear(&term);
 }
 
 /* ---- test-only slowdown injection (testhooks.h) ---------------------------------------------------- */

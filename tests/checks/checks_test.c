@@ -7,6 +7,7 @@
 #include "support.h"
 
 #include "checks/checks.h"
+#include "checks/flop_counter.h"
 #include "kernels/kernels.h"
 #include "base/instrument.h"
 #include "perfgate/config.h"
@@ -178,8 +179,8 @@ Test(checks_errors, bad_expectations_name_file_line_col)
     cr_assert(strstr(all.ptr, "s.yaml:6:") && strstr(all.ptr, "Bx"), "%s", all.ptr);
     cr_assert(strstr(all.ptr, "s.yaml:10:14:") && strstr(all.ptr, "contain"), "%s", all.ptr);
     cr_assert(strstr(all.ptr, "s.yaml:13:12:") && strstr(all.ptr, "missing.json"), "%s", all.ptr);
-    pg__buf_free(&all);
-    pg_diags_free(&diags);
+    pg__buf_clear(&all);
+    pg_diags_clear(&diags);
     free(path);
     pg_test_rmtree(dir);
     free(dir);
@@ -228,7 +229,7 @@ Test(checks_flops, modules_count_for_their_parents_and_global)
     cr_assert_eq(pg_flop_counter_get(fc, "Global", "gelu"), 0);
     pg_assert_ok(pg_flop_counter_table(fc, &table));
     cr_assert(strstr(table.ptr, "mlp.3") && strstr(table.ptr, "- addmm"), "%s", table.ptr);
-    pg__buf_free(&table);
+    pg__buf_clear(&table);
     pg_flop_counter_free(fc);
 }
 

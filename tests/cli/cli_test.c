@@ -70,6 +70,7 @@ Test(cli, help_and_version_exit_0)
     pg_test_run(&p, NULL, NULL, version);
     cr_assert_eq(p.status, 0);
     cr_assert(strncmp(p.out, "perfgate ", 9) == 0);
+    cr_assert(strstr(p.out, "\nlicence: Apache-2.0 (SPDX-License-Identifier: Apache-2.0)\n") != NULL, "%s", p.out);
     pg_proc_free(&p);
 }
 

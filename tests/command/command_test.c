@@ -35,7 +35,7 @@ static pg_run *run_suite(const char *name, const char *yaml, pg_suite_set *set)
     int err = pg_suite_set_load(set, paths, 1, &so, &d);
 
     cr_assert_eq(err, 0, "%s", d.count ? d.lines[0] : pg_error_last());
-    pg_diags_free(&d);
+    pg_diags_clear(&d);
     pg_assert_ok(pg_run_new(&run));
     pg_assert_ok(pg_exec_run(run, set, NULL));
     free(path);
@@ -90,7 +90,7 @@ Test(command, failures_are_errors_of_their_case_and_the_rest_run)
     assert_error(run, "missing_file", "cannot execute command './no/such/bench': No such file or directory");
     assert_error(run, "signal", "was killed by signal 9");
     pg_run_free(run);
-    pg_suite_set_free(&set);
+    pg_suite_set_clear(&set);
 }
 
 Test(command, warmup_runs_are_not_samples_and_suite_dir_expands)
@@ -123,7 +123,7 @@ Test(command, warmup_runs_are_not_samples_and_suite_dir_expands)
     free(yaml);
     free(script);
     pg_run_free(run);
-    pg_suite_set_free(&set);
+    pg_suite_set_clear(&set);
 }
 
 Test(command, metrics_json_gives_the_samples_and_output_is_kept)
@@ -161,7 +161,7 @@ Test(command, metrics_json_gives_the_samples_and_output_is_kept)
     json_decref(extra);
     assert_error(run, "no_json", "not a JSON object: 'plain text'");
     pg_run_free(run);
-    pg_suite_set_free(&set);
+    pg_suite_set_clear(&set);
 }
 
 Test(command, the_binary_reports_each_error_and_exits_0)
@@ -205,7 +205,7 @@ Test(command, metrics_json_with_an_impossible_time_is_an_error)
     assert_error(run, "text", "\"time\" is not a number");
     assert_error(run, "no_iters", "over 0 iterations");
     pg_run_free(run);
-    pg_suite_set_free(&set);
+    pg_suite_set_clear(&set);
 }
 
 /*
@@ -232,5 +232,5 @@ Test(command, metrics_json_max_run_time_bounds_the_wall_time)
     cr_expect(r->warnings & PG_WARN_MAX_TIME, "warnings %#x lack the max-time stop", r->warnings);
     cr_expect_float_eq(r->summary.median, 1e-9, 1e-15);
     pg_run_free(run);
-    pg_suite_set_free(&set);
+    pg_suite_set_clear(&set);
 }

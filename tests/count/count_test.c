@@ -150,7 +150,7 @@ Test(count, every_wrapped_call_counts_its_formula)
     cr_assert_eq(pg_counts_sum(&c, "op", "sgemm"), f);
     cr_assert_eq(pg_flops_gemm(&f, INT64_MAX, 2, 1, 0), 1, "overflow is reported, not wrapped");
     cr_assert_eq(pg_flops_gemm(&f, -1, 2, 1, 0), 1, "a negative dimension is rejected");
-    pg_counts_free(&c);
+    pg_counts_clear(&c);
     pg_test_rmtree(tmp);
     free(prog);
     free(tmp);
@@ -179,7 +179,7 @@ Test(count, forked_children_count_once_each)
     cr_assert_eq(pg_counts_sum(&c, "function", "parent_work"), 2LL * 64 * 64 * 64,
                  "the parent's call is not counted again by the child");
     cr_assert_eq(pg_counts_sum(&c, "function", "child_work"), 2LL * 32 * 32 * 32);
-    pg_counts_free(&c);
+    pg_counts_clear(&c);
     pg_test_rmtree(tmp);
     free(prog);
     free(tmp);
@@ -193,7 +193,7 @@ Test(count, a_shell_wrapper_is_followed_into_the_program)
 
     cr_assert_eq(pg_count_run(&c, argv, 60, 1), 0, "%s", pg_error_last());
     cr_assert_eq(c.total, 3 * (EMBED + REFINE + SCORE));
-    pg_counts_free(&c);
+    pg_counts_clear(&c);
     free(cmd);
     free(prog);
 }

@@ -18,7 +18,7 @@
 
 static void need_device(void)
 {
-    if (pg__cuda_probe() != 0)
+    if (pg_cuda_probe() != 0)
         cr_skip_test("%s", pg_error_last());
 }
 
@@ -147,7 +147,7 @@ Test(cuda_device, gemm_flops_go_through_the_instrument_hooks)
     record(&r, &s);
     cr_assert_float_eq(r.flops, 2.0 * 256 * 128 * 64, 0);
     cr_assert_str_eq(r.log.ptr, "+mm -mm ");
-    pg__buf_free(&r.log);
+    pg__buf_clear(&r.log);
 }
 
 Test(cuda_device, masked_select_records_the_sync_inside_nonzero)
@@ -161,7 +161,7 @@ Test(cuda_device, masked_select_records_the_sync_inside_nonzero)
     record(&r, &s);
     cr_assert_str_eq(r.log.ptr, "[masked_select +index +nonzero +memcpy_dtoh -memcpy_dtoh +stream_sync -stream_sync "
                                 "-nonzero -index ]masked_select ");
-    pg__buf_free(&r.log);
+    pg__buf_clear(&r.log);
 }
 
 Test(cuda_device, step_syncs_only_with_masked_select)
@@ -180,8 +180,8 @@ Test(cuda_device, step_syncs_only_with_masked_select)
     record(&masked, &s);
     cr_assert_eq(masked.sync_in_step, 1, "%s", masked.log.ptr);
     cr_assert(strstr(masked.log.ptr, "+stream_sync") != NULL);
-    pg__buf_free(&plain.log);
-    pg__buf_free(&masked.log);
+    pg__buf_clear(&plain.log);
+    pg__buf_clear(&masked.log);
 }
 
 Test(cuda_device, timed_case_has_device_event_samples_and_clocks)
@@ -222,7 +222,7 @@ Test(cuda_device, timed_case_has_device_event_samples_and_clocks)
     cr_assert_lt(r[1].mfu, 0, "no FLOPs, no MFU");
     for (i = 0; i < 2; i++)
         pg__result_clear(&r[i]);
-    pg_diags_free(&d);
+    pg_diags_clear(&d);
     pg_suite_free(s);
 }
 
@@ -239,7 +239,7 @@ Test(cuda_device, fingerprint_names_the_device)
     cr_assert_gt(in.l2_bytes, 0);
     cr_assert_gt(in.runtime_version, 0);
     cr_assert_gt(in.cublas_version, 0);
-    pg_assert_ok(pg__cuda_fingerprint(&json));
+    pg_assert_ok(pg_cuda_fingerprint(&json));
     o = json_loads(json, 0, NULL);
     cr_assert_not_null(o, "%s", json);
     cr_assert_str_eq(json_string_value(json_object_get(o, "name")), in.name);

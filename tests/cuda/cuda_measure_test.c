@@ -88,7 +88,7 @@ Test(cuda_measure, block_grows_until_one_ms_of_device_time)
     cr_assert_eq(m.warnings & PG_WARN_THROTTLED, 0);
     cr_assert_not_null(m.clock_before);
     cr_assert_eq(m.clock_before[0], 1980);
-    pg__gpu_measurement_free(&m);
+    pg__gpu_measurement_clear(&m);
 }
 
 Test(cuda_measure, cold_samples_flush_before_each_single_iteration)
@@ -107,7 +107,7 @@ Test(cuda_measure, cold_samples_flush_before_each_single_iteration)
     cr_assert_eq(d.flushes, d.blocks);
     for (i = 0; i < m.nsamples; i++)
         cr_assert_float_eq(m.samples[i], 30e-6, 1e-12, "sample %zu = %g", i, m.samples[i]);
-    pg__gpu_measurement_free(&m);
+    pg__gpu_measurement_clear(&m);
 }
 
 Test(cuda_measure, samples_under_75_percent_of_default_clock_are_throttled)
@@ -138,7 +138,7 @@ Test(cuda_measure, samples_under_75_percent_of_default_clock_are_throttled)
     cr_assert_float_eq(json_real_value(json_object_get(json_object_get(j, "sm_clock_after_mhz"), "min")), 1000, 1e-9);
     json_decref(j);
     free(json);
-    pg__gpu_measurement_free(&m);
+    pg__gpu_measurement_clear(&m);
 }
 
 Test(cuda_measure, clock_above_threshold_is_not_throttled)
@@ -153,7 +153,7 @@ Test(cuda_measure, clock_above_threshold_is_not_throttled)
     pg_assert_ok(pg__gpu_measure(&m, &t, &o));
     cr_assert_eq(m.throttled, 0);
     cr_assert_eq(m.warnings & PG_WARN_THROTTLED, 0);
-    pg__gpu_measurement_free(&m);
+    pg__gpu_measurement_clear(&m);
 }
 
 Test(cuda_measure, device_error_stops_with_its_message)
@@ -191,5 +191,5 @@ Test(cuda_measure, no_clock_reader_means_no_clocks)
     pg_assert_ok(pg__gpu_measure(&m, &t, &o));
     cr_assert_null(m.clock_before);
     cr_assert_eq(m.throttled, 0);
-    pg__gpu_measurement_free(&m);
+    pg__gpu_measurement_clear(&m);
 }

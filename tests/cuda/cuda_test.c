@@ -24,7 +24,7 @@
 
 static void need_no_device(void)
 {
-    if (pg__cuda_probe() == 0)
+    if (pg_cuda_probe() == 0)
         cr_skip_test("a CUDA device is present: this test covers machines without one");
 }
 
@@ -37,7 +37,7 @@ static pg_suite *load(const char *yaml)
     int err = pg_suite_load_buffer(&s, "t.yaml", yaml, strlen(yaml), &so, &d);
 
     cr_assert_eq(err, 0, "%s", d.count ? d.lines[0] : pg_error_last());
-    pg_diags_free(&d);
+    pg_diags_clear(&d);
     return s;
 }
 
@@ -46,10 +46,10 @@ static pg_suite *load(const char *yaml)
 Test(cuda_nodevice, probe_says_no_cuda_device)
 {
     need_no_device();
-    cr_assert_eq(pg__cuda_probe(), PG_ESKIP);
+    cr_assert_eq(pg_cuda_probe(), PG_ESKIP);
     cr_assert(strncmp(pg_error_last(), "no CUDA device", 14) == 0, "%s", pg_error_last());
     /* The answer is cached, message included. */
-    cr_assert_eq(pg__cuda_probe(), PG_ESKIP);
+    cr_assert_eq(pg_cuda_probe(), PG_ESKIP);
     cr_assert(strncmp(pg_error_last(), "no CUDA device", 14) == 0, "%s", pg_error_last());
 }
 
@@ -154,7 +154,7 @@ Test(cuda_registry, gpu_suite_validates)
         cr_assert_str_eq(s->cases[i].device, "cuda");
         pg_assert_ok(pg__cuda_spec_from_case(&spec, &s->cases[i]));
     }
-    pg_diags_free(&d);
+    pg_diags_clear(&d);
     pg_suite_free(s);
 }
 
@@ -229,7 +229,7 @@ Test(cuda_registry, fingerprint_has_a_gpu_field)
     o = json_loads(json, 0, NULL);
     cr_assert_not_null(o);
     cr_assert(json_object_get(o, "gpu") != NULL, "%s", json);
-    if (pg__cuda_probe() != 0)
+    if (pg_cuda_probe() != 0)
         cr_assert(json_is_null(json_object_get(o, "gpu")), "%s", json);
     else
         cr_assert_str_neq(json_string_value(json_object_get(json_object_get(o, "gpu"), "name")), "");

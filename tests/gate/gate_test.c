@@ -72,7 +72,7 @@ static void setup(void)
 static void teardown(void)
 {
     pg_store_close(store);
-    pg_suite_set_free(&set);
+    pg_suite_set_clear(&set);
     pg_test_rmtree(tmp);
     free(tmp);
 }
@@ -100,7 +100,7 @@ static size_t stored_runs(void)
 
     pg_assert_ok(pg_store_list_runs(&list, store, NULL));
     n = list.count;
-    pg_run_list_free(&list);
+    pg_run_list_clear(&list);
     return n;
 }
 
@@ -121,7 +121,7 @@ Test(gate, a_first_gate_stores_its_run_and_compares_nothing)
     cr_expect_eq(r.cmp->outcome, PG_OUTCOME_NOTHING_COMPARED, "no baseline is not a pass");
     cr_expect_eq(r.exit_code, 4);
     cr_expect_eq(stored_runs(), 1);
-    pg_gate_result_free(&r);
+    pg_gate_result_clear(&r);
 }
 
 /* The reason of a gate that compared nothing names what it searched, on which machine, and the fix. */
@@ -140,7 +140,7 @@ Test(gate, a_first_gate_says_what_it_searched)
               "%s", r.cmp->outcome_reason);
     cr_expect(strstr(r.cmp->outcome_reason, machine) != NULL, "%s", r.cmp->outcome_reason);
     cr_expect(strstr(r.cmp->outcome_reason, "--base-build") != NULL, "%s", r.cmp->outcome_reason);
-    pg_gate_result_free(&r);
+    pg_gate_result_clear(&r);
 }
 
 Test(gate, a_baseline_only_from_another_machine_compares_nothing_and_says_so)
@@ -158,13 +158,13 @@ Test(gate, a_baseline_only_from_another_machine_compares_nothing_and_says_so)
                                             "machine (cpu 'Other CPU 9000', fingerprint 0ther0ther0t)") != NULL,
               "%s", r.cmp->outcome_reason);
     cr_expect(strstr(r.cmp->outcome_reason, "--allow-other-machine") != NULL, "%s", r.cmp->outcome_reason);
-    pg_gate_result_free(&r);
+    pg_gate_result_clear(&r);
 
     /* Allowed, the foreign run is the baseline. */
     go.allow_other_machine = 1;
     pg_assert_ok(pg_gate_run(&r, &set, &go));
     cr_expect_eq(r.nbases, 2, "the pool takes the foreign run and the first gate's");
-    pg_gate_result_free(&r);
+    pg_gate_result_clear(&r);
 }
 
 Test(gate, every_case_unsure_compares_nothing)
@@ -195,8 +195,8 @@ Test(gate, every_case_unsure_compares_nothing)
     cr_expect_eq(r.exit_code, 4);
     cr_expect(r.cmp->outcome_reason && strstr(r.cmp->outcome_reason, "no case was decided (2 UNSURE)"), "%s",
               r.cmp->outcome_reason);
-    pg_gate_result_free(&r);
-    pg_gate_result_free(&first);
+    pg_gate_result_clear(&r);
+    pg_gate_result_clear(&first);
     pg_run_free(bare);
 }
 
@@ -240,13 +240,13 @@ Test(gate, a_real_regression_still_fails_with_exit_1)
     store_run("aaaa000000000000000000000000000000000000", 1e-3, 1e-3);
     store_run("bbbb000000000000000000000000000000000000", 5e-3, 1.05e-3);
     so.default_branch = "main";
-    pg_assert_ok(pg_compare_stored(&sc, store, NULL, "last:1:main", &so, NULL));
+    pg_assert_ok(pg_stored_compare_head(&sc, store, NULL, "last:1:main", &so, NULL));
     cr_assert_eq(sc.nbases, 1);
     cr_expect_eq(sc.cmp->counts[PG_VERDICT_REGRESSED], 1);
     cr_expect_eq(sc.cmp->counts[PG_VERDICT_UNSURE], 1);
     cr_expect_eq(sc.cmp->outcome, PG_OUTCOME_FAIL);
     cr_expect_eq(pg_outcome_exit_code(sc.cmp), 1, "a regression wins over everything the outcome could say");
-    pg_stored_comparison_free(&sc);
+    pg_stored_clear(&sc);
 }
 
 Test(gate, a_second_gate_compares_with_the_first_as_compare_does)
@@ -267,14 +267,14 @@ Test(gate, a_second_gate_compares_with_the_first_as_compare_does)
     cr_expect_eq(second.cmp->ncases, 2);
 
     /* The stored comparison of the same two runs reaches the same verdicts. */
-    pg_assert_ok(pg_compare_stored(&sc, store, NULL, NULL, NULL, NULL));
+    pg_assert_ok(pg_stored_compare_head(&sc, store, NULL, NULL, NULL, NULL));
     cr_expect_eq(sc.head->id, second.run->id);
     cr_expect_eq(sc.nbases, 1);
     for (v = 0; v < PG_VERDICT__COUNT; v++)
         cr_expect_eq(sc.cmp->counts[v], second.cmp->counts[v], "%s", pg_verdict_name((pg_verdict)v));
-    pg_stored_comparison_free(&sc);
-    pg_gate_result_free(&first);
-    pg_gate_result_free(&second);
+    pg_stored_clear(&sc);
+    pg_gate_result_clear(&first);
+    pg_gate_result_clear(&second);
 }
 
 Test(gate, a_run_without_compare_neither_selects_nor_compares)
@@ -291,7 +291,7 @@ Test(gate, a_run_without_compare_neither_selects_nor_compares)
     cr_expect_eq(r.cmp->counts[PG_VERDICT_NEW], 2);
     cr_expect_eq(r.exit_code, 0, "run compares nothing by design: no exit 4");
     cr_expect(r.cmp->outcome_reason && strstr(r.cmp->outcome_reason, "perfgate run"), "%s", r.cmp->outcome_reason);
-    pg_gate_result_free(&r);
+    pg_gate_result_clear(&r);
 }
 
 Test(gate, a_filter_that_matches_nothing_is_bad_input_and_stores_nothing)
@@ -307,7 +307,7 @@ Test(gate, a_filter_that_matches_nothing_is_bad_input_and_stores_nothing)
     cr_expect_eq(pg_error_exit_code(PG_EINVAL), 2);
     cr_expect_eq(s.n, 0, "no step is reported for a run that is not kept");
     cr_expect_eq(stored_runs(), 0);
-    pg_gate_result_free(&r);
+    pg_gate_result_clear(&r);
 }
 
 Test(gate, an_interleaved_gate_needs_both_builds_and_no_stored_baseline)
@@ -318,11 +318,11 @@ Test(gate, an_interleaved_gate_needs_both_builds_and_no_stored_baseline)
 
     go.base_build = "/nonexistent/base";
     cr_expect_eq(pg_gate_run(&r, &set, &go), PG_EINVAL);
-    pg_gate_result_free(&r);
+    pg_gate_result_clear(&r);
     go.head_build = "/nonexistent/head";
     go.base = "last:3";
     cr_expect_eq(pg_gate_run(&r, &set, &go), PG_EINVAL);
-    pg_gate_result_free(&r);
+    pg_gate_result_clear(&r);
     cr_expect_eq(stored_runs(), 0);
 }
 
@@ -340,5 +340,5 @@ Test(gate, a_gate_without_a_store_measures_and_compares_nothing)
     cr_expect_eq(r.compared, 0);
     cr_expect_eq(r.exit_code, 4);
     cr_expect_eq(stored_runs(), 0);
-    pg_gate_result_free(&r);
+    pg_gate_result_clear(&r);
 }

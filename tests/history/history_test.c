@@ -569,8 +569,8 @@ Test(stepfit, pruned_fit_chooses_what_the_exhaustive_walk_chooses)
         gamma = penalty_of(y, n, penalties[trial % 4]);
         memset(fast, 0xff, (n + 1) * sizeof(*fast));
         memset(slow, 0xff, (n + 1) * sizeof(*slow));
-        pg_assert_ok(pg__stepfit(fast, y, n, shortest, gamma, 0, &path));
-        pg_assert_ok(pg__stepfit(slow, y, n, shortest, gamma, 1, &slow_path));
+        pg_assert_ok(pg_stepfit(fast, y, n, shortest, gamma, 0, &path));
+        pg_assert_ok(pg_stepfit(slow, y, n, shortest, gamma, 1, &slow_path));
         cr_assert_eq(slow_path, PG_STEPFIT_EXHAUSTIVE);
         /* The segment starts of the best fit, end to start. */
         for (j = n; j > 0 && j <= n; j = slow[j])
@@ -597,13 +597,13 @@ Test(stepfit, short_series_and_infinite_values)
     pg_stepfit_path path;
 
     /* A segment may be shorter than the minimum only when it spans everything. */
-    pg_assert_ok(pg__stepfit(prev, y, 5, 9, 1.0, 0, &path));
+    pg_assert_ok(pg_stepfit(prev, y, 5, 9, 1.0, 0, &path));
     cr_assert_eq(prev[5], 0);
     /* Every segment holding an infinite value costs infinity or NaN: no fit, by the exhaustive walk. */
     y[2] = INFINITY;
-    pg_assert_ok(pg__stepfit(prev, y, 5, 1, 1.0, 0, &path));
+    pg_assert_ok(pg_stepfit(prev, y, 5, 1, 1.0, 0, &path));
     cr_assert_eq(prev[5], (size_t)-1);
     cr_assert_eq(path, PG_STEPFIT_EXHAUSTIVE);
     y[3] = NAN;
-    cr_assert_eq(pg__stepfit(prev, y, 5, 1, 1.0, 0, &path), PG_EINVAL);
+    cr_assert_eq(pg_stepfit(prev, y, 5, 1, 1.0, 0, &path), PG_EINVAL);
 }

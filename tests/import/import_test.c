@@ -99,7 +99,7 @@ Test(import_gbench, errors_nan_threads_bigo_and_aggregate_only_rows)
     for (i = 0; i < notes.count; i++)
         bigo += strstr(notes.lines[i], "BigO/RMS") != NULL;
     cr_assert_eq(bigo, 2, "one note per BigO/RMS row");
-    pg_import_notes_free(&notes);
+    pg_import_notes_clear(&notes);
     pg_run_free(run);
 }
 
@@ -144,7 +144,7 @@ Test(import_pytest, data_are_samples_else_summary_only)
     cr_assert_eq(r->summary.n, 291);
     cr_assert_float_eq(r->summary.median, 4.298000021663029e-06, 1e-18);
     cr_assert_str_eq(r->extra_json, "{\"summary_only\":true}");
-    pg_import_notes_free(&notes);
+    pg_import_notes_clear(&notes);
     pg_run_free(run);
 }
 
@@ -291,7 +291,7 @@ Test(import_hyperfine, one_command_twice_gives_two_cases_by_index)
     cr_assert_eq(notes.count, 1);
     cr_assert(strstr(notes.lines[0], "2 cases share a command") && strstr(notes.lines[0], "'index'"), "%s",
               notes.lines[0]);
-    pg_import_notes_free(&notes);
+    pg_import_notes_clear(&notes);
     pg_run_free(run);
     pg_test_rmtree(tmp);
     free(tmp);
@@ -348,7 +348,7 @@ Test(import_gbench, nan_infinite_and_negative_repetitions_are_dropped_with_a_not
     cr_assert(strstr(notes.lines[1], "dropped 2 of 2 repetitions of 'BM_b' (first: repetition 1): real_time was NaN, "
                                      "Infinity, zero or negative"),
               "%s", notes.lines[1]);
-    pg_import_notes_free(&notes);
+    pg_import_notes_clear(&notes);
     pg_run_free(run);
     pg_test_rmtree(tmp);
     free(tmp);
@@ -397,7 +397,7 @@ Test(import_pytest, one_test_name_in_two_modules_is_told_apart_by_fullname)
     get(run, "pytest-benchmark/test_fib[n=10]@1:cpu");
     cr_assert_eq(notes.count, 1);
     cr_assert(strstr(notes.lines[0], "'fullname'") != NULL, "%s", notes.lines[0]);
-    pg_import_notes_free(&notes);
+    pg_import_notes_clear(&notes);
     pg_run_free(run);
 
     /* No fullname to tell them apart: refused, naming the key, never a database error. */

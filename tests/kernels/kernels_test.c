@@ -143,7 +143,7 @@ static void check_gemm_f32(int ta, int tb, int m, int n, int k, float beta, uint
 
     cr_assert_not_null(c0);
     memcpy(c0, c, (size_t)m * (size_t)n * sizeof(float));
-    pg__gemm_f32("mm", ta, tb, m, n, k, 1.0f, a, lda, b, ldb, beta, c, n);
+    pg_kernels_gemm_f32("mm", ta, tb, m, n, k, 1.0f, a, lda, b, ldb, beta, c, n);
     for (i = 0; i < m; i++)
         for (j = 0; j < n; j++) {
             double s = beta * (double)c0[i * n + j], mag = fabs(beta * (double)c0[i * n + j]);
@@ -181,7 +181,7 @@ Test(kernels_gemm, dgemm_matches_reference)
 
     pg__fill_random_f64(a, (size_t)m * k, &seed, -1, 1);
     pg__fill_random_f64(b, (size_t)k * n, &seed, -1, 1);
-    pg__gemm_f64("dgemm", 0, 0, m, n, k, 1.0, a, k, b, n, 0.0, c, n);
+    pg_kernels_gemm_f64("dgemm", 0, 0, m, n, k, 1.0, a, k, b, n, 0.0, c, n);
     for (i = 0; i < m; i++)
         for (j = 0; j < n; j++) {
             double s = 0, mag = 0;
@@ -203,7 +203,7 @@ Test(kernels_gemm, entry_point_reports_op_and_flops)
     float a[6] = {1, 2, 3, 4, 5, 6}, b[6] = {1, -1, 2, -2, 3, -3}, c[4];
 
     recorder_start(&r);
-    pg__gemm_f32("addmm", 0, 0, 2, 2, 3, 1.0f, a, 3, b, 2, 0.0f, c, 2);
+    pg_kernels_gemm_f32("addmm", 0, 0, 2, 2, 3, 1.0f, a, 3, b, 2, 0.0f, c, 2);
     cr_expect_eq(recorder_count(&r, "op+ addmm"), 1);
     cr_expect_eq(recorder_count(&r, "op- addmm"), 1);
     cr_expect(r.flops == 2.0 * 2 * 2 * 3, "flops %g", r.flops);
@@ -249,7 +249,7 @@ static pg_suite *load_suite(const char *yaml)
 
     if (pg_suite_load_buffer(&s, "kernels.yaml", yaml, strlen(yaml), NULL, &d) != 0)
         cr_assert_fail("suite: %s", d.count ? d.lines[0] : pg_error_last());
-    pg_diags_free(&d);
+    pg_diags_clear(&d);
     return s;
 }
 

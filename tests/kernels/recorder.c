@@ -74,7 +74,7 @@ void recorder_start(recorder *r)
 void recorder_stop(recorder *r)
 {
     pg__instrument_set(NULL);
-    pg__buf_free(&r->log);
+    pg__buf_clear(&r->log);
 }
 
 int recorder_count(const recorder *r, const char *line)

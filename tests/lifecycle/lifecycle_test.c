@@ -165,7 +165,7 @@ static int script(char **out, const char *cwd, const env *e, const char *name, c
         pg__buf_put(&b, chunk, (size_t)n);
     close(fd);
     *out = b.ptr ? pg__buf_detach(&b) : pg__strdup("");
-    pg__buf_free(&b);
+    pg__buf_clear(&b);
     status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     /* A sanitizer report anywhere in the job fails the test, whatever the script then exits. */
     pg_test_assert_no_sanitizer(status, *out, name);

@@ -509,7 +509,7 @@ Test(meter, suite_instrument_setting_is_validated_with_its_position)
     cr_assert_neq(pg_suite_load(&s, path, &so, &diags), 0);
     cr_assert_geq(diags.count, 1);
     cr_assert(strstr(diags.lines[0], "bad.yaml:5:24: unknown instrument 'cycles'") != NULL, "%s", diags.lines[0]);
-    pg_diags_free(&diags);
+    pg_diags_clear(&diags);
     free(path);
     s = load("suite: g\ndefaults: {instrument: [time, memory], regression: {exact_threshold: 0.25%}}\n"
              "benchmarks:\n  - name: add\n    kernel: add\n    params: {n: 64}\n");

@@ -213,7 +213,7 @@ Test(plugin, a_crash_is_an_error_of_its_case_and_the_runner_goes_on, .timeout = 
     cr_assert_lt(find(run, "setup_heavy")->summary.median, 1e-3, "median %g s",
                  find(run, "setup_heavy")->summary.median);
     pg_run_free(run);
-    pg_suite_set_free(&set);
+    pg_suite_set_clear(&set);
     free(path);
     free(lib);
 }
@@ -321,7 +321,7 @@ Test(plugin, lockstep_pairs_measure_both_sides_and_survive_one_crashing, .timeou
     cr_assert(strstr(r[1].message, "crashed with signal 11") != NULL, "%s", r[1].message);
     pg__result_clear(&r[0]);
     pg__result_clear(&r[1]);
-    pg_suite_set_free(&set);
+    pg_suite_set_clear(&set);
     free(path);
     free(sub);
     free(good);

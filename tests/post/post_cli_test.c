@@ -262,7 +262,7 @@ Test(post_cli, posts_a_saved_json_report_in_a_later_workflow)
     cr_assert(strstr(fakegh_request_at(s, fakegh_request_count(s) - 1)->body, "\"state\":\"failure\"") != NULL);
     pg_proc_free(&p);
 
-    pg__buf_free(&b);
+    pg__buf_clear(&b);
     pg_report_origin_clear(&og);
     pg_test_model_free(&m);
     env_free(&e);

@@ -230,7 +230,7 @@ Test(post_comment, seventy_thousand_characters_are_trimmed_with_a_link)
     cr_assert(strstr(body, "Trimmed to stay under GitHub's 65536-character limit") != NULL);
     cr_assert(strstr(body, "https://github.com/acme/kernels/actions/runs/9") != NULL);
     free(body);
-    pg__buf_free(&big);
+    pg__buf_clear(&big);
 }
 
 Test(post_comment, a_link_outside_the_api_is_not_followed)

@@ -86,7 +86,7 @@ static void write_report(trust_case *c, int64_t pr, const char *sha)
     cr_assert(f != NULL);
     fputs(b.ptr, f);
     fclose(f);
-    pg__buf_free(&b);
+    pg__buf_clear(&b);
     pg_report_origin_clear(&og);
     pg_test_model_free(&m);
 }

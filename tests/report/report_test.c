@@ -311,8 +311,8 @@ Test(report_json, round_trip_is_lossless)
     /* So `perfgate post --from` posts exactly what the gate would have posted. */
     pg_assert_ok(pg_render_markdown(&md2, &d, &o));
     cr_assert_str_eq(md2.ptr, md);
-    pg__buf_free(&again);
-    pg__buf_free(&md2);
+    pg__buf_clear(&again);
+    pg__buf_clear(&md2);
     pg_report_doc_free(doc);
     free(json);
     free(md);
@@ -375,7 +375,7 @@ Test(report_step_summary, twenty_thousand_cases_stay_under_one_mib)
               "a regression was cut");
     cr_assert(strstr(text, "rows are not shown") != NULL && strstr(text, "actions/runs/778") != NULL);
     free(text);
-    pg_report_mux_free(&mux);
+    pg_report_mux_clear(&mux);
     pg_test_model_free(&m);
     pg_test_rmtree(tmp);
     free(tmp);
@@ -444,7 +444,7 @@ Test(report_mux, one_model_feeds_every_reporter)
         cr_assert_eq(pg_reporter_file(&none, "html5", "-"), PG_EUSAGE);
         cr_assert(none == NULL);
     }
-    pg_report_mux_free(&mux);
+    pg_report_mux_clear(&mux);
     pg_test_model_free(&m);
     pg_test_rmtree(tmp);
     free(tmp);
@@ -503,8 +503,8 @@ Test(report_rough_edges, one_reason_for_many_skipped_rows_is_said_once)
     pg_assert_ok(pg_format_find("terminal")->render(&term, &d, &o));
     cr_assert_eq(count_of(term.ptr, "CUDA driver version is insufficient"), 1, "%s", term.ptr);
     cr_assert_eq(count_of(term.ptr, "skipped (same as above)"), 11, "%s", term.ptr);
-    pg__buf_free(&md);
-    pg__buf_free(&term);
+    pg__buf_clear(&md);
+    pg__buf_clear(&term);
     pg_comparison_free(cmp);
     pg_run_free(run);
 }
@@ -526,7 +526,7 @@ Test(report_rough_edges, markdown_names_the_pr_head_not_the_merge_commit)
     pg_assert_ok(pg_format_find("md")->render(&md, &d, &o));
     cr_assert(strstr(md.ptr, "Head `c0ffee00c0ff` (PR #7, measured as merge commit `feedfacefeed`)") != NULL, "%s",
               md.ptr);
-    pg__buf_free(&md);
+    pg__buf_clear(&md);
     pg_report_origin_clear(&og);
     pg_comparison_free(cmp);
     pg_run_free(run);
@@ -567,7 +567,7 @@ Test(report_rough_edges, mfu_above_100_percent_is_flagged_not_printed)
     cr_assert(strstr(term.ptr, "MFU unreliable (150% of a peak measured too low; set --peak-gflops)") != NULL, "%s",
               term.ptr);
     cr_assert(strstr(term.ptr, "74.2%") != NULL, "a plausible MFU is still shown: %s", term.ptr);
-    pg__buf_free(&term);
+    pg__buf_clear(&term);
     pg_comparison_free(cmp);
     pg_run_free(run);
 }

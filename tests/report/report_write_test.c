@@ -46,7 +46,7 @@ static int emit(pg_reporter *r)
 
     pg_assert_ok(pg_report_mux_add(&mux, r));
     err = pg_report_mux_emit(&mux, &d);
-    pg_report_mux_free(&mux);
+    pg_report_mux_clear(&mux);
     return err;
 }
 

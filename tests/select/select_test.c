@@ -89,24 +89,24 @@ Test(select, run_id_commit_and_branch)
     cr_assert_eq(s.count, 1);
     cr_assert_eq(s.ids[0], m1);
     cr_assert(strstr(s.described, "run 1 (main @ aaaa1111") != NULL, "%s", s.described);
-    pg_selection_free(&s);
+    pg_selection_clear(&s);
     s = sel_of("commit:bbbb", head, NULL);
     cr_assert_eq(s.count, 1);
     cr_assert_eq(s.ids[0], m2);
-    pg_selection_free(&s);
+    pg_selection_clear(&s);
     s = sel_of("branch:main", head, NULL);
     cr_assert_eq(s.ids[0], m2);
-    pg_selection_free(&s);
+    pg_selection_clear(&s);
     s = sel_of("branch:feat", head, NULL);
     cr_assert_eq(s.ids[0], f1, "never the head itself");
-    pg_selection_free(&s);
+    pg_selection_clear(&s);
     cr_assert_eq(pg_select_base(&s, store, "99", head, NULL), PG_ENOTFOUND);
     cr_assert_eq(pg_select_base(&s, store, "4", head, NULL), PG_EUSAGE, "the head is not its own baseline");
     cr_assert_eq(pg_select_base(&s, store, "tag:v1", head, NULL), PG_EUSAGE);
     cr_assert(strstr(pg_error_last(), "pin:NAME") != NULL, "%s", pg_error_last());
     s = sel_of("commit:ffff", head, NULL);
     cr_assert_eq(s.count, 0, "an unknown commit gives no baseline, not an error");
-    pg_selection_free(&s);
+    pg_selection_clear(&s);
 }
 
 Test(select, last_k_pools_newest_runs_of_one_machine)
@@ -124,13 +124,13 @@ Test(select, last_k_pools_newest_runs_of_one_machine)
     cr_assert_eq(s.ids[1], ids[3], "run %lld from another machine is skipped", (long long)ids[4]);
     cr_assert_eq(s.ids[2], ids[2]);
     cr_assert(strstr(s.described, "and 2 earlier runs") != NULL, "%s", s.described);
-    pg_selection_free(&s);
+    pg_selection_clear(&s);
     s = sel_of("last:100", head, NULL);
     cr_assert_eq(s.count, 5);
-    pg_selection_free(&s);
+    pg_selection_clear(&s);
     s = sel_of("last:2:feat", head, NULL);
     cr_assert_eq(s.count, 0);
-    pg_selection_free(&s);
+    pg_selection_clear(&s);
     cr_assert_eq(pg_select_base(&s, store, "last:0", head, NULL), PG_EUSAGE);
     cr_assert_eq(pg_select_base(&s, store, "last:x", head, NULL), PG_EUSAGE);
 }
@@ -149,17 +149,17 @@ Test(select, other_machine_is_refused_unless_allowed)
     o.allow_other_machine = 1;
     s = sel_of("1", head, &o);
     cr_assert_eq(s.ids[0], other);
-    pg_selection_free(&s);
+    pg_selection_clear(&s);
     s = sel_of("branch:main", head, &o);
     cr_assert_eq(s.ids[0], other);
-    pg_selection_free(&s);
+    pg_selection_clear(&s);
     /* The default selection stays on this machine: no baseline rather than a wrong one, and it says why. */
     s = sel_of(NULL, head, NULL);
     cr_assert_eq(s.count, 0);
     cr_assert_str_eq(s.searched, "the previous 5 runs of branch 'feat', then the newest run of branch 'main' on "
                                  "machine M");
     cr_assert_str_eq(s.elsewhere, "1 run of branch 'main' from another machine (cpu 'OTHER CPU', fingerprint OTHER)");
-    pg_selection_free(&s);
+    pg_selection_clear(&s);
 }
 
 Test(select, pinned_sets)
@@ -180,16 +180,16 @@ Test(select, pinned_sets)
     cr_assert_eq(s.ids[0], c);
     cr_assert_eq(s.ids[1], a);
     cr_assert(strstr(s.described, "pin 'release'") != NULL, "%s", s.described);
-    pg_selection_free(&s);
+    pg_selection_clear(&s);
     pg_assert_ok(pg_baseline_list_get(&list, store, NULL));
     cr_assert_eq(list.count, 3);
     cr_assert_str_eq(list.items[0].name, "nightly");
-    pg_baseline_list_free(&list);
+    pg_baseline_list_clear(&list);
     pg_assert_ok(pg_baseline_unpin(&removed, store, "release", c));
     cr_assert_eq(removed, 1);
     s = sel_of("pin:release", head, NULL);
     cr_assert_eq(s.count, 1);
-    pg_selection_free(&s);
+    pg_selection_clear(&s);
     pg_assert_ok(pg_baseline_unpin(&removed, store, "release", 0));
     cr_assert_eq(removed, 1);
     cr_assert_eq(pg_select_base(&s, store, "pin:release", head, NULL), PG_ENOTFOUND);
@@ -214,13 +214,13 @@ Test(select, default_outside_ci_pools_the_branch_else_the_default_branch)
     cr_assert_eq(s.ids[4], f[1]);
     cr_assert(strstr(s.described, "and 4 earlier runs") != NULL, "%s", s.described);
     cr_assert_str_eq(s.searched, "the previous 5 runs of branch 'feat' on machine M");
-    pg_selection_free(&s);
+    pg_selection_clear(&s);
     /* A branch's first run falls back to the default branch. */
     s = sel_of(NULL, g1, NULL);
     cr_assert_eq(s.count, 1);
     cr_assert_eq(s.ids[0], m1);
     cr_assert(strstr(s.described, "default branch main") != NULL, "%s", s.described);
-    pg_selection_free(&s);
+    pg_selection_clear(&s);
 }
 
 Test(select, default_in_ci_is_the_pull_request_base_commit)
@@ -241,7 +241,7 @@ Test(select, default_in_ci_is_the_pull_request_base_commit)
     cr_assert_eq(s.count, 1);
     cr_assert_eq(s.ids[0], m1, "the base commit, not the newest main run or the previous feat run");
     cr_assert(strstr(s.described, "base commit 1111aaaa") != NULL, "%s", s.described);
-    pg_selection_free(&s);
+    pg_selection_clear(&s);
     free(ev);
 }
 
@@ -263,12 +263,12 @@ Test(select, default_in_ci_without_the_base_commit_is_the_default_branch)
     s = sel_of(NULL, head, &o);
     cr_assert_eq(s.count, 1);
     cr_assert_eq(s.ids[0], t2);
-    pg_selection_free(&s);
+    pg_selection_clear(&s);
     /* GITHUB_BASE_REF names the branch the pull request targets: it wins over the event's default branch. */
     setenv("GITHUB_BASE_REF", "feat", 1);
     s = sel_of(NULL, head, &o);
     cr_assert_eq(s.ids[0], f1);
-    pg_selection_free(&s);
+    pg_selection_clear(&s);
     unsetenv("GITHUB_BASE_REF");
     free(ev);
 }
@@ -296,20 +296,20 @@ Test(select, a_nightly_compares_with_its_own_previous_nights)
     cr_assert_eq(s.count, 0);
     cr_assert_str_eq(s.searched, "the previous 5 runs of branch 'nightly' on machine M");
     cr_assert_null(s.elsewhere);
-    pg_selection_free(&s);
+    pg_selection_clear(&s);
     save("main", "3333cccc", "M");
     n2 = save("nightly", "4444dddd", "M");
     /* The second night compares with the first, not with the newest main run. */
     s = sel_of(NULL, n2, &o);
     cr_assert_eq(s.count, 1);
     cr_assert_eq(s.ids[0], n1);
-    pg_selection_free(&s);
+    pg_selection_clear(&s);
     /* workflow_dispatch is a nightly run by hand: the same rule. */
     o.event_name = "workflow_dispatch";
     s = sel_of(NULL, n2, &o);
     cr_assert_eq(s.count, 1);
     cr_assert_eq(s.ids[0], n1);
-    pg_selection_free(&s);
+    pg_selection_clear(&s);
     free(ev);
 }
 
@@ -330,14 +330,14 @@ Test(select, an_explicit_branch_in_ci_pools_its_own_runs)
     s = sel_of(NULL, head, &o);
     cr_assert_eq(s.count, 1);
     cr_assert(s.ids[0] != b1 && s.ids[0] != b2);
-    pg_selection_free(&s);
+    pg_selection_clear(&s);
     /* ... a branch named on purpose with its own earlier runs, pooled. */
     o.own_branch = 1;
     s = sel_of(NULL, head, &o);
     cr_assert_eq(s.count, 2);
     cr_assert_eq(s.ids[0], b2);
     cr_assert_eq(s.ids[1], b1);
-    pg_selection_free(&s);
+    pg_selection_clear(&s);
     free(ev);
 }
 
@@ -364,6 +364,6 @@ Test(select, an_empty_pull_request_search_names_the_base_commit_and_branch_not_t
     cr_assert_str_eq(s.elsewhere, "1 run of the base commit 1111aaaa2222 from another machine (cpu 'OTHER CPU', "
                                   "fingerprint OTHER); 3 runs of branch 'main' from 2 other machines (newest: cpu "
                                   "'THIRD CPU', fingerprint THIRD)");
-    pg_selection_free(&s);
+    pg_selection_clear(&s);
     free(ev);
 }

@@ -123,7 +123,7 @@ static size_t assert_no_partial_run(pg_store *s)
         cr_assert_eq(list.items[i].nresults, CASES, "run %lld holds %lld results", (long long)list.items[i].id,
                      (long long)list.items[i].nresults);
     n = list.count;
-    pg_run_list_free(&list);
+    pg_run_list_clear(&list);
     return n;
 }
 
@@ -197,7 +197,7 @@ static size_t assert_all_present(pg_store *s, const char *uuids)
         cr_assert_eq(list.items[i].nresults, CASES);
         reported++;
     }
-    pg_run_list_free(&list);
+    pg_run_list_clear(&list);
     return reported;
 }
 
@@ -417,7 +417,7 @@ Test(fleet, a_server_stopped_mid_run_exits_3_saves_the_run_locally_and_merge_bri
     pg_assert_ok(pg_store_open(&s, url));
     pg_assert_ok(pg_store_list_runs(&list, s, NULL));
     cr_assert_eq(list.count, 0);
-    pg_run_list_free(&list);
+    pg_run_list_clear(&list);
     pg_store_close(s);
 
     pg_test_run(&m, tmp, env, (const char *[]){"db", "merge", "-o", secret, saved, NULL});
@@ -434,7 +434,7 @@ Test(fleet, a_server_stopped_mid_run_exits_3_saves_the_run_locally_and_merge_bri
     cr_assert_eq(list.count, 1);
     cr_assert_str_eq(list.items[0].commit, "c0ffee");
     cr_assert_eq(list.items[0].nresults, 2);
-    pg_run_list_free(&list);
+    pg_run_list_clear(&list);
     pg_store_close(s);
     pg_proc_free(&p);
     free(saved);

@@ -254,7 +254,7 @@ ENGINE_TEST(saving_the_same_uuid_twice_is_idempotent)
     cr_assert_eq(run->id, first);
     pg_assert_ok(pg_store_list_runs(&list, s, NULL));
     cr_assert_eq(list.count, 1);
-    pg_run_list_free(&list);
+    pg_run_list_clear(&list);
     pg_run_free(run);
     pg_store_close(s);
 }
@@ -278,13 +278,13 @@ ENGINE_TEST(lists_runs_newest_first_with_filters)
     cr_assert_eq(list.count, 2);
     cr_assert_gt(list.items[0].id, list.items[1].id);
     cr_assert_eq(list.items[0].nresults, 1);
-    pg_run_list_free(&list);
+    pg_run_list_clear(&list);
     memset(&f, 0, sizeof(f));
     f.commit = "cafe";
     pg_assert_ok(pg_store_list_runs(&list, s, &f));
     cr_assert_eq(list.count, 1);
     cr_assert_str_eq(list.items[0].commit, "cafebabe1");
-    pg_run_list_free(&list);
+    pg_run_list_clear(&list);
     pg_store_close(s);
 }
 
@@ -331,7 +331,7 @@ ENGINE_TEST(run_killed_mid_write_leaves_no_partial_run)
     f.commit = "2222";
     pg_assert_ok(pg_store_list_runs(&list, s, &f));
     cr_assert_eq(list.count, 0, "the killed run is not there, not even in part");
-    pg_run_list_free(&list);
+    pg_run_list_clear(&list);
     pg_run_free(good);
     good = make_run("main", "3333", 1, 3);
     pg_assert_ok(pg_store_save_run(s, good));
@@ -356,12 +356,12 @@ ENGINE_TEST(pins_list_and_unpin)
     cr_assert_eq(pins.count, 2);
     cr_assert_eq(pins.items[0].run_id, b->id, "newest run first");
     cr_assert_str_eq(pins.items[1].commit, "aaaa");
-    pg_baseline_list_free(&pins);
+    pg_baseline_list_clear(&pins);
     pg_assert_ok(pg_baseline_unpin(&removed, s, "release", 0));
     cr_assert_eq(removed, 2);
     pg_assert_ok(pg_baseline_list_get(&pins, s, NULL));
     cr_assert_eq(pins.count, 0);
-    pg_baseline_list_free(&pins);
+    pg_baseline_list_clear(&pins);
     pg_run_free(a);
     pg_run_free(b);
     pg_store_close(s);
@@ -491,7 +491,7 @@ ENGINE_TEST(gates_on_different_branches_never_take_each_others_runs)
     cr_assert_eq(sel.count, 2);
     cr_assert_eq(sel.ids[0], a2);
     cr_assert_eq(sel.ids[1], a1);
-    pg_selection_free(&sel);
+    pg_selection_clear(&sel);
     (void)b1;
     /* A pull request into main compares with the base commit as main measured it. */
     o = (pg_select_options)PG_SELECT_OPTIONS_INIT;
@@ -500,11 +500,11 @@ ENGINE_TEST(gates_on_different_branches_never_take_each_others_runs)
     pg_assert_ok(pg_select_base(&sel, s, NULL, head, &o));
     cr_assert_eq(sel.count, 1);
     cr_assert_eq(sel.ids[0], main_base, "not run %lld of branch team-b", (long long)other_same_commit);
-    pg_selection_free(&sel);
+    pg_selection_clear(&sel);
     /* Selected on purpose, another branch's run is taken. */
     pg_assert_ok(pg_select_base(&sel, s, "branch:team-b", head, NULL));
     cr_assert_eq(sel.ids[0], other_same_commit);
-    pg_selection_free(&sel);
+    pg_selection_clear(&sel);
     free(ev);
     pg_store_close(s);
 }

@@ -111,7 +111,7 @@ Test(suite_bad, every_broken_suite_gives_exactly_its_messages)
             cr_expect_str_eq(pg_error_last(), d.lines[0], "%s: pg_error_last() is not the first message",
                              files[i]);
         checked++;
-        pg_diags_free(&d);
+        pg_diags_clear(&d);
         pg_suite_free(s);
         free(lines);
         free(text);
@@ -212,7 +212,7 @@ Test(suite_good, every_good_suite_expands_case_by_case)
             }
         }
         pg_suite_free(s);
-        pg_diags_free(&d);
+        pg_diags_clear(&d);
         free(lines);
         free(text);
         free(exp_path);

@@ -63,7 +63,7 @@ static char *entry(const int *key_order, const int *param_order)
         else
             pg__buf_printf(&b, "%s\n", k);
     }
-    pg__buf_free(&p);
+    pg__buf_clear(&p);
     return pg__buf_detach(&b);
 }
 

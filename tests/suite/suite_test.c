@@ -2,6 +2,8 @@
 #include "support.h"
 
 #include "suite/suite.h"
+#include "suite/expect.h"
+#include "suite/units.h"
 #include "base/util.h"
 
 #include <stdlib.h>
@@ -21,7 +23,7 @@ Test(suite, shipped_suites_load_and_expand)
     for (i = 0; i < set.count; i++)
         total += set.suites[i]->ncases + set.suites[i]->nchecks;
     cr_assert_gt(total, 0);
-    pg_suite_set_free(&set);
+    pg_suite_set_clear(&set);
 }
 
 Test(suite, cpu_suite_has_expected_cases)
@@ -65,7 +67,7 @@ Test(suite, unknown_key_is_reported_with_position)
     cr_assert_eq(err, PG_ESUITE);
     cr_assert_eq(d.count, 1);
     cr_assert(strncmp(d.lines[0], "bad.yaml:5:5: unknown key 'thread'", 34) == 0, "%s", d.lines[0]);
-    pg_diags_free(&d);
+    pg_diags_clear(&d);
 }
 
 Test(suite, durations_and_percentages_parse)
@@ -100,14 +102,14 @@ Test(suite, case_eval_evaluates_expect_values_over_workload_params)
     pg_assert_ok(pg_suite_load_buffer(&s, "mem.yaml", y, strlen(y), NULL, NULL));
     cr_assert_eq(s->nchecks, 1);
     pg_assert_ok(pg_case_from_workload(&c, s->checks[0].workload, s->name, s->checks[0].name));
-    pg_assert_ok(pg_case_eval(&v, &c, pg_node_get(s->checks[0].expect, "total")));
+    pg_assert_ok(pg_expect_eval(&v, &c, pg_node_get(s->checks[0].expect, "total")));
     cr_expect_eq(v, 2 * 4 * 16 * 8);
-    pg_assert_ok(pg_case_eval(&v, &c, pg_node_get(pg_node_get(s->checks[0].expect, "per_op"), "sgemm")));
+    pg_assert_ok(pg_expect_eval(&v, &c, pg_node_get(pg_node_get(s->checks[0].expect, "per_op"), "sgemm")));
     cr_expect_eq(v, 1024);
     /* A failing expression names file, line and the column of the bad name. */
     e = *pg_node_get(s->checks[0].expect, "total");
     e.scalar = (char *)bad;
-    cr_assert_eq(pg_case_eval(&v, &c, &e), PG_ESUITE);
+    cr_assert_eq(pg_expect_eval(&v, &c, &e), PG_ESUITE);
     cr_expect_str_eq(pg_error_last(), "mem.yaml:6:25: unknown name 'nn' in '2*m*nn'; did you mean 'n'?");
     pg_case_clear(&c);
     pg_suite_free(s);
@@ -130,7 +132,7 @@ Test(suite, the_cap_is_an_option)
     cr_assert_eq(d.count, 1);
     cr_expect_str_eq(d.lines[0], "cap.yaml:3:5: benchmark 'g' expands to 6 cases (n:3 x threads:2), over the cap "
                                  "of 5 cases per suite");
-    pg_diags_free(&d);
+    pg_diags_clear(&d);
 }
 
 Test(suite, x_keys_at_the_top_hold_anchors)
@@ -194,7 +196,7 @@ Test(suite, the_complete_example_in_the_docs_loads)
     cr_expect_eq(s->ncases, 12);
     cr_expect_str_eq(s->cases[0].key, "example/sgemm[m=64,n=256]@1:cpu");
     pg_suite_free(s);
-    pg_diags_free(&d);
+    pg_diags_clear(&d);
     pg_test_rmtree(dir);
     free(trace);
     free(tdir);

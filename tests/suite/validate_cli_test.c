@@ -47,7 +47,7 @@ Test(validate_cli, list_prints_every_case_key_of_the_shipped_suites)
     }
     cr_assert_gt(n, 0);
     pg_proc_free(&p);
-    pg_suite_set_free(&set);
+    pg_suite_set_clear(&set);
 }
 
 Test(validate_cli, list_json_holds_the_cases_with_typed_params)

@@ -27,7 +27,7 @@ int pg_test_sh(char **out, const char *cmdline)
     free(full);
     if (out)
         *out = b.ptr ? pg__buf_detach(&b) : pg__strdup("");
-    pg__buf_free(&b);
+    pg__buf_clear(&b);
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 

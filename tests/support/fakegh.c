@@ -464,7 +464,7 @@ static void serve(fakegh *s, int fd)
     r->status = route(s, fd, method, path, auth, bodycopy);
     pthread_mutex_unlock(&s->mu);
 done:
-    pg__buf_free(&in);
+    pg__buf_clear(&in);
 }
 
 static void *loop(void *arg)

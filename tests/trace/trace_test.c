@@ -155,7 +155,7 @@ Test(trace_reader, deep_nesting_is_an_error_not_a_crash)
         pg__buf_puts(&b, "[");
     cr_assert_eq(read_err(b.ptr), PG_EFORMAT);
     cr_assert(strstr(pg_error_last(), "nested deeper than 128") != NULL, "%s", pg_error_last());
-    pg__buf_free(&b);
+    pg__buf_clear(&b);
 }
 
 Test(trace_reader, file_and_buffer_agree_across_chunk_boundaries)
@@ -503,7 +503,7 @@ Test(trace_reader, tokens_split_across_chunks)
         pg_trace_free(f);
         pg_trace_free(m);
         free(path);
-        pg__buf_free(&b);
+        pg__buf_clear(&b);
     }
     pg_test_rmtree(dir);
     free(dir);

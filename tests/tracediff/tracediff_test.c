@@ -305,7 +305,7 @@ static char *synthetic(const char *root, const char *name, double a_us, int with
         file = pg__asprintf("r%02d.json", r);
         free(pg_test_write(dir, file, b.ptr));
         free(file);
-        pg__buf_free(&b);
+        pg__buf_clear(&b);
     }
     return dir;
 }
