@@ -150,6 +150,26 @@ int pg_store_history_rows(pg_store *store, const char *glob, const char *branch,
     return store->ops->history_rows(store, glob, branch, cb, payload);
 }
 
+int pg_store_roofs_load(pg_roof_table *out, pg_store *store, const char *machine_hash)
+{
+    return store->ops->roofs_load(out, store, machine_hash);
+}
+
+int pg_store_roofs_save(pg_store *store, const char *machine_hash, pg_roof_table *roofs)
+{
+    size_t i;
+    int err;
+
+    for (i = 0; roofs && i < roofs->n; i++) {
+        if (!roofs->items[i].fresh)
+            continue;
+        if ((err = store->ops->roofs_save(store, machine_hash, &roofs->items[i])) != 0)
+            return err;
+        roofs->items[i].fresh = 0;
+    }
+    return 0;
+}
+
 void pg_run_list_clear(pg_run_list *list)
 {
     size_t i;
