@@ -485,8 +485,10 @@ static int finish_roofs(pg_run *run, const pg_exec_options *opts, pg_progress *p
             if (r->status == PG_STATUS_OK && r->device && strcmp(r->device, "cpu") == 0)
                 known = (e = pg_roof_table_find(opts->roofs, "cpu", r->threads)) != NULL && strcmp(e->blas, blas) == 0;
         }
-        if (!known)
+        if (!known) {
             pg_progress_running(prog, "roofline: measuring this machine's peak FLOP/s and memory bandwidth");
+            pg_progress_line(prog, "roofline: measuring this machine's peak FLOP/s and memory bandwidth");
+        }
         err = pg_roofline_record(run, opts->peak_gflops, opts->roofs);
     }
     if (!err)

@@ -286,6 +286,9 @@ static int measure_plain(pg_gate_result *r, const pg_suite_set *set, const pg_ga
     if (fresh && !o->store)
         note(o, r, "the machine's roofs were measured for this run only: --no-store keeps nothing; perfgate doctor "
                    "--roofs stores them once for every later run");
+    else if (fresh)
+        note(o, r, "the machine's roofs were measured and stored: later runs on this machine reuse them (perfgate "
+                   "doctor --roofs measures them again)");
     return o->store && r->run->machine_hash ? pg_store_roofs_save(o->store, r->run->machine_hash, &st->roofs) : 0;
 }
 

@@ -124,7 +124,7 @@ void pg__load_benchmark(pg__loader *L, const pg_node *b)
     else if (pg_node_get(b, "trace"))
         sources[nsources++] = "trace";
     if (nsources == 0) {
-        pg__diag_add(d, b, "benchmark '%s' needs one of 'kernel', 'plugin' (with 'symbol'), 'command' or 'trace'",
+        pg__diag_add(d, b, "benchmark '%s' needs one of 'kernel', 'plugin', 'command' or 'trace'",
                      proto.name);
         bad = 1;
     } else if (nsources > 1) {
@@ -145,11 +145,9 @@ void pg__load_benchmark(pg__loader *L, const pg_node *b)
             bad = 1;
         else
             proto.plugin = n->scalar;
-        if (!pg_node_get(b, "symbol")) {
-            pg__diag_add(d, n, "plugin benchmark '%s' needs 'symbol' (the benchmark's name in the library)",
-                         proto.name);
-            bad = 1;
-        }
+        /* The benchmark inside the library defaults to the suite's name for it (docs/plugins.md). */
+        if (!pg_node_get(b, "symbol"))
+            proto.symbol = proto.name;
     }
     if ((n = pg_node_get(b, "symbol")) != NULL) {
         if (pg__scalar_of(d, n, "symbol") != 0)
