@@ -40,21 +40,40 @@ static int add_counts(pg_flop_counter *fc, const pg_counts *counts)
     return err;
 }
 
-/* "; the difference is K call(s) of OP SHAPE" when `diff` is a whole number of calls of one counted shape. */
-static void hint_calls(pg_buf *msg, const pg_counts *counts, int64_t diff)
+/* Whether counted row `r` adds to what `group`/`name` names: the total, an op, or a module (its calling
+   function, its range, or a range around it). */
+static int row_in(const pg_count_row *r, const char *group, const char *name)
 {
-    int64_t a = diff < 0 ? -diff : diff;
+    size_t n = strlen(name);
+
+    if (!group)
+        return 1;
+    if (strcmp(group, "per_op") == 0)
+        return strcmp(r->op, name) == 0;
+    return strcmp(r->function, name) == 0 || strcmp(r->range, name) == 0 ||
+           (strncmp(r->range, name, n) == 0 && r->range[n] == '/');
+}
+
+/* " (+K call(s) of OP SHAPE)" when `diff` is a whole number of calls of one shape counted inside what
+   `group`/`name` names, the shape that explains it in the fewest calls. */
+static void hint_calls(pg_buf *msg, const pg_counts *counts, int64_t diff, const char *group, const char *name)
+{
+    int64_t a = diff < 0 ? -diff : diff, best = 0;
+    const pg_count_row *pick = NULL;
     size_t i;
 
     for (i = 0; a && i < counts->n; i++) {
         const pg_count_row *r = &counts->rows[i];
         int64_t per = r->calls ? r->flops / r->calls : 0;
-        if (per > 0 && r->flops == per * r->calls && a % per == 0 && a / per <= 16) {
-            pg__buf_printf(msg, " (%s%lld call%s of %s %s)", diff > 0 ? "+" : "-", (long long)(a / per),
-                           a / per == 1 ? "" : "s", r->op, r->shape);
-            return;
+        if (per > 0 && r->flops == per * r->calls && a % per == 0 && a / per <= 16 && row_in(r, group, name) &&
+            (!pick || a / per < best)) {
+            pick = r;
+            best = a / per;
         }
     }
+    if (pick)
+        pg__buf_printf(msg, " (%s%lld call%s of %s %s)", diff > 0 ? "+" : "-", (long long)best, best == 1 ? "" : "s",
+                       pick->op, pick->shape);
 }
 
 /* Runs a command workload `steps` times under the BLAS counter; `last` keeps the last run's counts. */
@@ -202,7 +221,7 @@ compare:
                  wants[i].name, "");
         if (got != wants[i].value) {
             diff_line(&msg, what, wants[i].value, got);
-            hint_calls(&msg, &counts, got - wants[i].value);
+            hint_calls(&msg, &counts, got - wants[i].value, wants[i].group, wants[i].name);
         }
     }
     pg_fmt_int(num, sizeof(num), pg_flop_counter_total(fc));

@@ -5,6 +5,7 @@
 #include "meter/count.h"
 
 #include "base/count_abi.h"
+#include "meter/internal.h"
 #include "base/fmt.h"
 #include "perfgate/errors.h"
 #include "base/proc.h"
@@ -262,7 +263,16 @@ static int wait_for(pid_t pid, double timeout_s)
     }
 }
 
-int pg_count_run(pg_counts *out, char *const argv[], double timeout_s, int quiet)
+static int sigill_error(const char *shown)
+{
+    char *why = pg__meter_sigill_why(0);
+    int err = pg_error_set(PG_EKERNEL, "'%s' %s; nothing counted", shown, why ? why : "died of SIGILL");
+
+    free(why);
+    return err;
+}
+
+int pg_count_run(pg_counts *out, char *const argv[], double timeout_s, int output)
 {
     char *lib = NULL, **env = NULL, *shown = NULL, *dir = NULL;
     posix_spawn_file_actions_t fa;
@@ -291,10 +301,12 @@ int pg_count_run(pg_counts *out, char *const argv[], double timeout_s, int quiet
     }
     posix_spawn_file_actions_init(&fa);
     posix_spawnattr_init(&attr);
-    if (quiet) {
+    if (output == PG_COUNT_QUIET) {
         posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
         posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
         posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    } else if (output == PG_COUNT_STDOUT_TO_STDERR) {
+        posix_spawn_file_actions_adddup2(&fa, 2, 1);
     }
     /* Its own process group, so a timeout also ends what it started. */
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK);
@@ -323,6 +335,8 @@ int pg_count_run(pg_counts *out, char *const argv[], double timeout_s, int quiet
     if (status == -1)
         err = pg_error_set(PG_ETIMEOUT, "'%s' timed out after %.3g s and was killed; nothing counted", shown,
                            timeout_s > 0 ? timeout_s : 60.0);
+    else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGILL)
+        err = sigill_error(shown);
     else if (WIFSIGNALED(status))
         err = pg_error_set(PG_EKERNEL, "'%s' was killed by signal %d (%s); its counts are incomplete", shown,
                            WTERMSIG(status), strsignal(WTERMSIG(status)));

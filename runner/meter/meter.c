@@ -451,11 +451,15 @@ static int measure_once(reading *out, char **why, const pg_case *c, unsigned ins
         goto cleanup;
     }
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        char *tail = log_tail(log);
-        *why = WIFSIGNALED(status) ? pg__asprintf("the measuring process died of signal %d: %s", WTERMSIG(status),
-                                                  tail)
-                                   : pg__asprintf("the measuring process exited with status %d: %s",
-                                                  WEXITSTATUS(status), tail);
+        char *tail = log_tail(log), *ill = NULL;
+        if (WIFSIGNALED(status) && WTERMSIG(status) == SIGILL)
+            ill = pg__meter_sigill_why(instrument == PG_INSTRUMENT_INSTRUCTIONS);
+        *why = ill                   ? pg__asprintf("the measuring process %s", ill)
+               : WIFSIGNALED(status) ? pg__asprintf("the measuring process died of signal %d: %s", WTERMSIG(status),
+                                                    tail)
+                                     : pg__asprintf("the measuring process exited with status %d: %s",
+                                                    WEXITSTATUS(status), tail);
+        free(ill);
         free(tail);
         goto cleanup;
     }
