@@ -113,8 +113,9 @@ static int do_run(const run_cli *cl, pg_gate_options *go, char **paths, int npat
                             "drift themselves\n");
     go->store = store;
     go->exec.roofline = !cl->no_roofline && !(getenv("PERFGATE_ROOFLINE") && strcmp(getenv("PERFGATE_ROOFLINE"), "off") == 0);
-    /* --no-store stores nothing, but the machine's roofs are read from a database that already exists. */
-    if (cl->no_store && go->exec.roofline)
+    /* --no-store stores nothing, but a plain run reads the machine's roofs from a database that already exists
+       (interleaved rounds measure no roofs). */
+    if (cl->no_store && go->exec.roofline && !interleaved)
         go->roofs_from = roofs_from = pg_cli_open_existing(pg_store_path(cl->db));
     go->rounds = (int)cl->rounds;
     go->max_time = cl->max_time;

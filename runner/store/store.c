@@ -8,8 +8,10 @@
 #include "perfgate/errors.h"
 #include "base/util.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 void (*pg__store_after_result_hook)(size_t index) = NULL;
 
@@ -105,8 +107,43 @@ const char *pg_store_path(const char *flag)
     return PG_STORE_DEFAULT_PATH;
 }
 
+/*
+ * A database file's folder: the default one (baselines/) is made on first
+ * use, as `perfgate run` in a fresh repository needs; any other missing
+ * folder is the user's to make, and the message says how to choose another.
+ */
+static int file_folder(const char *path)
+{
+    char *dir = pg__strdup(path), *slash;
+    struct stat st;
+    int err = 0;
+
+    if (!dir)
+        return pg_error_set(PG_ENOMEM, "out of memory opening %s", path);
+    slash = strrchr(dir, '/');
+    if (slash && slash != dir) {
+        *slash = '\0';
+        if (stat(dir, &st) != 0 && errno == ENOENT) {
+            if (strcmp(path, PG_STORE_DEFAULT_PATH) == 0 && mkdir(dir, 0777) == 0)
+                err = 0;
+            else if (strcmp(path, PG_STORE_DEFAULT_PATH) == 0)
+                err = pg_error_set(PG_ESTORE, "%s: cannot create the folder %s for the default database: %s; "
+                                              "choose another file with --db PATH or PERFGATE_DB",
+                                   path, dir, strerror(errno));
+            else
+                err = pg_error_set(PG_ESTORE, "%s: cannot open database: the folder %s does not exist (create it, "
+                                              "or choose another file with --db PATH or PERFGATE_DB)",
+                                   path, dir);
+        }
+    }
+    free(dir);
+    return err;
+}
+
 int pg_store_open(pg_store **out, const char *path)
 {
+    int err;
+
 #if !PG_HAS_POSTGRES
     if (pg__store_is_url(path)) {
         *out = NULL;
@@ -115,6 +152,10 @@ int pg_store_open(pg_store **out, const char *path)
                             "libpq-dev) installed to use a postgresql:// database");
     }
 #endif
+    if (!pg__store_is_url(path) && (err = file_folder(path)) != 0) {
+        *out = NULL;
+        return err;
+    }
     return engine_for(path)->open(out, path);
 }
 
