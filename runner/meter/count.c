@@ -68,20 +68,20 @@ int pg_count_library(char **out)
     return 0;
 }
 
-/* environ with LD_PRELOAD (the library first, any earlier preloads kept) and the output directory. */
-static char **count_env(const char *lib, const char *dir)
+/* `base` with LD_PRELOAD (the library first, any earlier preloads kept) and the output directory. */
+static char **count_env(char *const *base, const char *lib, const char *dir)
 {
     size_t n = 0, i, j = 0;
     const char *old = getenv("LD_PRELOAD");
     char **env;
 
-    while (environ[n])
+    while (base[n])
         n++;
     if (!(env = calloc(n + 3, sizeof(char *))))
         return NULL;
     for (i = 0; i < n; i++)
-        if (strncmp(environ[i], "LD_PRELOAD=", 11) != 0 && strncmp(environ[i], PG_COUNT_ENV_DIR "=", sizeof(PG_COUNT_ENV_DIR)) != 0)
-            env[j++] = environ[i];
+        if (strncmp(base[i], "LD_PRELOAD=", 11) != 0 && strncmp(base[i], PG_COUNT_ENV_DIR "=", sizeof(PG_COUNT_ENV_DIR)) != 0)
+            env[j++] = base[i];
     env[j++] = old && *old ? pg__asprintf("LD_PRELOAD=%s:%s", lib, old) : pg__asprintf("LD_PRELOAD=%s", lib);
     env[j++] = pg__asprintf("%s=%s", PG_COUNT_ENV_DIR, dir);
     if (!env[j - 1] || !env[j - 2]) {
@@ -101,7 +101,7 @@ static void free_env(char **env)
         return;
     while (env[n])
         n++;
-    /* The last two entries are ours; the rest point into environ. */
+    /* The last two entries are ours; the rest point into the base environment. */
     if (n >= 2) {
         free(env[n - 1]);
         free(env[n - 2]);
@@ -274,6 +274,11 @@ static int sigill_error(const char *shown)
 
 int pg_count_run(pg_counts *out, char *const argv[], double timeout_s, int output)
 {
+    return pg_count_run_env(out, argv, NULL, timeout_s, output);
+}
+
+int pg_count_run_env(pg_counts *out, char *const argv[], char *const base[], double timeout_s, int output)
+{
     char *lib = NULL, **env = NULL, *shown = NULL, *dir = NULL;
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t attr;
@@ -294,7 +299,7 @@ int pg_count_run(pg_counts *out, char *const argv[], double timeout_s, int outpu
         err = pg_error_set(PG_EIO, "cannot create a directory for the counts: %s", strerror(errno));
         goto done;
     }
-    if (!(env = count_env(lib, dir))) {
+    if (!(env = count_env(base ? base : environ, lib, dir))) {
         err = pg_error_set(PG_ENOMEM, "out of memory starting a count");
         rmdir(dir);
         goto done;

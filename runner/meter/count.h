@@ -55,6 +55,9 @@ enum {
  */
 int pg_count_run(pg_counts *out, char *const argv[], double timeout_s, int output);
 
+/** pg_count_run() with `env` (NULL-terminated "NAME=VALUE"; NULL: perfgate's own) as the program's environment. */
+int pg_count_run_env(pg_counts *out, char *const argv[], char *const env[], double timeout_s, int output);
+
 /** FLOPs summed over rows whose `field` ("op", "function", "range") equals `name` (range: or lies under it). */
 int64_t pg_counts_sum(const pg_counts *c, const char *field, const char *name);
 
