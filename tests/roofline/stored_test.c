@@ -78,15 +78,7 @@ static const char *sgemm_ceiling_source(json_t *o)
     return NULL;
 }
 
-static void sql(const char *db, const char *statement)
-{
-    char *out = NULL, *cmd = pg__asprintf("sqlite3 '%s' \"%s\"", db, statement);
-
-    cr_assert_eq(pg_test_sh(&out, cmd), 0, "%s: %s", cmd, out);
-    free(out);
-    free(cmd);
-}
-
+/* The first line sqlite3 prints for `query` on `db` (caller frees). */
 static char *sql_value(const char *db, const char *query)
 {
     char *out = NULL, *cmd = pg__asprintf("sqlite3 '%s' \"%s\"", db, query);
@@ -95,6 +87,11 @@ static char *sql_value(const char *db, const char *query)
     free(cmd);
     out[strcspn(out, "\n")] = '\0';
     return out;
+}
+
+static void sql(const char *db, const char *statement)
+{
+    free(sql_value(db, statement));
 }
 
 Test(roofs_stored, the_first_run_measures_and_stores_them_and_later_runs_reuse_them, .timeout = 300)
