@@ -62,9 +62,9 @@ int pg_cli_load_suites(struct pg_suite_set *set, char **paths, int n);
 int pg_cli_instruments(unsigned *out, const char *list);
 
 /**
- * The store at `path` when it already exists (a server URL, or a file that
- * is there), opened to read the machine's roofs; NULL when there is none or
- * it cannot be opened (never an error: the caller measures instead).
+ * The database file at `path` when it already exists, opened to read the
+ * machine's roofs; NULL for a server URL, a file that is not there or one
+ * that cannot be opened (never an error: the caller measures instead).
  */
 struct pg_store;
 struct pg_store *pg_cli_open_existing(const char *path);

@@ -100,13 +100,15 @@ enum { ROOFS_STORED_ONLY, ROOFS_MEASURE, ROOFS_STORE };
 /* The stored roof at `t` for this machine and BLAS from the database at `db`, if it exists; 0 when found. */
 static int stored_roof(pg_roof_entry *out, const char *db, const char *hash, const char *fingerprint, int t)
 {
-    pg_store *store = pg_cli_open_existing(pg_store_path(db));
+    const char *path = pg_store_path(db);
+    pg_store *store = NULL;
     pg_roof_table table = {0};
     const pg_roof_entry *e;
     char blas[64];
     int rc = 1;
 
-    if (!store)
+    /* A file is only read when it is there; a server the user named is asked. */
+    if (pg_store_is_server(path) ? pg_store_open(&store, path) != 0 : !(store = pg_cli_open_existing(path)))
         return 1;
     pg_roofline_blas(blas, sizeof(blas), fingerprint);
     if (pg_store_roofs_load(&table, store, hash) == 0 && (e = pg_roof_table_find(&table, "cpu", t)) != NULL &&
@@ -141,6 +143,7 @@ static void print_roofs(const pg_roof_entry *e, int t, int capped, int stored, c
     char when[32] = "?";
     time_t at = (time_t)e->measured_at;
     struct tm tm;
+    char *shown = pg_store_redacted(pg_store_path(db)); /* a server URL's password masked */
 
     if (gmtime_r(&at, &tm))
         strftime(when, sizeof(when), "%Y-%m-%d %H:%M UTC", &tm);
@@ -153,9 +156,10 @@ static void print_roofs(const pg_roof_entry *e, int t, int capped, int stored, c
            e->triad_gbs > 0 ? e->peak_gflops / e->triad_gbs : 0);
     if (stored)
         printf("  %-24s %s in %s, measured %s; runs reuse them (--roofs measures them again)\n", "stored", "yes",
-               pg_store_path(db), when);
+               shown ? shown : "the database", when);
     else
         printf("  %-24s no: measured now and not kept; --roofs stores them for every later run\n", "stored");
+    free(shown);
 }
 
 /*
@@ -177,9 +181,12 @@ static json_t *roofs_section(int *failed, long threads, int print, int mode, con
     } else if (mode == ROOFS_MEASURE) {
         err = pg_roofline_measure(&e, t);
     } else {
-        if (print)
+        if (print) {
+            char *shown = pg_store_redacted(pg_store_path(db));
             printf("\nroofs at %d thread%s:\n  none stored for this machine in %s (--roofs measures and stores "
-                   "them)\n", t, t == 1 ? "" : "s", pg_store_path(db));
+                   "them)\n", t, t == 1 ? "" : "s", shown ? shown : "the database");
+            free(shown);
+        }
         return json_null();
     }
     if (err) {

@@ -14,7 +14,8 @@ struct pg_store *pg_cli_open_existing(const char *path)
 {
     pg_store *store = NULL;
 
-    if (!pg_store_is_server(path) && access(path, F_OK) != 0)
+    /* A server is not contacted for this: an unreachable one would hold a run that stores nothing. */
+    if (pg_store_is_server(path) || access(path, F_OK) != 0)
         return NULL;
     if (pg_store_open(&store, path) != 0)
         return NULL;

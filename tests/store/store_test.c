@@ -613,3 +613,35 @@ Test(store, a_version_1_database_gains_the_roofs_table_and_keeps_its_runs)
     pg_run_free(run);
     pg_run_free(back);
 }
+
+Test(store_pg, the_doctor_stores_roofs_on_a_server_and_a_run_reuses_them, .timeout = 120)
+{
+    char *url = pg_test_pg_url_with_password(dbpath, "s3cr%40t"), *suite, *json = NULL, *report;
+    const char *measure[] = {"doctor", "--roofs", "--db", url, NULL};
+    const char *show[] = {"doctor", "--no-measure", "--db", url, NULL};
+    const char *env[] = {"PERFGATE_ROOFLINE=on", NULL};
+    const char *run[] = {"run", "--db", url, "--json", "r.json", "s.yaml", NULL};
+    pg_proc p;
+
+    pg_test_run(&p, tmp, NULL, measure);
+    cr_assert_eq(p.status, 0, "%s", p.err);
+    cr_assert(strstr(p.out, "stored                   yes in postgresql://") != NULL, "%s", p.out);
+    cr_assert(strstr(p.out, "s3cr") == NULL && strstr(p.err, "s3cr") == NULL, "the password never shows: %s", p.out);
+    pg_proc_free(&p);
+    pg_test_run(&p, tmp, NULL, show);
+    cr_assert_eq(p.status, 0, "%s", p.err);
+    cr_assert(strstr(p.out, "stored                   yes in") != NULL, "the server's roofs are shown: %s", p.out);
+    pg_proc_free(&p);
+    suite = pg_test_write(tmp, "s.yaml", "suite: s\ndefaults: {min_run_time: 20ms, warmup: 5ms, min_samples: 5}\n"
+                                         "benchmarks:\n  - {name: add, kernel: add, params: {n: 1024}}\n");
+    pg_test_run(&p, tmp, env, run);
+    cr_assert_eq(p.status, 0, "%s%s", p.out, p.err);
+    pg_proc_free(&p);
+    report = pg__asprintf("%s/r.json", tmp);
+    pg_assert_ok(pg__read_file(&json, NULL, report));
+    cr_assert(strstr(json, "\"reused\": true") != NULL, "the run took the server's roofs: %s", json);
+    free(json);
+    free(report);
+    free(suite);
+    free(url);
+}
