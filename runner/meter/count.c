@@ -179,6 +179,14 @@ static int read_one(pg_counts *c, const char *path)
             free(text);
             return pg_error_set(PG_EINVAL, "%s: a FLOP count overflowed int64 in the program", path);
         }
+        if (strncmp(line, PG_COUNT_UNFORWARDED "\t", sizeof(PG_COUNT_UNFORWARDED)) == 0) {
+            rc = pg_error_set(PG_EKERNEL,
+                              "the program called %s, which no library loaded in it defines: the call reached "
+                              "perfgate's counting wrapper and did nothing, so its results and counts are wrong",
+                              line + sizeof(PG_COUNT_UNFORWARDED));
+            free(text);
+            return rc;
+        }
         f[nf++] = line;
         for (char *p = line; *p && nf < 6; p++)
             if (*p == '\t') {
