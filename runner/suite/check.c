@@ -239,7 +239,7 @@ void pg__load_check(pg__loader *L, const pg_node *c)
                          ck.name);
             bad = 1;
         }
-    } else if (strcmp(ck.kind, "ops") != 0 && !ck.workload) {
+    } else if (strcmp(ck.kind, "ops") != 0 && strcmp(ck.kind, "flops") != 0 && !ck.workload) {
         pg__diag_add(d, c, "%s check '%s' needs a 'workload' (e.g. {kernel: sgemm, n: 64})", ck.kind, ck.name);
         bad = 1;
     }
