@@ -245,3 +245,44 @@ Test(count_python, fence3_on_a_fresh_trace_of_the_example)
     pg_test_rmtree(tmp);
     free(tmp);
 }
+
+/* What Debian's torch 1.13 runs through BLAS on the CPU, as docs/checks.md lists it, each exactly. */
+static const char torch_ops_script[] =
+    "import sys, torch, torch.nn as nn, torch.nn.functional as F\n"
+    "sys.path.insert(0, '" PG_TEST_SOURCE_DIR "/python')\n"
+    "import perfgate_count as pc\n"
+    "torch.manual_seed(0); torch.set_num_threads(1)\n"
+    "x, w = torch.randn(2, 3, 16, 16), torch.randn(8, 3, 3, 3)\n"
+    "with pc.range('conv_onednn'): F.conv2d(x, w, padding=1)\n"
+    "with torch.backends.mkldnn.flags(enabled=False), pc.range('conv_im2col'): F.conv2d(x, w, padding=1)\n"
+    "with pc.range('conv_f64'): F.conv2d(x.double(), w.double(), padding=1)\n"
+    "mha, q = nn.MultiheadAttention(64, 4, batch_first=True), torch.randn(2, 10, 64)\n"
+    "with pc.range('attention'): mha(q, q, q, need_weights=False)\n"
+    "with pc.range('bmm_392'): torch.bmm(torch.randn(2, 7, 7), torch.randn(2, 7, 8))\n"
+    "with pc.range('bmm_448'): torch.bmm(torch.randn(2, 7, 8), torch.randn(2, 8, 8))\n"
+    "with pc.range('linear_bf16'): F.linear(torch.randn(4, 16).bfloat16(), torch.randn(8, 16).bfloat16())\n";
+
+Test(count_python, conv2d_and_attention_count_when_they_run_as_blas)
+{
+    const char *args[] = {"-c", torch_ops_script, NULL};
+    /* Conv2d(3 -> 8, 3x3, padding 1) on 2 images of 16x16: 2*N*Cout*Ho*Wo*Cin*k*k, one GEMM per image. */
+    const int64_t conv = 2LL * 2 * 8 * 16 * 16 * 3 * 3 * 3;
+    /* MultiheadAttention(64, 4 heads) on 2 x 10 tokens: the q/k/v projection, q.k^T and att.v per batch and
+       head (2*4 GEMMs of 2*10*10*16 each), the output projection. */
+    const int64_t attention = 2LL * 20 * 64 * 192 + 2 * 8 * (2LL * 10 * 10 * 16) + 2LL * 20 * 64 * 64;
+    json_t *o, *rows;
+
+    need_python_module("torch");
+    o = count_python(NULL, args, python_env());
+    rows = json_object_get(o, "rows");
+    cr_assert_eq(pg_test_row_flops(rows, "range", "conv_onednn"), 0, "oneDNN's convolution makes no BLAS call");
+    cr_assert_eq(pg_test_row_flops(rows, "range", "conv_im2col"), conv);
+    cr_assert_eq(pg_test_row_calls(rows, "range", "conv_im2col"), 2);
+    cr_assert_eq(pg_test_row_flops(rows, "range", "conv_f64"), conv, "float64 has no oneDNN path: dgemm");
+    cr_assert_eq(pg_test_row_flops(rows, "range", "attention"), attention);
+    cr_assert_eq(pg_test_row_calls(rows, "range", "attention"), 2 + 2 * 8);
+    cr_assert_eq(pg_test_row_flops(rows, "range", "bmm_392"), 0, "torch multiplies under 400 products itself");
+    cr_assert_eq(pg_test_row_flops(rows, "range", "bmm_448"), 2 * (2 * 7 * 8 * 8));
+    cr_assert_eq(pg_test_row_flops(rows, "range", "linear_bf16"), 0, "bfloat16 reaches no BLAS");
+    json_decref(o);
+}
