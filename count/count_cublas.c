@@ -40,11 +40,10 @@ static void count_call(const char *op, const char *failed_op, void *caller, cubl
    call fails as cuBLAS fails without a device context. */
 #define PG_CUBLAS(op, fn_type, name, call_args, m, n, k, batch, cplx)                                           \
     do {                                                                                                        \
-        static fn_type cache;                                                                                   \
-        fn_type real;                                                                                           \
+        static fn_type real;                                                                                    \
         cublasStatus_t st;                                                                                      \
         void *caller = __builtin_return_address(0);                                                             \
-        PG_COUNT_FIND(real, cache, name, caller, return CUBLAS_STATUS_NOT_INITIALIZED);                         \
+        PG_COUNT_FIND(real, name, caller, return CUBLAS_STATUS_NOT_INITIALIZED);                                \
         if (!pg__count_on || pg__count_inside)                                                                  \
             return real call_args;                                                                              \
         pg__count_inside = 1;                                                                                   \
@@ -173,9 +172,8 @@ EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t h, cublasLtMatmulDesc_t de
                                      cublasLtMatrixLayout_t dd, const cublasLtMatmulAlgo_t *algo, void *ws,
                                      size_t wss, cudaStream_t stream)
 {
-    static ltmatmul_fn cache;
+    static ltmatmul_fn real;
     static desc_get_fn dget;
-    ltmatmul_fn real;
     void *caller = __builtin_return_address(0);
     cublasStatus_t st;
     uint64_t ar = 0, ac = 0, dr = 0, dc = 0;
@@ -183,7 +181,7 @@ EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t h, cublasLtMatmulDesc_t de
     uint32_t at = 0, dt = 0;
     size_t w;
 
-    PG_COUNT_FIND(real, cache, "cublasLtMatmul", caller, return CUBLAS_STATUS_NOT_INITIALIZED);
+    PG_COUNT_FIND(real, "cublasLtMatmul", caller, return CUBLAS_STATUS_NOT_INITIALIZED);
     if (!pg__count_on || pg__count_inside)
         return real(h, desc, alpha, a, ad, b, bd, beta, c, cd, d, dd, algo, ws, wss, stream);
     pg__count_inside = 1;

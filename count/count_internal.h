@@ -26,10 +26,13 @@ typedef struct shape {
 /* initial-exec: the library is loaded at start-up, so its thread-locals cost a register read, not a call. */
 #define PG_COUNT_TLS __thread __attribute__((tls_model("initial-exec")))
 
+/* Hidden: the library's own variables are read directly, not through the GOT, on every call. */
+#define PG_COUNT_HIDDEN __attribute__((visibility("hidden")))
+
 /** 1 while counting (PERFGATE_COUNT_DIR was set at start-up). */
-extern int pg__count_on;
+extern PG_COUNT_HIDDEN int pg__count_on;
 /** 1 on a thread inside a counted call: a BLAS that calls BLAS counts once. */
-extern PG_COUNT_TLS int pg__count_inside;
+extern PG_COUNT_HIDDEN PG_COUNT_TLS int pg__count_inside;
 
 /**
  * The real definition of `name` that a call made from `caller` (a return
@@ -54,20 +57,23 @@ void pg__count_record(const char *op, void *caller, const shape *shp, int64_t fl
 void pg__count_caller_name(char *out, size_t len, void *caller);
 
 /*
- * Sets `real` to a wrapper's real function: the cached one (one load), else
- * found now and cached. When none exists, reports it and runs `missing`
- * (a return statement): the call does nothing, the program goes on.
+ * Makes sure `real`, a wrapper's static pointer to its real function, is
+ * set: found at the first call. When none exists, reports it and runs
+ * `missing` (a return statement): the call does nothing, the program goes
+ * on. The pointer is a
+ * plain pointer, read with one compare on every call as before the lookup
+ * moved here: first calls racing on it store the same value, an aligned
+ * pointer store is whole on every target this library builds for, and an
+ * atomic load would add an instruction to every call of every program.
  */
-#define PG_COUNT_FIND(real, cache, name, caller, missing)                                                     \
+#define PG_COUNT_FIND(real, name, caller, missing)                                                          \
     do {                                                                                                     \
-        *(void **)&(real) = __atomic_load_n((void **)&(cache), __ATOMIC_RELAXED);                             \
         if (__builtin_expect(!(real), 0)) {                                                                  \
             *(void **)&(real) = pg__count_next(name, caller);                                                \
             if (!(real)) {                                                                                   \
                 pg__count_unforwarded(name);                                                                 \
                 missing;                                                                                     \
             }                                                                                                \
-            __atomic_store_n((void **)&(cache), *(void **)&(real), __ATOMIC_RELAXED);                        \
         }                                                                                                    \
     } while (0)
 
@@ -78,15 +84,13 @@ void pg__count_caller_name(char *out, size_t len, void *caller);
  */
 #define PG_COUNT_CALL(op, fn_type, name, shape_init, formula, call_args)                                     \
     do {                                                                                                     \
-        static fn_type cache;                                                                                \
-        fn_type real;                                                                                        \
-        void *caller = __builtin_return_address(0);                                                          \
-        PG_COUNT_FIND(real, cache, name, caller, return);                                                    \
+        static fn_type real;                                                                                 \
+        PG_COUNT_FIND(real, name, __builtin_return_address(0), return);                                      \
         if (pg__count_on && !pg__count_inside) {                                                             \
             shape shp = shape_init;                                                                          \
             int64_t f;                                                                                       \
             int bad = formula;                                                                               \
-            pg__count_record(op, caller, &shp, f, bad);                                                      \
+            pg__count_record(op, __builtin_return_address(0), &shp, f, bad);                                 \
             pg__count_inside = 1;                                                                            \
             real call_args;                                                                                  \
             pg__count_inside = 0;                                                                            \

@@ -15,7 +15,7 @@
  *      that object and its dependencies, where its BLAS is;
  *   3. every other loaded object, in load order.
  *
- * A definition found in this library itself is skipped at every step (a
+ * A definition found in this library itself is skipped in steps 2 and 3 (a
  * program may link it). The handles of steps 2 and 3 stay open, so a
  * function found there stays mapped for as long as it is cached.
  */
@@ -91,9 +91,9 @@ static void *in_any_object(const char *name)
 void *pg__count_next(const char *name, void *caller)
 {
     Dl_info info;
-    void *p = dlsym(RTLD_NEXT, name);
+    void *p = dlsym(RTLD_NEXT, name); /* what comes after this library is never this library */
 
-    if (p && !ours(p))
+    if (p)
         return p;
     if (caller && dladdr(caller, &info) && info.dli_fname && (p = in_scope_of(info.dli_fname, name)) != NULL)
         return p;
