@@ -2,9 +2,10 @@
  * names.c - naming the function that made a counted call: the symbol whose
  * range holds the return address, from the file's .symtab (so a program
  * needs no -rdynamic), else its .dynsym, else dladdr()'s nearest symbol.
- * C++ names (libtorch's, a C++ program's) are demangled with the process's
- * own __cxa_demangle when its C++ runtime is loaded, and lose their
- * parameter list: "at::native::cpublas::gemm", not the mangled text.
+ * C++ names are demangled with the process's own __cxa_demangle when its
+ * C++ runtime is loaded (nothing is loaded for it), and lose their
+ * parameter list: "lab::Layer::forward" for both overloads, not the
+ * mangled text.
  * Called only when the counts are written, never on a BLAS call.
  */
 #include "count_internal.h"

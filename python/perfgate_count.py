@@ -26,7 +26,8 @@ import contextlib
 import ctypes
 import functools
 
-__all__ = ["active", "push", "pop", "range", "wrap_record_function"]
+# `range` is left out: `from perfgate_count import *` must not hide the builtin range.
+__all__ = ["active", "push", "pop", "wrap_record_function"]
 
 
 def _find():

@@ -448,3 +448,39 @@ Test(count, cublas_flops_on_a_device)
     json_decref(o);
     free(out);
 }
+
+/* A C++ program (its runtime loaded, as any that uses the standard library): callers demangled. */
+Test(count, cpp_callers_are_named_without_their_parameters)
+{
+    static const char src[] =
+        "#include <cblas.h>\n#include <cstdio>\n#include <vector>\n"
+        "static std::vector<float> a(32 * 32), b(32 * 32), c(32 * 32);\n"
+        "namespace lab {\n"
+        "struct Layer { __attribute__((noinline)) void forward(int n) const;\n"
+        "               __attribute__((noinline)) void forward(int n, float s) const; };\n"
+        "void Layer::forward(int n) const {\n"
+        "  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1, a.data(), n, b.data(), n, 0,"
+        " c.data(), n); }\n"
+        "void Layer::forward(int n, float s) const {\n"
+        "  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, s, a.data(), n, b.data(), n, 0,"
+        " c.data(), n); }\n"
+        "}\n"
+        "int main() { lab::Layer l; l.forward(8); l.forward(16, 2.0f); std::printf(\"%g\\n\", c[0]); }\n";
+    char *tmp = pg_test_tmpdir(), *cpp = pg_test_write(tmp, "prog.cpp", src), *prog = pg__asprintf("%s/cpp", tmp);
+    char *cmd = pg__asprintf("c++ -O1 -g -o %s %s -lopenblas 2>&1", prog, cpp), *out = NULL;
+    char *const argv[] = {prog, NULL};
+    pg_counts c;
+
+    cr_assert_eq(pg_test_sh(&out, cmd), 0, "%s", out);
+    cr_assert_eq(pg_count_run(&c, argv, 60, 1), 0, "%s", pg_error_last());
+    /* Both overloads are one function by name: the parameter list is dropped. */
+    cr_assert_eq(pg_counts_sum(&c, "function", "lab::Layer::forward"), 2LL * 8 * 8 * 8 + 2LL * 16 * 16 * 16, "%s",
+                 c.n ? c.rows[0].function : "no rows");
+    pg_counts_clear(&c);
+    free(out);
+    free(cmd);
+    free(prog);
+    free(cpp);
+    pg_test_rmtree(tmp);
+    free(tmp);
+}
