@@ -16,13 +16,16 @@
 #include <string.h>
 
 #define MAX_MODULES 64
+/* Joins the names of a trace's ranges in a row: a name may hold '/', never this. */
+#define NAME_SEP '\x1f'
 
 /*
  * The modules a row counts for: its calling function, and each range around
  * the call. A program's ranges are paths, as FlopCounterMode's modules are
  * ("outer/inner" runs inside "outer" too); a trace's are the names of the
- * ranges around the op ("ProfilerStep#2", "forward"), so `forward` sums
- * every step's forward. `owned` receives what the caller frees.
+ * ranges around the op ("ProfilerStep#2", "forward"; `by_name`), so
+ * `forward` sums every step's forward. `owned` receives what the caller
+ * frees.
  */
 static size_t row_modules(const char **mods, char **owned, size_t *nowned, const pg_count_row *r, int by_name)
 {
@@ -32,7 +35,7 @@ static size_t row_modules(const char **mods, char **owned, size_t *nowned, const
     *nowned = 0;
     if (r->function[0])
         mods[n++] = r->function;
-    while (*p && n < MAX_MODULES - 1 && (slash = strchr(p, '/')) != NULL) {
+    while (*p && n < MAX_MODULES - 1 && (slash = strchr(p, by_name ? NAME_SEP : '/')) != NULL) {
         const char *from = by_name ? p : r->range;
         if ((owned[*nowned] = strndup(from, (size_t)(slash - from))) != NULL)
             mods[n++] = owned[(*nowned)++];
@@ -145,7 +148,7 @@ static int is_range(const pg_trace *t, const pg_trace_event *e)
     return *cat ? strcmp(cat, "user_annotation") == 0 : strstr(pg_trace_str(t, e->name), "::") == NULL;
 }
 
-/* The ranges around event `ev`, outermost first, joined by '/'. */
+/* The names of the ranges around event `ev`, outermost first, joined by NAME_SEP. */
 static char *range_path(const pg_trace *t, size_t ev)
 {
     int32_t chain[64];
@@ -159,7 +162,9 @@ static char *range_path(const pg_trace *t, size_t ev)
     pg__buf_puts(&b, "");
     while (n > 0) {
         const char *name = pg_trace_str(t, t->events[chain[--n]].name);
-        pg__buf_printf(&b, "%s%s", b.len ? "/" : "", name);
+        if (b.len)
+            pg__buf_put(&b, (const char[]){NAME_SEP}, 1);
+        pg__buf_puts(&b, name);
     }
     return pg__buf_detach(&b);
 }

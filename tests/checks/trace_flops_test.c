@@ -168,7 +168,7 @@ Test(trace_flops, an_op_inside_a_counted_op_counts_once)
 {
     static const char text[] =
         "{\"traceEvents\": ["
-        "{\"name\": \"step\", \"cat\": \"user_annotation\", \"ph\": \"X\", \"ts\": 0, \"dur\": 100, \"pid\": 1, \"tid\": 1},"
+        "{\"name\": \"train/step\", \"cat\": \"user_annotation\", \"ph\": \"X\", \"ts\": 0, \"dur\": 100, \"pid\": 1, \"tid\": 1},"
         "{\"name\": \"aten::conv2d\", \"cat\": \"cpu_op\", \"ph\": \"X\", \"ts\": 1, \"dur\": 50, \"pid\": 1, \"tid\": 1,"
         " \"args\": {\"flops\": 1000}},"
         "{\"name\": \"aten::mm\", \"cat\": \"cpu_op\", \"ph\": \"X\", \"ts\": 2, \"dur\": 10, \"pid\": 1, \"tid\": 1,"
@@ -178,10 +178,11 @@ Test(trace_flops, an_op_inside_a_counted_op_counts_once)
     char *tmp = pg_test_tmpdir(), *trace = pg_test_write(tmp, "nested.json", text);
     pg_proc p;
 
-    /* The mm inside the convolution is the convolution's work; the one after it is its own. */
+    /* The mm inside the convolution is the convolution's work; the one after it is its own. A range's name
+       may hold '/'. */
     cr_assert_eq(run_check(&p, tmp, "nested.json",
                            "total: 1000 + 2*2*3*4, per_op: {\"aten::conv2d\": 1000, \"aten::mm\": 2*2*3*4}, "
-                           "per_module: {step: 1000 + 2*2*3*4}"),
+                           "per_module: {\"train/step\": 1000 + 2*2*3*4}"),
                  0, "%s%s", p.out, p.err);
     pg_proc_free(&p);
     free(trace);
