@@ -228,9 +228,12 @@ Test(count_first_week, a_module_mismatch_names_the_shape_that_changed_inside_it,
     cr_assert_eq(p.status, 1, "%s%s", p.out, p.err);
     cr_assert(strstr(p.out, "module head: expected 128,000, got 914,432 (+786,432) (+1 call of sgemm [64,96]x[96,64])"),
               "%s", p.out);
-    cr_assert(strstr(p.out, "op sgemm: expected 589,824, got 1,376,256 (+786,432) (+1 call of sgemm [64,96]x[96,64])"),
+    /* Over the whole op both shapes could explain it: both are named. */
+    cr_assert(strstr(p.out, "op sgemm: expected 589,824, got 1,376,256 (+786,432) (+") != NULL, "%s", p.out);
+    cr_assert(strstr(p.out, "+1 call of sgemm [64,96]x[96,64], or +4 calls of sgemm [64,32]x[32,48])") ||
+                  strstr(p.out, "+4 calls of sgemm [64,32]x[32,48], or +1 call of sgemm [64,96]x[96,64])"),
               "%s", p.out);
-    cr_assert(strstr(p.out, "calls of sgemm [64,32]x[32,48]") == NULL, "embed's shape did not change: %s", p.out);
+    cr_assert(strstr(p.out, "(+786,432) (+4 calls of sgemm [64,32]x[32,48]);") == NULL, "%s", p.out);
     pg_proc_free(&p);
     pg_test_rmtree(tmp);
     free(tmp);
