@@ -358,6 +358,7 @@ static int side_result(pg_run *run, const ab_case *ac, int which, int rounds)
         char *msg = pg__asprintf("%s build: %s", which ? "head" : "base",
                                  last->message ? last->message : "no round was measured");
         r->status = last->status == PG_STATUS_SKIPPED ? PG_STATUS_SKIPPED : PG_STATUS_ERROR;
+        r->absent = last->absent;
         r->message = msg;
         return msg ? 0 : PG_ENOMEM;
     }
@@ -591,9 +592,11 @@ int pg_ab_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_options *o
             if (err)
                 goto cleanup;
             if (ac->failed[0] || ac->failed[1]) {
+                const pg_result *bad = &ac->last[ac->failed[0] ? 0 : 1];
                 seq[i].failed = 1;
-                pg_progress_line(&prog, "[round %d/%d] %s  ERROR on the %s build; left out of the other rounds",
-                                 round + 1, o.rounds, ac->c->key, ac->failed[0] ? "base" : "head");
+                pg_progress_line(&prog, "[round %d/%d] %s  %s the %s build: %s; left out of the other rounds",
+                                 round + 1, o.rounds, ac->c->key, bad->absent && ac->failed[0] ? "NEW, not in" : "ERROR on",
+                                 ac->failed[0] ? "base" : "head", bad->message ? bad->message : "no reason given");
             } else {
                 /* Both sides measured this round: the pair's log ratio joins the case's rounds. */
                 ac->d[ac->n[1] - 1] = log(ac->vals[1][ac->n[1] - 1] / ac->vals[0][ac->n[0] - 1]);
@@ -637,6 +640,8 @@ int pg_ab_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_options *o
     out->head->source = pg__strdup("ab-head");
     out->base->ref = pg__strdup(o.base);
     out->head->ref = pg__strdup(o.head);
+    out->base->mode = PG_MODE_INTERLEAVED_BASE;
+    out->head->mode = PG_MODE_INTERLEAVED_HEAD;
     out->paired = calloc(ncases, sizeof(*out->paired));
     if (!out->paired) {
         err = pg_error_set(PG_ENOMEM, "out of memory");
