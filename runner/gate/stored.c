@@ -76,20 +76,35 @@ int pg_stored_compare(pg_stored_comparison *c, const pg_compare_options *co)
                                                                             : 0;
 }
 
+/* The run `head_sel` selects (NULL: the latest), loaded. */
+static int load_head(pg_run **out, pg_store *store, const char *head_sel)
+{
+    int64_t id;
+    int err;
+
+    *out = NULL;
+    return (err = pg_select_head(&id, store, head_sel)) != 0 ? err : pg_store_load_run(out, store, id);
+}
+
+/* The loaded `head` (taken) compared with its baseline. */
+static int compare_loaded(pg_stored_comparison *out, pg_store *store, pg_run *head, const char *base_sel,
+                          const pg_select_options *so, const pg_compare_options *co)
+{
+    int err = pg_stored_select(out, store, head, base_sel, so);
+
+    out->own_head = head;
+    return err ? err : pg_stored_compare(out, co);
+}
+
 int pg_stored_compare_head(pg_stored_comparison *out, pg_store *store, const char *head_sel, const char *base_sel,
                       const pg_select_options *so, const pg_compare_options *co)
 {
     pg_run *head = NULL;
-    int64_t head_id;
     int err;
 
     assert(out && store);
     memset(out, 0, sizeof(*out));
-    if ((err = pg_select_head(&head_id, store, head_sel)) != 0 || (err = pg_store_load_run(&head, store, head_id)) != 0)
-        return err;
-    err = pg_stored_select(out, store, head, base_sel, so);
-    out->own_head = head;
-    return err ? err : pg_stored_compare(out, co);
+    return (err = load_head(&head, store, head_sel)) != 0 ? err : compare_loaded(out, store, head, base_sel, so, co);
 }
 
 void pg_stored_clear(pg_stored_comparison *c)
@@ -156,19 +171,15 @@ int pg_stored_decision_head(pg_stored_comparison *out, pg_store *store, const ch
 {
     pg_decision d;
     pg_run *head = NULL;
-    int64_t head_id;
     int err;
 
     assert(out && store);
     memset(out, 0, sizeof(*out));
-    if ((err = pg_select_head(&head_id, store, head_sel)) != 0 || (err = pg_store_load_run(&head, store, head_id)) != 0)
+    if ((err = load_head(&head, store, head_sel)) != 0)
         return err;
-    if ((err = pg_store_load_decision(&d, store, head_id)) == PG_ENOTFOUND) {
-        /* No decision was stored for this run: compare it now, as `compare` does. */
-        err = pg_stored_select(out, store, head, NULL, NULL);
-        out->own_head = head;
-        return err ? err : pg_stored_compare(out, NULL);
-    }
+    /* No decision was stored for this run: compare it now, as `compare` does. */
+    if ((err = pg_store_load_decision(&d, store, head->id)) == PG_ENOTFOUND)
+        return compare_loaded(out, store, head, NULL, NULL, NULL);
     out->head = out->own_head = head;
     if (err)
         return err;
