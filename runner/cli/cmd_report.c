@@ -117,7 +117,8 @@ int pg_cmd_report(int argc, char **argv)
         return rc;
     }
     {
-        pg_report_data d = {c.head, c.cmp, &origin};
+        /* A decided run where the gate's reports put it (its pull request, its head): the same report again. */
+        pg_report_data d = {c.head, c.cmp, c.stored.decided ? &c.stored.origin : &origin};
         rc = pg_report_mux_emit(&mux, &d) ? 3 : 0;
     }
     pg_cli_compared_clear(&c);

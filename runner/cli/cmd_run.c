@@ -131,6 +131,7 @@ static int do_run(const run_cli *cl, pg_gate_options *go, char **paths, int npat
         pg_cli_instruments(&go->exec.instruments, cl->instrument);
     go->exec.roofline = !cl->no_roofline && !(getenv("PERFGATE_ROOFLINE") && strcmp(getenv("PERFGATE_ROOFLINE"), "off") == 0);
     go->ab_progress = go->exec.progress ? stderr : NULL;
+    go->origin = &outs.origin;
     go->notify = pg_cli_gate_step;
     go->payload = &view;
     rc = (err = pg_gate_run(&res, &set, go)) != 0 ? pg_cli_fail(err) : pg_cli_gate_finish(&view, &res);

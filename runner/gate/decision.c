@@ -159,7 +159,16 @@ static json_t *base_json(const pg_run *b)
                      pg_run_mode_name(b->mode));
 }
 
-static char *summary_detail(const pg_comparison *cmp)
+static json_t *origin_json(const pg_report_origin *og)
+{
+    if (!og || (!og->repository && !og->pr && !og->head_sha && !og->run_url))
+        return json_null();
+    return json_pack("{s:o, s:I, s:o, s:o, s:o, s:b, s:o}", "repository", str_or_null(og->repository), "pr",
+                     (json_int_t)og->pr, "head_sha", str_or_null(og->head_sha), "base_sha", str_or_null(og->base_sha),
+                     "base_ref", str_or_null(og->base_ref), "fork", og->fork, "run_url", str_or_null(og->run_url));
+}
+
+static char *summary_detail(const pg_comparison *cmp, const pg_report_origin *og)
 {
     json_t *o = json_object(), *canary = fields_json(&cmp->canary, canary_fields, NFIELDS(canary_fields));
 
@@ -171,6 +180,7 @@ static char *summary_detail(const pg_comparison *cmp)
     json_object_set_new(o, "checks_total", json_integer((json_int_t)cmp->checks_total));
     json_object_set_new(o, "checks_failed", json_integer((json_int_t)cmp->checks_failed));
     json_object_set_new(o, "canary", canary);
+    json_object_set_new(o, "origin", origin_json(og));
     return dump(o);
 }
 
@@ -217,7 +227,7 @@ int pg_decision_from(pg_decision *out, const pg_comparison *cmp, int64_t run_id,
     out->suite_shift = cmp->suite.shift;
     out->suite_spread = cmp->suite.spread;
     out->canary = dup_or_null(cmp->canary.summary);
-    out->detail = summary_detail(cmp);
+    out->detail = summary_detail(cmp, ctx ? ctx->origin : NULL);
     if (!out->outcome || !out->baseline || !out->detail)
         err = pg_error_set(PG_ENOMEM, "out of memory recording a decision");
     if (!err && ctx)
@@ -399,5 +409,23 @@ int pg_decision_to(pg_comparison **out, pg_run **out_base, const pg_decision *d,
         return err;
     }
     *out = c;
+    return 0;
+}
+
+int pg_decision_origin(pg_report_origin *out, const pg_decision *d)
+{
+    json_t *o = json_loads(d->detail ? d->detail : "{}", 0, NULL), *og = json_object_get(o, "origin");
+
+    memset(out, 0, sizeof(*out));
+    if (json_is_object(og)) {
+        out->repository = json_str(og, "repository");
+        out->pr = json_integer_value(json_object_get(og, "pr"));
+        out->head_sha = json_str(og, "head_sha");
+        out->base_sha = json_str(og, "base_sha");
+        out->base_ref = json_str(og, "base_ref");
+        out->fork = json_is_true(json_object_get(og, "fork"));
+        out->run_url = json_str(og, "run_url");
+    }
+    json_decref(o);
     return 0;
 }

@@ -308,7 +308,7 @@ static int store_base_side(pg_gate_result *r, const pg_gate_options *o)
 static int store_decision(pg_gate_result *r, const pg_gate_options *o)
 {
     gate_state *st = r->internal;
-    pg_decision_context ctx = {NULL, 0, NULL, o->confirm};
+    pg_decision_context ctx = {NULL, 0, NULL, o->confirm, o->origin};
     const pg_run *base = st->ab.base;
     pg_decision d;
     int err;

@@ -19,6 +19,7 @@
 
 #include "exec/exec.h"
 #include "machine/meta.h"
+#include "report/report.h"
 #include "store/select.h"
 #include "store/store.h"
 #include "suite/suite.h"
@@ -57,11 +58,12 @@ typedef struct pg_gate_options {
     void *payload;
     int fixed_rounds;         /* interleaved: every case all rounds, no sequential stopping */
     double max_time;          /* interleaved: seconds for the rounds (confirmation included); <= 0: no limit */
+    const pg_report_origin *origin; /* where the run sits on GitHub, kept with the decision; NULL: nowhere */
 } pg_gate_options;
 
 #define PG_GATE_OPTIONS_VERSION 1
 #define PG_GATE_OPTIONS_INIT \
-    {PG_GATE_OPTIONS_VERSION, PG_EXEC_OPTIONS_INIT, {NULL, NULL}, NULL, 0, NULL, 0, -1.0, -1.0, 0, 300.0, NULL, NULL, 0, NULL, NULL, NULL, 0, 0.0}
+    {PG_GATE_OPTIONS_VERSION, PG_EXEC_OPTIONS_INIT, {NULL, NULL}, NULL, 0, NULL, 0, -1.0, -1.0, 0, 300.0, NULL, NULL, 0, NULL, NULL, NULL, 0, 0.0, NULL}
 
 typedef struct pg_gate_result {
     pg_run *run;              /* the head run (stored when a store was given) */
@@ -107,6 +109,7 @@ typedef struct pg_stored_comparison {
     int decided;              /* cmp is the decision the gate stored for `head`, not a comparison made now */
     pg_decision decision;     /* that decision as stored (decided), else empty */
     pg_run *base_stub;        /* the first baseline run as the decision names it (cmp->base); NULL */
+    pg_report_origin origin;  /* where the decided run sat on GitHub, as the gate's reports said; empty */
 } pg_stored_comparison;
 
 /* What a decision records beyond the comparison. */
@@ -115,6 +118,7 @@ typedef struct pg_decision_context {
     size_t nbases;
     const char *described;    /* how the baseline was chosen, and what selection left out */
     int confirmed;            /* regressions were re-measured before deciding */
+    const pg_report_origin *origin; /* where the run sat on GitHub when its reports were written; NULL */
 } pg_decision_context;
 
 /**
@@ -137,6 +141,9 @@ int pg_decision_from(pg_decision *out, const pg_comparison *cmp, int64_t run_id,
  */
 int pg_decision_to(pg_comparison **out, pg_run **out_base, const pg_decision *d, const pg_run *head,
                    const pg_run *const *bases, size_t nbases);
+
+/** Where the decided run sat on GitHub when the gate wrote its reports (empty when nowhere). */
+int pg_decision_origin(pg_report_origin *out, const pg_decision *d);
 
 /**
  * Loads the run `head_sel` selects (NULL: the latest) with the decision the

@@ -121,6 +121,7 @@ void pg_stored_clear(pg_stored_comparison *c)
     pg_run_free(c->base_stub);
     pg_selection_clear(&c->selection);
     pg_decision_clear(&c->decision);
+    pg_report_origin_clear(&c->origin);
     memset(c, 0, sizeof(*c));
 }
 
@@ -185,7 +186,8 @@ int pg_stored_decision_head(pg_stored_comparison *out, pg_store *store, const ch
         return err;
     out->decision = d;
     out->decided = 1;
-    if ((err = load_decided_bases(out, store)) != 0 || (err = decided_selection(out)) != 0)
+    if ((err = load_decided_bases(out, store)) != 0 || (err = decided_selection(out)) != 0 ||
+        (err = pg_decision_origin(&out->origin, &out->decision)) != 0)
         return err;
     return pg_decision_to(&out->cmp, &out->base_stub, &out->decision, head, (const pg_run *const *)out->bases,
                           out->nbases);
