@@ -149,3 +149,22 @@ Test(modes_cli, an_interleaved_run_shows_its_base_build_and_is_never_pooled)
     cr_assert(strstr(p.out, "c1c1c1c1") && strstr(p.out, "c3c3c3c3") && !strstr(p.out, "c2c2c2c2"), "%s", p.out);
     pg_proc_free(&p);
 }
+
+Test(modes_cli, a_base_side_error_shows_its_cause_as_a_head_side_one_does)
+{
+    const char *ab[] = {"gate", "--no-store", "--base-build", base, "--head-build", head, "--rounds", "6", suite, NULL};
+    pg_proc p;
+    char *path = pg_test_write(base, "a.sh", "#!/bin/sh\necho 'the base build broke' >&2\nexit 7\n");
+
+    free(path);
+    pg_test_run(&p, tmp, NULL, ab);
+    /* A case the base build could not measure is an ERROR of the gate, never a pass, and says why. */
+    cr_assert_eq(p.status, 3, "%d\n%s\n%s", p.status, p.out, p.err);
+    cr_assert(strstr(p.err, "m/a[]@1:cpu  ERROR on the base build: command ") != NULL, "%s", p.err);
+    cr_assert(strstr(p.err, "exited with status 7") != NULL && strstr(p.err, "the base build broke") != NULL, "%s",
+              p.err);
+    cr_assert(strstr(p.out, "perfgate: ERROR — 1 case could not be measured, so nothing vouches for it: m/a[]@1:cpu: "
+                            "base build: command ") != NULL,
+              "%s", p.out);
+    pg_proc_free(&p);
+}
