@@ -95,6 +95,7 @@ static const char *migrations[] = {
     /* 1 -> 2: as the SQLite engine's: run modes, absent cases, decisions. */
     "ALTER TABLE runs ADD COLUMN mode TEXT NOT NULL DEFAULT 'plain';"
     "ALTER TABLE results ADD COLUMN absent INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE runs ADD COLUMN fingerprint TEXT;"
     "CREATE TABLE decisions ("
     "  run_id BIGINT PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,"
     "  made_at BIGINT NOT NULL,"

@@ -311,8 +311,8 @@ static int save_once(int *out_added, pg_pq_store *s, pg_run *run)
     PGresult *res = NULL;
     int64_t machine_id = 0, run_id = 0, *ids = NULL;
     char machine[32], pr[32], started[32], finished[32];
-    const char *p[13];
-    int err;
+    const char *p[14];
+    int err, own = 0;
 
     if ((err = prepare(s)) != 0)
         return err;
@@ -328,10 +328,12 @@ static int save_once(int *out_added, pg_pq_store *s, pg_run *run)
         if ((err = pg__pq_exec(s, NULL, PGRES_COMMAND_OK,
                                "INSERT INTO machines(hash, fingerprint) VALUES ($1, $2) ON CONFLICT (hash) DO NOTHING",
                                2, p, "writing the machine")) != 0 ||
-            (err = pg__pq_exec(s, &res, PGRES_TUPLES_OK, "SELECT id FROM machines WHERE hash = $1", 1, p,
-                               "reading the machine")) != 0)
+            (err = pg__pq_exec(s, &res, PGRES_TUPLES_OK, "SELECT id, fingerprint FROM machines WHERE hash = $1", 1,
+                               p, "reading the machine")) != 0)
             goto rollback;
         machine_id = pg__pq_int(res, 0, 0, 0);
+        /* A fingerprint other than the machine's first (its roofs measured again): the run keeps its own. */
+        own = strcmp(PQgetvalue(res, 0, 1), p[1]) != 0;
         PQclear(res);
         res = NULL;
     }
@@ -354,12 +356,13 @@ static int save_once(int *out_added, pg_pq_store *s, pg_run *run)
     p[10] = started;
     p[11] = finished;
     p[12] = pg_run_mode_name(run->mode);
+    p[13] = own ? run->machine_json : NULL;
     if ((err = pg__pq_exec(s, &res, PGRES_TUPLES_OK,
                            "INSERT INTO runs(uuid, suite_set, commit_sha, branch, ref, pr, ci_url, source,"
-                           " tool_version, machine_id, started_at, finished_at, mode)"
-                           " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)"
+                           " tool_version, machine_id, started_at, finished_at, mode, fingerprint)"
+                           " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)"
                            " ON CONFLICT (uuid) DO NOTHING RETURNING id",
-                           13, p, "writing a run")) != 0)
+                           14, p, "writing a run")) != 0)
         goto rollback;
     if (PQntuples(res) == 0) {
         PQclear(res);
@@ -585,8 +588,9 @@ int pg__pq_load_run(pg_run **out, pg_store *store, int64_t run_id)
         return err;
     if ((err = pg__pq_exec(s, &res, PGRES_TUPLES_OK,
                            "SELECT r.uuid, r.suite_set, r.commit_sha, r.branch, r.ref, r.pr, r.ci_url,"
-                           " r.source, r.tool_version, m.hash, m.fingerprint, r.started_at, r.finished_at, r.mode"
-                           " FROM runs r LEFT JOIN machines m ON m.id = r.machine_id WHERE r.id = $1",
+                           " r.source, r.tool_version, m.hash, coalesce(r.fingerprint, m.fingerprint), r.started_at,"
+                           " r.finished_at, r.mode FROM runs r LEFT JOIN machines m ON m.id = r.machine_id"
+                           " WHERE r.id = $1",
                            1, p, "reading a run")) != 0)
         goto cleanup;
     if (PQntuples(res) == 0) {

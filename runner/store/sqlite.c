@@ -84,11 +84,14 @@ static const char *migrations[] = {
     "  PRIMARY KEY(name, run_id));",
     /*
      * 1 -> 2: how each run was measured (earlier runs were all measured
-     * alone), cases absent from the build measured, and the gate's decision
-     * as a record of its own (baselines/README.md, "Decisions").
+     * alone), cases absent from the build measured, a run's own machine
+     * fingerprint where it differs from the machine's first (its roofs, as
+     * its reports showed them), and the gate's decision as a record of its
+     * own (baselines/README.md, "Decisions").
      */
     "ALTER TABLE runs ADD COLUMN mode TEXT NOT NULL DEFAULT 'plain';"
     "ALTER TABLE results ADD COLUMN absent INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE runs ADD COLUMN fingerprint TEXT;"
     "CREATE TABLE decisions ("
     "  run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,"
     "  made_at INTEGER NOT NULL,"

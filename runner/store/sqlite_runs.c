@@ -42,6 +42,27 @@ static int lookup_or_insert(pg_sqlite_store *s, int64_t *out, const char *select
     return err;
 }
 
+/*
+ * Whether `fingerprint` differs from the one machine `machine_id` was first
+ * stored with (its roofs measured again, say): the run then keeps its own,
+ * so that it reads back as its reports showed it.
+ */
+static int own_fingerprint(pg_sqlite_store *s, int *out, int64_t machine_id, const char *fingerprint)
+{
+    sqlite3_stmt *st = NULL;
+    int rc;
+
+    *out = 0;
+    if (sqlite3_prepare_v2(s->db, "SELECT fingerprint FROM machines WHERE id = ?1", -1, &st, NULL) != SQLITE_OK)
+        return pg__sqlite_error(s, "preparing a machine lookup");
+    sqlite3_bind_int64(st, 1, machine_id);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        *out = strcmp((const char *)sqlite3_column_text(st, 0), fingerprint) != 0;
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW ? 0 : pg__sqlite_error(s, "reading a machine");
+}
+
 static void bind_double_or_null(sqlite3_stmt *st, int i, double v, int valid)
 {
     if (valid)
@@ -129,7 +150,7 @@ int pg__sqlite_save_run(int *out_added, pg_store *store, pg_run *run)
     pg_sqlite_store *s = pg__sqlite(store);
     sqlite3_stmt *st = NULL, *rst = NULL, *cst = NULL;
     int64_t machine_id = 0, run_id = 0;
-    int err = PG_ESTORE, in_tx = 0;
+    int err = PG_ESTORE, in_tx = 0, own = 0;
     size_t i;
 
     if (out_added)
@@ -156,14 +177,15 @@ int pg__sqlite_save_run(int *out_added, pg_store *store, pg_run *run)
         const char *args[2] = {run->machine_hash, run->machine_json ? run->machine_json : "{}"};
         if ((err = lookup_or_insert(s, &machine_id, "SELECT id FROM machines WHERE hash = ?1",
                                     "INSERT INTO machines(hash, fingerprint) VALUES (?1, ?2)",
-                                    args, 2, 1)) != 0)
+                                    args, 2, 1)) != 0 ||
+            (err = own_fingerprint(s, &own, machine_id, args[1])) != 0)
             goto cleanup;
     }
 
     if (sqlite3_prepare_v2(s->db,
                            "INSERT INTO runs(uuid, suite_set, commit_sha, branch, ref, pr, ci_url, source,"
-                           " tool_version, machine_id, started_at, finished_at, mode)"
-                           " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+                           " tool_version, machine_id, started_at, finished_at, mode, fingerprint)"
+                           " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
                            -1, &st, NULL) != SQLITE_OK) {
         err = pg__sqlite_error(s, "preparing a run insert");
         goto cleanup;
@@ -183,6 +205,7 @@ int pg__sqlite_save_run(int *out_added, pg_store *store, pg_run *run)
     sqlite3_bind_int64(st, 11, run->started_at);
     sqlite3_bind_int64(st, 12, run->finished_at ? run->finished_at : run->started_at);
     pg__sqlite_bind_text(st, 13, pg_run_mode_name(run->mode));
+    pg__sqlite_bind_text(st, 14, own ? run->machine_json : NULL);
     if (sqlite3_step(st) != SQLITE_DONE) {
         err = pg__sqlite_error(s, "writing a run");
         goto cleanup;
@@ -356,8 +379,9 @@ int pg__sqlite_load_run(pg_run **out, pg_store *store, int64_t run_id)
     *out = NULL;
     if (sqlite3_prepare_v2(s->db,
                            "SELECT r.uuid, r.suite_set, r.commit_sha, r.branch, r.ref, r.pr, r.ci_url,"
-                           " r.source, r.tool_version, m.hash, m.fingerprint, r.started_at, r.finished_at, r.mode"
-                           " FROM runs r LEFT JOIN machines m ON m.id = r.machine_id WHERE r.id = ?1",
+                           " r.source, r.tool_version, m.hash, coalesce(r.fingerprint, m.fingerprint), r.started_at,"
+                           " r.finished_at, r.mode FROM runs r LEFT JOIN machines m ON m.id = r.machine_id"
+                           " WHERE r.id = ?1",
                            -1, &st, NULL) != SQLITE_OK)
         return pg__sqlite_error(s, "preparing a run query");
     sqlite3_bind_int64(st, 1, run_id);

@@ -388,3 +388,29 @@ ENGINE_TEST(a_database_of_schema_version_1_migrates_and_reads)
     pg_run_list_clear(&list);
     pg_store_close(s);
 }
+
+ENGINE_TEST(a_run_reads_back_with_its_own_fingerprint)
+{
+    pg_store *s;
+    pg_run *first = make_run("main", PG_MODE_PLAIN, 1), *second = make_run("main", PG_MODE_PLAIN, 1), *back;
+
+    /* The same machine, its roofs measured again: the second run's reports showed other roofs. */
+    free(first->machine_json);
+    first->machine_json = pg__strdup("{\"cpu_model\":\"test\",\"roofs\":{\"1\":{\"peak_gflops\":100}}}");
+    free(second->machine_json);
+    second->machine_json = pg__strdup("{\"cpu_model\":\"test\",\"roofs\":{\"1\":{\"peak_gflops\":97.5}}}");
+    pg_assert_ok(pg_store_open(&s, dbpath));
+    pg_assert_ok(pg_store_save_run(s, first));
+    pg_assert_ok(pg_store_save_run(s, second));
+    pg_assert_ok(pg_store_load_run(&back, s, first->id));
+    cr_assert_str_eq(back->machine_json, first->machine_json);
+    cr_assert_str_eq(back->machine_hash, "abcdef0123456789");
+    pg_run_free(back);
+    pg_assert_ok(pg_store_load_run(&back, s, second->id));
+    cr_assert_str_eq(back->machine_json, second->machine_json);
+    cr_assert_str_eq(back->machine_hash, "abcdef0123456789", "one machine still");
+    pg_run_free(back);
+    pg_run_free(first);
+    pg_run_free(second);
+    pg_store_close(s);
+}
