@@ -834,7 +834,9 @@ static void step6_a_baseline_from_another_machine_compares_nothing(void)
     /* The runs of main as a hosted runner with another CPU would have stored them. */
     free(sh_ok("cp '%s' '%s'", w.restored_db, db));
     free(sql(db, "UPDATE machines SET hash = '0ddba11c0ffee123', fingerprint = json_set(fingerprint, "
-                 "'$.cpu_model', '" OTHER_CPU "', '$.hostname', 'fv-az412-7')"));
+                 "'$.cpu_model', '" OTHER_CPU "', '$.hostname', 'fv-az412-7');"
+                 "UPDATE runs SET fingerprint = json_set(fingerprint, '$.cpu_model', '" OTHER_CPU "', '$.hostname', "
+                 "'fv-az412-7') WHERE fingerprint IS NOT NULL"));
     history_env(&e, dir);
     rc = history_gate(&out, dir, &e, "other.db");
     cr_assert_eq(rc, 4, "a baseline only from another machine: exit %d, not 4 (nothing compared)\n%s", rc, out);
