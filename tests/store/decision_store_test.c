@@ -7,6 +7,7 @@
  * decisions along; and a database written by the perfgate of schema
  * version 1 opens, migrates and reads.
  */
+#include "engines.h"
 #include "support.h"
 
 #include "base/util.h"
@@ -19,45 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *tmp, *dbpath;
-static int on_server;
+TestSuite(decisions, .init = store_setup, .fini = store_teardown);
+TestSuite(decisions_pg, .init = store_setup_server, .fini = store_teardown);
 
-static void setup(void)
-{
-    tmp = pg_test_tmpdir();
-    dbpath = pg__asprintf("%s/test.db", tmp);
-    on_server = 0;
-}
-
-static void setup_server(void)
-{
-    tmp = pg_test_tmpdir();
-    dbpath = pg_test_pg_database();
-    on_server = 1;
-}
-
-static void teardown(void)
-{
-    pg_test_rmtree(tmp);
-    free(tmp);
-    free(dbpath);
-}
-
-TestSuite(decisions, .init = setup, .fini = teardown);
-TestSuite(decisions_pg, .init = setup_server, .fini = teardown);
-
-/* The same body on each engine. */
-#define ENGINE_TEST(name)                   \
-    static void name(void);                 \
-    Test(decisions, name)                   \
-    {                                       \
-        name();                             \
-    }                                       \
-    Test(decisions_pg, name)                \
-    {                                       \
-        name();                             \
-    }                                       \
-    static void name(void)
+#define ENGINE_TEST(name) ENGINE_TEST_IN(decisions, decisions_pg, name)
 
 static pg_run *make_run(const char *branch, pg_run_mode mode, size_t ncases)
 {

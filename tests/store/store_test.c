@@ -3,6 +3,7 @@
  * (suite `store`) and a real PostgreSQL server started for this binary
  * (suite `store_pg`, a fresh database per test).
  */
+#include "engines.h"
 #include "support.h"
 
 #include "base/model.h"
@@ -18,47 +19,35 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static char *tmp;
-static char *dbpath;
+char *tmp;
+char *dbpath;
+int on_server;
 
-static int on_server;
-
-static void setup(void)
+void store_setup(void)
 {
     tmp = pg_test_tmpdir();
     dbpath = pg__asprintf("%s/test.db", tmp);
     on_server = 0;
 }
 
-static void setup_server(void)
+void store_setup_server(void)
 {
     tmp = pg_test_tmpdir();
     dbpath = pg_test_pg_database();
     on_server = 1;
 }
 
-static void teardown(void)
+void store_teardown(void)
 {
     pg_test_rmtree(tmp);
     free(tmp);
     free(dbpath);
 }
 
-TestSuite(store, .init = setup, .fini = teardown);
-TestSuite(store_pg, .init = setup_server, .fini = teardown);
+TestSuite(store, .init = store_setup, .fini = store_teardown);
+TestSuite(store_pg, .init = store_setup_server, .fini = store_teardown);
 
-/* A test of the store's contract: the same body on each engine. */
-#define ENGINE_TEST(name)                   \
-    static void name(void);                 \
-    Test(store, name)                       \
-    {                                       \
-        name();                             \
-    }                                       \
-    Test(store_pg, name)                    \
-    {                                       \
-        name();                             \
-    }                                       \
-    static void name(void)
+#define ENGINE_TEST(name) ENGINE_TEST_IN(store, store_pg, name)
 
 /* Runs and results stored, as the engine's own check counts them. */
 static void counts(int64_t *runs, int64_t *results)
