@@ -266,13 +266,15 @@ static int by_place(const void *a, const void *b)
     return (x->run > y->run) - (x->run < y->run);
 }
 
-static int read_verdicts(hist *h, pg_sqlite_store *s)
+static int read_verdicts(hist *h, pg_sqlite_store *s, const char *glob)
 {
     sqlite3_stmt *st = NULL;
     int rc, err = 0;
 
-    if (sqlite3_prepare_v2(s->db, "SELECT run_id, key, verdict FROM decision_cases", -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(s->db, "SELECT run_id, key, verdict FROM decision_cases WHERE ?1 IS NULL OR key GLOB ?1",
+                           -1, &st, NULL) != SQLITE_OK)
         return store_error(s, "preparing the history query");
+    pg__sqlite_bind_text(st, 1, glob);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         size_t run = run_of(h, sqlite3_column_int64(st, 0)), pos;
         hverdict *v;
@@ -365,7 +367,8 @@ int pg__sqlite_history_rows(pg_store *store, const char *glob, const char *branc
     int err;
 
     if ((err = read_runs(&h, s, branch)) == 0 && (err = read_cases(&h, s, glob)) == 0 &&
-        (err = read_results(&h, s)) == 0 && (err = order_rows(&h)) == 0 && (err = read_verdicts(&h, s)) == 0) {
+        (err = read_results(&h, s)) == 0 && (err = order_rows(&h)) == 0 &&
+        (err = read_verdicts(&h, s, glob)) == 0) {
         for (i = 0; i < h.nrows && !err; i++) {
             const hrow *r = &h.rows[h.sorted[i]];
             const hrun *run = &h.runs[r->run];
