@@ -323,7 +323,6 @@ ENGINE_TEST(a_database_of_schema_version_1_migrates_and_reads)
     load_v1();
     pg_assert_ok(pg_store_open(&s, dbpath));
     cr_assert_eq(pg_store_schema_version(s), pg_store_schema_latest());
-    cr_assert_eq(pg_store_schema_latest(), 2);
     pg_assert_ok(pg_store_check(&cr, s));
     cr_assert(cr.ok, "%s", cr.message);
     cr_assert_eq(cr.runs, 2);
