@@ -354,6 +354,9 @@ static int side_result(pg_run *run, const ab_case *ac, int which, int rounds)
     r->flops = last->flops;
     r->bytes = last->bytes;
     r->number_per_run = 1;
+    /* What the last round described beyond its time (a trace's ops per step): what changed reads it. */
+    if (last->extra_json && !(r->extra_json = pg__strdup(last->extra_json)))
+        return pg_error_set(PG_ENOMEM, "out of memory");
     if (ac->failed[which] || ac->n[which] == 0) {
         char *msg = pg__asprintf("%s build: %s", which ? "head" : "base",
                                  last->message ? last->message : "no round was measured");

@@ -68,6 +68,19 @@ static int trusted_target(pg_report_origin *origin, pg_cli_post_flags *pf, pg_po
     return -1;
 }
 
+/*
+ * Posts `run` and `cmp` after the acceptance by label: what the input claims
+ * of one is taken back, and the label is read from the API (report_cli.h).
+ */
+static int post_accepted(const pg_run *run, pg_comparison *cmp, const pg_report_origin *origin,
+                         const pg_cli_post_flags *pf)
+{
+    pg_report_data d = {run, cmp, origin};
+    int rc = pg_cli_accept_by_label(cmp, origin, pf, 1);
+
+    return rc ? rc : pg_cli_post(&d, pf);
+}
+
 int pg_cmd_post(int argc, char **argv)
 {
     const char *db = NULL, *base_sel = NULL, *from = NULL;
@@ -90,6 +103,11 @@ int pg_cmd_post(int argc, char **argv)
         {"no-comment", 0, PG_OPT_FLAG, &pf.no_comment, NULL, "do not post the PR comment"},
         {"no-status", 0, PG_OPT_FLAG, &pf.no_status, NULL, "do not set the commit status"},
         {"webhook", 0, PG_OPT_STR, &pf.webhook, "URL", "also post a short JSON summary ({\"text\": ...}) to URL"},
+        {"comment", 0, PG_OPT_STR, &pf.comment, "WHEN",
+         "always (default), on-change (create the comment only for a regression, improvement, failure or "
+         "acceptance; update one that exists), off"},
+        {"accept-label", 0, PG_OPT_STR, &pf.accept_label, "NAME",
+         "a pull request carrying this label has its regressions accepted (default perf-accepted; '' for none)"},
         {"dry-run", 'n', PG_OPT_FLAG, &pf.dry_run, NULL, "print what would be posted; no network, no token"},
         {0},
     };
@@ -111,6 +129,13 @@ int pg_cmd_post(int argc, char **argv)
         "SHA and repository are claims: any disagreement exits 2 and posts\n"
         "nothing. A run that concluded other than success or failure posts\n"
         "nothing and exits 0.\n\n"
+        "Accepting a regression: when the pull request carries the label\n"
+        "--accept-label (default perf-accepted; adding one needs triage rights,\n"
+        "so a fork's author cannot), its regressions are accepted: the outcome is\n"
+        "ACCEPTED, the status success, \"1 regression accepted by label, applied by\n"
+        "@user\". The label and who applied it are read from GitHub's API; a\n"
+        "report's own claim of acceptance by label is ignored. Removing the label\n"
+        "fails the next run's post again.\n\n"
         "examples:\n"
         "  perfgate post                         (on a pull_request event)\n"
         "  perfgate post --from perfgate.json    (on a workflow_run event)\n"
@@ -120,6 +145,8 @@ int pg_cmd_post(int argc, char **argv)
 
     if ((rc = pg_cli_parse(&spec, argc, argv, &nargs)) != 0)
         return rc < 0 ? 0 : rc;
+    if ((rc = pg_cli_post_flags_check(&pf)) != 0)
+        return rc;
     if (from && nargs) {
         fprintf(stderr, "perfgate post: give either RUN or --from FILE; see 'perfgate post --help'\n");
         return 2;
@@ -145,10 +172,7 @@ int pg_cmd_post(int argc, char **argv)
             claim.pr = claim.pr ? claim.pr : doc->run->pr;
             if ((rc = trusted_target(&origin, &pf, &trust, &claim, env_origin.repository, env_origin.run_url)) >= 0)
                 goto cleanup;
-            {
-                pg_report_data d = {doc->run, doc->cmp, &origin};
-                rc = pg_cli_post(&d, &pf);
-            }
+            rc = post_accepted(doc->run, doc->cmp, &origin, &pf);
             goto cleanup;
         }
         /*
@@ -159,10 +183,7 @@ int pg_cmd_post(int argc, char **argv)
         origin.pr = env_origin.pr ? env_origin.pr : doc->origin.pr;
         origin.head_sha = pg__strdup(env_origin.head_sha ? env_origin.head_sha : doc->origin.head_sha);
         origin.run_url = pg__strdup(doc->origin.run_url ? doc->origin.run_url : env_origin.run_url);
-        {
-            pg_report_data d = {doc->run, doc->cmp, &origin};
-            rc = pg_cli_post(&d, &pf);
-        }
+        rc = post_accepted(doc->run, doc->cmp, &origin, &pf);
     } else {
         if ((rc = pg_cli_compare_stored(&c, db, nargs ? argv[1] : NULL, base_sel)) != 0)
             goto cleanup;
@@ -171,16 +192,10 @@ int pg_cmd_post(int argc, char **argv)
             claim.pr = c.head->pr;
             if ((rc = trusted_target(&origin, &pf, &trust, &claim, env_origin.repository, env_origin.run_url)) >= 0)
                 goto cleanup;
-            {
-                pg_report_data d = {c.head, c.cmp, &origin};
-                rc = pg_cli_post(&d, &pf);
-            }
+            rc = post_accepted(c.head, c.stored.cmp, &origin, &pf);
             goto cleanup;
         }
-        {
-            pg_report_data d = {c.head, c.cmp, &env_origin};
-            rc = pg_cli_post(&d, &pf);
-        }
+        rc = post_accepted(c.head, c.stored.cmp, &env_origin, &pf);
     }
 
 cleanup:

@@ -57,9 +57,56 @@ static int write_html(const pg_cli_compared *c, const char *out_path)
     return err ? pg_cli_fail(err) : 0;
 }
 
+/* A page of a saved JSON report: its verdicts and what changed (no history: no database is read). */
+static int html_from(const pg_report_doc *doc, const char *from, const char *out_path)
+{
+    FILE *f = strcmp(out_path, "-") == 0 ? stdout : fopen(out_path, "w");
+    char *title = pg__asprintf("perfgate: %s (%s @ %.12s)", from, doc->run->branch ? doc->run->branch : "?",
+                               doc->run->commit ? doc->run->commit : "no commit");
+    int err;
+
+    if (!f)
+        err = pg_error_set(PG_EIO, "%s: cannot write: %s", out_path, strerror(errno));
+    else
+        err = pg_report_html(f, title ? title : "perfgate", NULL, 0, doc->cmp);
+    if (f && f != stdout && fclose(f) != 0 && !err)
+        err = pg_error_set(PG_EIO, "%s: write failed", out_path);
+    free(title);
+    return err ? pg_cli_fail(err) : 0;
+}
+
+/* `report --from FILE`: a saved JSON report in any format, as the gate wrote it. */
+static int report_from(const char *from, const char *format, const char *out_path, long max_bytes)
+{
+    pg_report_doc *doc = NULL;
+    pg_reporter *r = NULL;
+    pg_report_mux mux = {0};
+    int err, rc;
+
+    if ((err = pg_report_doc_load(&doc, from)) != 0)
+        return pg_cli_fail(err);
+    if (strcmp(format, "html") == 0) {
+        rc = html_from(doc, from, out_path);
+        pg_report_doc_free(doc);
+        return rc;
+    }
+    if ((err = pg_reporter_file(&r, format, out_path)) != 0 || (r->opts.max_bytes = (size_t)max_bytes, 0) ||
+        (err = pg_report_mux_add(&mux, r)) != 0) {
+        pg_report_doc_free(doc);
+        return pg_cli_fail(err);
+    }
+    {
+        pg_report_data d = {doc->run, doc->cmp, &doc->origin};
+        rc = pg_report_mux_emit(&mux, &d) ? 3 : 0;
+    }
+    pg_report_mux_clear(&mux);
+    pg_report_doc_free(doc);
+    return rc;
+}
+
 int pg_cmd_report(int argc, char **argv)
 {
-    const char *db = NULL, *base_sel = NULL, *format = "md", *out_path = "-";
+    const char *db = NULL, *base_sel = NULL, *format = "md", *out_path = "-", *from = NULL;
     long max_bytes = 0;
     pg_cli_compared c;
     pg_reporter *r = NULL;
@@ -75,6 +122,9 @@ int pg_cmd_report(int argc, char **argv)
          "compare now with this baseline (id, commit:SHA, branch:NAME, last:K[:BRANCH]) instead of showing the "
          "stored decision"},
         {"max-bytes", 0, PG_OPT_INT, &max_bytes, "N", "markdown: leave rows out to stay under N bytes"},
+        {"from", 0, PG_OPT_STR, &from, "FILE",
+         "a saved JSON report (perfgate gate --json FILE) instead of a stored run; html then shows its verdicts and "
+         "what changed, without history"},
         {0},
     };
     const pg_cmd_spec spec = {
@@ -90,7 +140,9 @@ int pg_cmd_report(int argc, char **argv)
         "  perfgate report --format md latest\n"
         "  perfgate report --format json -o perfgate.json\n"
         "  perfgate report --format junit -o junit.xml 42\n"
-        "  perfgate report --format html -o perfgate.html   (trend plots, self-contained)",
+        "  perfgate report --format html -o perfgate.html   (trend plots, self-contained)\n"
+        "  perfgate report --from perfgate-report.json --format html -o changed.html\n"
+        "      (a pull request's gate: what changed, with differential flame graphs)",
         opts, 0, 1};
 
     if ((rc = pg_cli_parse(&spec, argc, argv, &nargs)) != 0)
@@ -99,6 +151,12 @@ int pg_cmd_report(int argc, char **argv)
         fprintf(stderr, "perfgate report: --max-bytes must not be negative\n");
         return 2;
     }
+    if (from && (nargs || db || base_sel)) {
+        fprintf(stderr, "perfgate report: --from FILE reads a saved report: no RUN, --db or --base with it\n");
+        return 2;
+    }
+    if (from)
+        return report_from(from, format, out_path, max_bytes);
     if (strcmp(format, "html") == 0) {
         if ((rc = pg_cli_compare_stored(&c, db, nargs ? argv[1] : NULL, base_sel)) == 0)
             rc = write_html(&c, out_path);

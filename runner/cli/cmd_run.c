@@ -223,6 +223,9 @@ static int run_or_gate(int argc, char **argv, int gate)
          "interleaved: seconds for all rounds, confirmation included; the time left goes to the cases still open"},
         {"fixed-rounds", 0, PG_OPT_FLAG, &go->fixed_rounds, NULL,
          "interleaved: every case all --rounds, decided at that count (no sequential stopping)"},
+        {"no-diagnose", 0, PG_OPT_FLAG, &go->no_diagnose, NULL,
+         "interleaved: do not count a REGRESSED timed case on both builds to say what changed (Valgrind, the "
+         "allocation counter; only when a case regressed)"},
     };
     pg_cmd_spec spec = {gate ? "gate" : "run", "[options] SUITE|DIR...",
                         gate ? "Run suites, store the run, compare with the baseline and exit with the verdict."
@@ -241,6 +244,12 @@ static int run_or_gate(int argc, char **argv, int gate)
     memset(&opts[nopts], 0, sizeof(pg_opt));
     if ((rc = pg_cli_parse(&spec, argc, argv, &nargs)) != 0)
         return rc < 0 ? 0 : rc;
+    {
+        pg_cli_post_flags pf = {0};
+        pf.comment = cl.rep.comment;
+        if ((rc = pg_cli_post_flags_check(&pf)) != 0)
+            return rc;
+    }
     /* A verdict against stored runs from one process is too often a fluke: confirm it unless told not to. */
     go->confirm = !cl.no_confirm;
     if (go->confirm_budget < 0)

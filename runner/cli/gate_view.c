@@ -77,6 +77,7 @@ int pg_cli_gate_finish(const pg_cli_gate_view *v, const pg_gate_result *r)
         pg_report_data d = {r->run, r->cmp, &v->outs->origin};
         pf.no_comment = pf.no_status = !v->rep->post;
         pf.webhook = v->rep->webhook;
+        pf.comment = v->rep->comment;
         (void)pg_cli_post(&d, &pf);
     }
     return worse(rc, r->check_error_code);

@@ -30,8 +30,11 @@ void pg_cli_report_opts(pg_opt *opts, int *n, pg_cli_report_flags *rf, int gate)
         {"style", 0, PG_OPT_STR, &rf->style, "STYLE", "terminal table: auto, color, nocolor, none (default auto)"},
         {"post", 0, PG_OPT_FLAG, &rf->post, NULL, "post the sticky PR comment and commit status (GITHUB_TOKEN)"},
         {"webhook", 0, PG_OPT_STR, &rf->webhook, "URL", "post a short JSON summary ({\"text\": ...}) to URL"},
+        {"comment", 0, PG_OPT_STR, &rf->comment, "WHEN",
+         "with --post: always (default), on-change (a comment only for a regression, improvement, failure or "
+         "acceptance; one that exists is updated), off"},
     };
-    int i, count = gate ? 6 : 4;
+    int i, count = gate ? 7 : 4;
 
     for (i = 0; i < count; i++)
         opts[(*n)++] = common[i];
@@ -113,6 +116,79 @@ static int warn_or_fail(int err, const char *what)
     return 3;
 }
 
+int pg_cli_post_flags_check(const pg_cli_post_flags *pf)
+{
+    if (pf->comment && strcmp(pf->comment, "always") != 0 && strcmp(pf->comment, "on-change") != 0 &&
+        strcmp(pf->comment, "off") != 0) {
+        fprintf(stderr, "perfgate: --comment %s: expected always, on-change or off\n", pf->comment);
+        return 2;
+    }
+    if (pf->accept_label && *pf->accept_label && pg_post_label_check(pf->accept_label) != 0) {
+        fprintf(stderr, "perfgate: --accept-label: %s\n", pg_error_last());
+        return 2;
+    }
+    return 0;
+}
+
+/* Whether a quiet pull request (--comment on-change) gets a comment: anything but a plain, unchanged pass. */
+static int worth_a_comment(const pg_comparison *cmp)
+{
+    return cmp->outcome != PG_OUTCOME_PASS || cmp->counts[PG_VERDICT_REGRESSED] || cmp->counts[PG_VERDICT_IMPROVED] ||
+           cmp->checks_failed;
+}
+
+int pg_cli_accept_by_label(pg_comparison *cmp, const pg_report_origin *og, const pg_cli_post_flags *pf,
+                           int from_report)
+{
+    const char *label = pf->accept_label ? pf->accept_label : PG_CLI_ACCEPT_LABEL;
+    const char *repo = pf->repo ? pf->repo : og ? og->repository : NULL;
+    int64_t pr = pf->pr > 0 ? pf->pr : og ? og->pr : 0;
+    pg_gh_options go = PG_GH_OPTIONS_INIT;
+    pg_post_label l = {0, NULL};
+    pg_gh *gh = NULL;
+    char *by = NULL, *why = NULL;
+    size_t i, open = 0;
+    int err, n;
+
+    /* A report cannot know who labelled the pull request: what it claims is taken back first. */
+    if (from_report && (i = pg_comparison_unaccept(cmp, PG_ACCEPT_LABEL)) > 0)
+        fprintf(stderr, "perfgate: the report claims %zu regression%s accepted by label; ignored: only GitHub's "
+                        "API says who applied a label\n", i, i == 1 ? "" : "s");
+    for (i = 0; i < cmp->ncases; i++)
+        open += cmp->cases[i].verdict == PG_VERDICT_REGRESSED && !cmp->cases[i].accepted;
+    if (!open || !*label || pr <= 0 || !repo)
+        return 0;
+    if (pf->dry_run) {
+        fprintf(stderr, "perfgate: dry run: a real post reads whether %s#%lld carries the label '%s'\n", repo,
+                (long long)pr, label);
+        return 0;
+    }
+    go.debug = env("PERFGATE_DEBUG") ? stderr : NULL;
+    if ((err = pg_gh_new(&gh, &go)) != 0 || (err = pg_post_label_read(&l, gh, repo, pr, label)) != 0) {
+        pg_gh_free(gh);
+        if (err == PG_ENOMEM)
+            return pg_cli_fail(err);
+        /* Fail closed: a label nobody could read accepts nothing. */
+        fprintf(stderr, "perfgate: warning: cannot read the labels of %s#%lld (%s); no regression accepted\n", repo,
+                (long long)pr, pg_error_last());
+        return 0;
+    }
+    pg_gh_free(gh);
+    if (!l.present) {
+        pg_post_label_clear(&l);
+        return 0;
+    }
+    by = l.applied_by ? pg__asprintf("@%s", l.applied_by) : NULL;
+    why = by ? pg__asprintf("accepted by label %s, applied by %s", label, by) : pg__asprintf("accepted by label %s", label);
+    n = why ? pg_comparison_accept(cmp, NULL, PG_ACCEPT_LABEL, by, why) : pg_error_set(PG_ENOMEM, "out of memory");
+    if (n > 0)
+        fprintf(stderr, "perfgate: %d regression%s %s\n", n, n == 1 ? "" : "s", why);
+    pg_post_label_clear(&l);
+    free(by);
+    free(why);
+    return n < 0 ? pg_cli_fail(n) : 0;
+}
+
 int pg_cli_post(const pg_report_data *d, const pg_cli_post_flags *pf)
 {
     pg_report_options ro = PG_REPORT_OPTIONS_INIT;
@@ -129,6 +205,9 @@ int pg_cli_post(const pg_report_data *d, const pg_cli_post_flags *pf)
     pg_buf body = PG_BUF_INIT, desc = PG_BUF_INIT;
     pg_post_outcome po;
     pg_gh *gh = NULL;
+    int no_comment = pf->no_comment || (pf->comment && strcmp(pf->comment, "off") == 0);
+    /* on-change: a comment only for something to read; one that exists is kept up to date. */
+    int quiet = pf->comment && strcmp(pf->comment, "on-change") == 0 && !worth_a_comment(d->cmp);
     int err, rc = 0;
 
     if (!marker || !context) {
@@ -142,24 +221,28 @@ int pg_cli_post(const pg_report_data *d, const pg_cli_post_flags *pf)
         goto cleanup;
     }
     if (pf->dry_run) {
-        if (!pf->no_comment)
-            printf("comment on %s#%lld:\n%s\n", repo ? repo : "?", (long long)pr, body.ptr);
+        if (!no_comment)
+            printf("%s on %s#%lld:\n%s\n", quiet ? "comment (only if one exists: --comment on-change)" : "comment",
+                   repo ? repo : "?", (long long)pr, body.ptr);
         if (!pf->no_status)
             printf("status on %s@%s: %s %s: %s\n", repo ? repo : "?", sha ? sha : "?", context, state, desc.ptr);
         goto cleanup;
     }
-    if (!pf->no_comment || !pf->no_status) {
+    if (!no_comment || !pf->no_status) {
         go.debug = env("PERFGATE_DEBUG") ? stderr : NULL;
         if ((err = pg_gh_new(&gh, &go)) != 0) {
             rc = warn_or_fail(err, "posting to GitHub");
             goto webhook;
         }
     }
-    if (!pf->no_comment) {
+    if (!no_comment) {
         if (pr <= 0) {
             fprintf(stderr, "perfgate: no pull request (not a pull_request event and no --pr): no comment posted\n");
-        } else if ((err = pg_post_sticky_comment(&po, gh, repo, pr, marker, body.ptr, url)) != 0) {
+        } else if ((err = (quiet ? pg_post_sticky_update : pg_post_sticky_comment)(&po, gh, repo, pr, marker,
+                                                                                 body.ptr, url)) != 0) {
             rc |= warn_or_fail(err, "the PR comment");
+        } else if (!po.comment_id) {
+            fprintf(stderr, "perfgate: nothing changed and no comment yet: none created (--comment on-change)\n");
         } else {
             fprintf(stderr, "perfgate: %s comment %lld on %s#%lld\n", po.created ? "created" : "updated",
                     (long long)po.comment_id, repo, (long long)pr);

@@ -15,6 +15,7 @@
 typedef struct pg_cli_report_flags {
     const char *md, *json, *junit, *style, *webhook;
     int post;
+    const char *comment;     /* --post: always, on-change, off */
 } pg_cli_report_flags;
 
 /** Appends the reporting options to `opts` at index *n (gate adds the posting ones). */
@@ -45,13 +46,35 @@ typedef struct pg_cli_post_flags {
     const char *repo, *sha, *context, *marker, *webhook;
     long pr;
     int no_comment, no_status, dry_run;
+    const char *comment;      /* when the comment is written: always (NULL), on-change, off */
+    const char *accept_label; /* `post`: the label that accepts regressions (NULL: perf-accepted; "": none) */
 } pg_cli_post_flags;
+
+/** The default label that accepts a pull request's regressions. */
+#define PG_CLI_ACCEPT_LABEL "perf-accepted"
+
+/** Checks --comment and --accept-label. @return 0, or 2 after a message. */
+int pg_cli_post_flags_check(const pg_cli_post_flags *pf);
 
 /**
  * Posts the sticky comment, the commit status and the webhook summary.
- * A 403 or 404 only warns. @return 0, or 3 after an error (printed).
+ * With --comment on-change a comment is created only when something
+ * changed, failed or was accepted, and one that exists is updated either
+ * way. A 403 or 404 only warns. @return 0, or 3 after an error (printed).
  */
 int pg_cli_post(const pg_report_data *data, const pg_cli_post_flags *pf);
+
+/**
+ * Accepting by label, in the trusted posting step: first takes back what
+ * `cmp` claims was accepted by label (it came from a report, which cannot
+ * know: `from_report`), then, when regressions are left and pull request
+ * origin->pr carries pf->accept_label, accepts them, naming who applied it
+ * (read from GitHub's API). Reading the labels failing leaves the outcome
+ * as it is, with a warning.
+ * @return 0, or 3 when out of memory (printed).
+ */
+int pg_cli_accept_by_label(pg_comparison *cmp, const pg_report_origin *origin, const pg_cli_post_flags *pf,
+                           int from_report);
 
 /* A stored run with the decision the gate stored for it, or compared with a baseline named (`--base`). */
 typedef struct pg_cli_compared {

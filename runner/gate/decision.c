@@ -11,6 +11,7 @@
 #include "gate/gate.h"
 
 #include "base/util.h"
+#include "cause/cause.h"
 #include "perfgate/errors.h"
 #include "verdict/exact.h"
 
@@ -131,6 +132,20 @@ static int case_from(pg_decision_case *out, const pg_case_verdict *v)
     json_object_set_new(o, "drift", fields_json(&v->drift, drift_fields, NFIELDS(drift_fields)));
     if (v->confirm.state != PG_CONFIRM_NONE)
         json_object_set_new(o, "confirm", fields_json(&v->confirm, confirm_fields, NFIELDS(confirm_fields)));
+    if (v->diag) {
+        char *text = pg_cause_to_json(v->diag);
+        json_t *dj = text ? json_loads(text, 0, NULL) : NULL;
+        free(text);
+        if (!dj) {
+            json_decref(o);
+            return pg_error_set(PG_ENOMEM, "out of memory recording a decision");
+        }
+        json_object_set_new(o, "diagnosis", dj);
+    }
+    if (v->accepted) {
+        json_object_set_new(o, "accepted", json_string(v->accepted));
+        json_object_set_new(o, "accepted_from", str_or_null(pg_accept_source_name(v->accepted_from)));
+    }
     out->key = pg__strdup(v->key);
     out->verdict = pg__strdup(pg_verdict_name(v->verdict));
     out->reason = v->reason ? pg__strdup(v->reason) : NULL;
@@ -181,6 +196,8 @@ static char *summary_detail(const pg_comparison *cmp, const pg_report_origin *og
     json_object_set_new(o, "checks_failed", json_integer((json_int_t)cmp->checks_failed));
     json_object_set_new(o, "canary", canary);
     json_object_set_new(o, "origin", origin_json(og));
+    if (cmp->accepted_by)
+        json_object_set_new(o, "accepted_by", json_string(cmp->accepted_by));
     return dump(o);
 }
 
@@ -259,7 +276,8 @@ static int parse_verdict(pg_verdict *out, const char *name)
 
 static int parse_outcome(pg_outcome *out, const char *name)
 {
-    static const pg_outcome all[] = {PG_OUTCOME_PASS, PG_OUTCOME_FAIL, PG_OUTCOME_NOTHING_COMPARED, PG_OUTCOME_ERROR};
+    static const pg_outcome all[] = {PG_OUTCOME_PASS, PG_OUTCOME_FAIL, PG_OUTCOME_NOTHING_COMPARED, PG_OUTCOME_ERROR,
+                                     PG_OUTCOME_ACCEPTED};
     size_t i;
 
     for (i = 0; name && i < NFIELDS(all); i++)
@@ -285,6 +303,29 @@ static const pg_result *find_in(const pg_run *const *runs, size_t n, const char 
     for (i = 0; i < n && !r; i++)
         r = pg_run_find(runs[i], key);
     return r;
+}
+
+/* What changed behind a case, and its acceptance, as the decision recorded them. */
+static int case_extras(pg_case_verdict *v, json_t *o)
+{
+    json_t *dj = json_object_get(o, "diagnosis");
+    const char *from = json_string_value(json_object_get(o, "accepted_from"));
+    char *text;
+    int err = 0;
+
+    if (json_is_object(dj)) {
+        if (!(text = json_dumps(dj, JSON_COMPACT | JSON_REAL_PRECISION(17))))
+            return pg_error_set(PG_ENOMEM, "out of memory reading a decision");
+        err = pg_cause_from_json(&v->diag, text);
+        free(text);
+    }
+    if (!err && json_is_string(json_object_get(o, "accepted"))) {
+        v->accepted = json_str(o, "accepted");
+        v->accepted_from = from && strcmp(from, "label") == 0 ? PG_ACCEPT_LABEL : PG_ACCEPT_SUITE;
+        if (!v->accepted)
+            err = pg_error_set(PG_ENOMEM, "out of memory reading a decision");
+    }
+    return err;
 }
 
 static int case_to(pg_case_verdict *v, const pg_decision_case *c, const pg_run *head, const pg_run *const *bases,
@@ -324,6 +365,10 @@ static int case_to(pg_case_verdict *v, const pg_decision_case *c, const pg_run *
         fields_read(&v->confirm, confirm_fields, NFIELDS(confirm_fields), json_object_get(o, "confirm"));
     }
     v->source = head->source;
+    if ((err = case_extras(v, o)) != 0) {
+        json_decref(o);
+        return err;
+    }
     json_decref(o);
     return v->key && (!c->reason || v->reason) ? 0 : pg_error_set(PG_ENOMEM, "out of memory reading a decision");
 }
@@ -365,6 +410,7 @@ static void summary_to(pg_comparison *c, json_t *o)
     c->checks_failed = (size_t)json_integer_value(json_object_get(o, "checks_failed"));
     fields_read(&c->canary, canary_fields, NFIELDS(canary_fields), canary);
     c->canary.drift = (unsigned)json_integer_value(json_object_get(canary, "drift"));
+    c->accepted_by = json_str(o, "accepted_by");
 }
 
 int pg_decision_to(pg_comparison **out, pg_run **out_base, const pg_decision *d, const pg_run *head,

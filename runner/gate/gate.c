@@ -10,10 +10,12 @@
  * confirmation is a fresh set of rounds.
  */
 #include "gate/gate.h"
+#include "gate/internal.h"
 
 #include "ab/ab.h"
 #include "ab/ab_exact.h"
 #include "ab/build_id.h"
+#include "cause/cause.h"
 #include "meter/meter.h"
 #include "perfgate/errors.h"
 #include "base/util.h"
@@ -64,8 +66,7 @@ static const char *plural(size_t n)
     return n == 1 ? "" : "s";
 }
 
-/* Finds the case with this key among the loaded suites; NULL when absent. */
-static const pg_case *find_case(const pg_suite_set *set, const char *key)
+const pg_case *pg__gate_find_case(const pg_suite_set *set, const char *key)
 {
     size_t i, j;
 
@@ -112,7 +113,7 @@ static int confirm_stored(pg_gate_result *r, const pg_suite_set *set, const pg_g
         for (i = 0; i < cmp->ncases; i++) {
             const pg_case *c;
             pg_result *res;
-            if (cmp->cases[i].verdict != order[k] || !(c = find_case(set, cmp->cases[i].key)))
+            if (cmp->cases[i].verdict != order[k] || !(c = pg__gate_find_case(set, cmp->cases[i].key)))
                 continue;
             if ((double)(pg__mono_ns() - t0) * 1e-9 >= o->confirm_budget)
                 break;
@@ -337,6 +338,24 @@ static int store_base_side(pg_gate_result *r, const pg_gate_options *o)
     return pg_store_save_run(o->store, base);
 }
 
+/*
+ * What changed behind each REGRESSED or IMPROVED case: what the compared
+ * results say themselves (counts, traces), then, for an interleaved gate's
+ * timed regressions, the counting instruments on both builds (diagnose.c)
+ * unless turned off. A gate without a regression runs nothing here.
+ */
+static int explain(pg_gate_result *r, const pg_suite_set *set, const pg_gate_options *o)
+{
+    pg_buf said = PG_BUF_INIT;
+    int err = pg_cause_attach(r->cmp);
+
+    if (!err && r->interleaved && !o->no_diagnose && r->cmp->counts[PG_VERDICT_REGRESSED] &&
+        (err = pg__gate_diagnose(r->cmp, set, o, &said)) == 0 && said.len)
+        note(o, r, "%s", said.ptr);
+    pg__buf_clear(&said);
+    return err;
+}
+
 /* The decision, stored beside the run: every later report shows it rather than deciding again. */
 static int store_decision(pg_gate_result *r, const pg_gate_options *o)
 {
@@ -441,10 +460,11 @@ int pg_gate_run(pg_gate_result *out, const pg_suite_set *set, const pg_gate_opti
 
     if (interleaved) {
         out->compared = 1;
-        if (opts->confirm && (err = confirm_interleaved(out, set, opts)) != 0)
+        if ((opts->confirm && (err = confirm_interleaved(out, set, opts)) != 0) ||
+            (err = explain(out, set, opts)) != 0)
             return err;
     } else if (opts->compare && opts->store) {
-        if ((err = compare_history(out, set, opts)) != 0)
+        if ((err = compare_history(out, set, opts)) != 0 || (err = explain(out, set, opts)) != 0)
             return err;
     } else {
         if ((err = pg_compare(&st->own_cmp, run, NULL, 0, NULL)) != 0)

@@ -6,6 +6,8 @@
  */
 #include "gate/gate.h"
 
+#include "cause/cause.h"
+
 #include "perfgate/errors.h"
 #include "base/util.h"
 
@@ -93,7 +95,10 @@ static int compare_loaded(pg_stored_comparison *out, pg_store *store, pg_run *he
     int err = pg_stored_select(out, store, head, base_sel, so);
 
     out->own_head = head;
-    return err ? err : pg_stored_compare(out, co);
+    if (!err)
+        err = pg_stored_compare(out, co);
+    /* What changed behind each change, as far as the stored results say (counts, traces). */
+    return err ? err : pg_cause_attach(out->cmp);
 }
 
 int pg_stored_compare_head(pg_stored_comparison *out, pg_store *store, const char *head_sel, const char *base_sel,

@@ -15,6 +15,7 @@
 
 #include "machine/fingerprint.h"
 #include "meter/internal.h"
+#include "meter/profile.h"
 #include "perfgate/errors.h"
 #include "plugin/plugin.h"
 #include "base/proc.h"
@@ -117,6 +118,7 @@ typedef struct reading {
     int marked;         /* a command's regions it marked (perfgate/region.h); 0: the whole process */
     pg__callgrind cg;
     pg_meter_memory mem;
+    char *profile;      /* instructions: where they went, per function (profile.h JSON); the first region only */
 } reading;
 
 static int read_child_file(reading *out, char **why, const char *path)
@@ -237,7 +239,11 @@ static int add_results(pg_run *run, const pg_case *c, unsigned instrument, const
             json_object_set_new(extra, "deterministic", json_boolean(lo == hi));
             json_object_set_new(extra, "spread", json_real(r->summary.median > 0 ? (hi - lo) / r->summary.median
                                                                                   : 0));
+            /* The instructions carry where they went (the first measurement's region); the other metrics do not. */
+            if (m == 0 && instrument == PG_INSTRUMENT_INSTRUCTIONS && rs[0].profile)
+                json_object_set_new(extra, "profile", json_loads(rs[0].profile, 0, NULL));
             r->extra_json = json_dumps(extra, JSON_COMPACT | JSON_SORT_KEYS);
+            json_object_del(extra, "profile");
         }
         if (!r->key || !r->suite || !r->name || !r->params_json || !r->device || !r->metric || !r->unit)
             return pg_error_set(PG_ENOMEM, "out of memory");
@@ -318,7 +324,8 @@ static char **build_argv(const pg_case *c, unsigned instrument, const char *vg, 
         /* A command is counted whole; the meter collects only inside its region. */
         argv[n++] = pg__strdup(c->command ? "--collect-atstart=yes" : "--collect-atstart=no");
         argv[n++] = pg__strdup("--cache-sim=yes");
-        argv[n++] = pg__strdup("--dump-line=no");
+        /* Lines, so that a function's delta can name its file:line. */
+        argv[n++] = pg__strdup("--dump-line=yes");
         argv[n++] = pg__asprintf("--callgrind-out-file=%s/callgrind.out", dir);
         argv[n++] = pg__strdup("--log-file=/dev/null");
     }
@@ -373,6 +380,25 @@ static void remove_dumps(const char *dir, int regions)
 }
 
 /*
+ * Where the instructions of the region in `files` went, per iteration, as
+ * profile.h JSON; NULL when the dumps cannot be read as one (the counts
+ * stand without it).
+ */
+static char *profile_of(const char *const *files, size_t n, int64_t iterations)
+{
+    pg_profile p;
+    char *text = NULL;
+
+    if (pg_profile_read_callgrind(&p, files, n) != 0)
+        return NULL;
+    pg_profile_scale(&p, 1.0 / (double)(iterations > 0 ? iterations : 1));
+    if (pg_profile_prune(&p) == 0)
+        text = pg_profile_to_json(&p);
+    pg_profile_clear(&p);
+    return text;
+}
+
+/*
  * A command's marked regions: each PERFGATE_REGION_END() (a Callgrind dump)
  * left dir/callgrind.out.N. Their sum, one iteration per region, goes into
  * `out`; none leaves `out` alone (the whole process is counted). Each file
@@ -381,31 +407,42 @@ static void remove_dumps(const char *dir, int regions)
 static int read_marked(reading *out, char **why, const char *dir)
 {
     pg__callgrind sum, one;
-    int k, e;
+    char **files = NULL;
+    int k, e, err = 0;
 
     memset(&sum, 0, sizeof(sum));
     for (k = 1;; k++) {
-        char *f = pg__asprintf("%s/callgrind.out.%d", dir, k);
-        if (!f)
-            return pg_error_set(PG_ENOMEM, "out of memory");
+        char *f = pg__asprintf("%s/callgrind.out.%d", dir, k), **grown;
+        if (!f || !(grown = realloc(files, (size_t)k * sizeof(*files)))) {
+            free(f);
+            err = pg_error_set(PG_ENOMEM, "out of memory");
+            k--;
+            break;
+        }
+        files = grown;
         if (access(f, F_OK) != 0) {
             free(f);
             break;
         }
+        files[k - 1] = f;
         if (!*why && pg__callgrind_read(&one, f) != 0)
             *why = pg__strdup(pg_error_last());
         for (e = 0; !*why && e < PG_CG__COUNT; e++)
             sum.ev[e] += one.ev[e];
         sum.cache_sim = one.cache_sim;
-        unlink(f);
-        free(f);
     }
-    if (k > 1 && !*why) {
+    if (!err && k > 1 && !*why) {
         out->cg = sum;
         out->marked = k - 1;
         out->iterations = k - 1;
+        out->profile = profile_of((const char *const *)files, (size_t)(k - 1), k - 1);
     }
-    return 0;
+    for (e = 0; e < k - 1; e++) {
+        unlink(files[e]);
+        free(files[e]);
+    }
+    free(files);
+    return err;
 }
 
 /*
@@ -488,6 +525,8 @@ static int measure_once(reading *out, char **why, const pg_case *c, unsigned ins
         out[r].iterations = out[0].iterations;
         if (pg__callgrind_read(&out[r].cg, cgfile) != 0)
             *why = pg__strdup(pg_error_last());
+        else if (r == 0)
+            out[r].profile = profile_of((const char *const *)&cgfile, 1, out[r].iterations);
         free(cgfile);
     }
     if (instrument == PG_INSTRUMENT_MEMORY && out->mem.overflow)
@@ -645,6 +684,8 @@ done:
     for (i = (int)first; !err && absent && i < (int)run->nresults; i++)
         run->results[i].absent = 1;
     json_decref(extra);
+    for (i = 0; rs && i < n * regions; i++)
+        free(rs[i].profile);
     free(rs);
     free(why);
     free(vg);

@@ -116,8 +116,9 @@ static char *body_json(const char *body)
     return s;
 }
 
-int pg_post_sticky_comment(pg_post_outcome *out, pg_gh *gh, const char *repo, int64_t pr, const char *marker,
-                           const char *body, const char *run_url)
+/* The sticky comment: found and updated, else created when `create`, else left alone (out->comment_id 0). */
+static int sticky(pg_post_outcome *out, pg_gh *gh, const char *repo, int64_t pr, const char *marker,
+                  const char *body, const char *run_url, int create)
 {
     pg_gh_response r = {0};
     const char *login = NULL;
@@ -162,6 +163,9 @@ int pg_post_sticky_comment(pg_post_outcome *out, pg_gh *gh, const char *repo, in
     }
 
     free(path);
+    path = NULL;
+    if (!found && !create)
+        goto cleanup;
     if (found)
         path = pg__asprintf("/repos/%s/issues/comments/%lld", repo, (long long)found);
     else
@@ -193,6 +197,18 @@ cleanup:
     free(path);
     free(page);
     return err;
+}
+
+int pg_post_sticky_comment(pg_post_outcome *out, pg_gh *gh, const char *repo, int64_t pr, const char *marker,
+                           const char *body, const char *run_url)
+{
+    return sticky(out, gh, repo, pr, marker, body, run_url, 1);
+}
+
+int pg_post_sticky_update(pg_post_outcome *out, pg_gh *gh, const char *repo, int64_t pr, const char *marker,
+                          const char *body, const char *run_url)
+{
+    return sticky(out, gh, repo, pr, marker, body, run_url, 0);
 }
 
 int pg_post_commit_status(pg_gh *gh, const char *repo, const char *sha, const char *state, const char *description,
@@ -375,6 +391,7 @@ char *pg_post_summary_text(const pg_report_data *d)
     pg__buf_printf(&b, "perfgate %s: %s: ", d->run->suite_set ? d->run->suite_set : "",
                    d->cmp->outcome == PG_OUTCOME_NOTHING_COMPARED ? "nothing compared"
                    : d->cmp->outcome == PG_OUTCOME_ERROR        ? "ERROR"
+                   : d->cmp->outcome == PG_OUTCOME_ACCEPTED     ? "ACCEPTED"
                    : d->cmp->exit_code                          ? "FAIL"
                                                                 : "pass");
     pg_render_summary_line(&b, d->cmp);
@@ -399,5 +416,10 @@ int pg_post_status_for(const char **out_state, pg_buf *desc, const pg_comparison
         return desc->len > before ? 0 : pg_error_set(PG_ENOMEM, "out of memory describing the status");
     }
     *out_state = pg_outcome_exit_code(cmp) ? "failure" : "success";
+    if (cmp->outcome == PG_OUTCOME_ACCEPTED) {
+        /* Green on purpose: the description says which regressions and who accepted them. */
+        pg__buf_puts(desc, cmp->outcome_reason ? cmp->outcome_reason : "regressions accepted");
+        return desc->len > before ? 0 : pg_error_set(PG_ENOMEM, "out of memory describing the status");
+    }
     return pg_render_summary_line(desc, cmp) == 0 ? 0 : pg_error_set(PG_ENOMEM, "out of memory describing the status");
 }

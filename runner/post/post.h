@@ -115,6 +115,14 @@ int pg_post_sticky_comment(pg_post_outcome *out, pg_gh *gh, const char *repo, in
                            const char *body, const char *run_url);
 
 /**
+ * Updates the sticky comment as pg_post_sticky_comment() does when one
+ * exists, and creates none (quiet comments: a clean pull request gets only
+ * the status). out->comment_id is 0 when there was none.
+ */
+int pg_post_sticky_update(pg_post_outcome *out, pg_gh *gh, const char *repo, int64_t pr, const char *marker,
+                          const char *body, const char *run_url);
+
+/**
  * Sets a commit status on `sha` with a stable `context`. `state` is one of
  * error, failure, pending, success; `description` is cut to 140 characters.
  * @return as pg_post_sticky_comment().
@@ -203,12 +211,44 @@ int pg_post_trust_find_pr(pg_post_trust *t, pg_gh *gh, const char *repo);
 int pg_post_trust_check(const pg_post_trust *t, const char *what, const char *repo, const char *claimed_repo,
                         int64_t claimed_pr, const char *claimed_sha);
 
+/*
+ * Accepting a regression with a pull request label (labels.c). Labels need
+ * triage rights on the repository, so the author of a fork cannot add one;
+ * they are read from the API by the trusted posting step, never from a
+ * report.
+ */
+typedef struct pg_post_label {
+    int present;              /* the pull request carries the label now */
+    char *applied_by;         /* the login that applied it last (the issue events); NULL when unknown */
+} pg_post_label;
+
+/**
+ * Whether pull request `pr` of `repo` carries `label` (GitHub compares
+ * names without regard to case), and who applied it:
+ * GET /repos/{repo}/issues/{pr}/labels, then its events.
+ * @param[out] out free with pg_post_label_clear().
+ * @return 0; PG_EUSAGE for a bad repository, pull request or label;
+ *         PG_ESKIP for 403/404 (the token may not read them); PG_ENET...
+ */
+int pg_post_label_read(pg_post_label *out, pg_gh *gh, const char *repo, int64_t pr, const char *label);
+void pg_post_label_clear(pg_post_label *l);
+
+/** A label name perfgate accepts: non-empty, printable, as long as GitHub's. @return 0 or PG_EUSAGE. */
+int pg_post_label_check(const char *label);
+
+/** Whether a JSON list of labels (GitHub's answer) holds `label`. */
+int pg__post_label_listed(const char *body, const char *label);
+/** Who applied `label` last in a JSON list of issue events (NULL after an "unlabeled"); *actor is replaced. */
+int pg__post_label_actor(char **actor, const char *body, const char *label);
+
 /** The short text of a run for a webhook or a status description ("perfgate cpu: 1 regression, ..."). */
 char *pg_post_summary_text(const pg_report_data *data);
 
 /**
  * The commit status a comparison's outcome posts: PASS "success", FAIL
- * "failure", both described by the summary line; NOTHING_COMPARED and ERROR
+ * "failure", both described by the summary line; ACCEPTED "success"
+ * described by who accepted what ("1 regression accepted by label,
+ * applied by @alice"); NOTHING_COMPARED and ERROR
  * "error" (neither must read as a pass) described as "nothing compared:
  * <reason>" and "ERROR: <reason>".
  * GitHub cuts the description at 140 characters: the reason leads with its point.

@@ -233,6 +233,8 @@ static void page_head(FILE *f, const char *title)
                "table{border-collapse:collapse;width:100%%}td,th{border-bottom:1px solid #ddd;padding:4px 6px;"
                "text-align:left}\n"
                "tr.bad td{background:#fde0dd}tr.good td{background:#e5f5e0}tr.unsure td{background:#fff7bc}\n"
+               ".cause{margin:0 0 16px}.cause h3{font-size:13px;font-weight:normal;margin:8px 0 2px}\n"
+               ".flame{width:100%%;height:auto;display:block;margin-top:6px}.flame text{pointer-events:none}\n"
                "</style></head><body>\n<h1>");
     esc(f, title);
     fprintf(f, "</h1>\n");
@@ -360,15 +362,24 @@ static void trends_panel(FILE *f, const pg_history *hs, size_t nh, const pg_comp
     fprintf(f, "</div>\n</section>\n");
 }
 
+void pg__html_esc(FILE *f, const char *s)
+{
+    esc(f, s);
+}
+
 int pg_report_html(FILE *f, const char *title, const pg_history *hs, size_t nh, const pg_comparison *cmp)
 {
     page_head(f, title);
     summary_panel(f, hs, nh, cmp);
     if (cmp)
         verdict_panel(f, cmp);
+    if (cmp)
+        pg__html_cause(f, cmp);
     if (cmp && cmp->head)
         pg__html_roofline(f, cmp->head);
-    trends_panel(f, hs, nh, cmp);
+    /* A page of a saved report has no history to draw. */
+    if (hs || !cmp)
+        trends_panel(f, hs, nh, cmp);
     fprintf(f, "</body></html>\n");
     return ferror(f) ? pg_error_set(PG_EIO, "writing the HTML report failed") : 0;
 }

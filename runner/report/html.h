@@ -24,4 +24,14 @@ int pg_report_html(FILE *f, const char *title, const pg_history *hs, size_t nh, 
 /** The roofline section (html_roofline.c): a log-log SVG of the run's roofs and cases; nothing without roofs. */
 void pg__html_roofline(FILE *f, const pg_run *run);
 
+/**
+ * The "What changed" section (html_flame.c): per REGRESSED or IMPROVED case
+ * with a diagnosis, its line, the top functions and the differential flame
+ * graph of its two Callgrind profiles; nothing without such a case.
+ */
+void pg__html_cause(FILE *f, const pg_comparison *cmp);
+
+/** Text into HTML or SVG: the five XML specials as entities, control characters as '?'. */
+void pg__html_esc(FILE *f, const char *s);
+
 #endif

@@ -9,6 +9,7 @@
  */
 #include "report/report.h"
 
+#include "cause/cause.h"
 #include "perfgate/errors.h"
 #include "machine/roofline.h"
 
@@ -153,6 +154,14 @@ static json_t *verdict_json(const pg_case_verdict *v)
         set(o, "confirm_ci_lo", num(v->confirm.lo));
         set(o, "confirm_ci_hi", num(v->confirm.hi));
     }
+    if (v->accepted) /* a regression accepted on purpose, and where that came from */
+        set(o, "accepted", json_pack("{s:s, s:o}", "why", v->accepted, "from",
+                                     str(pg_accept_source_name(v->accepted_from))));
+    if (v->diag && (v->verdict == PG_VERDICT_REGRESSED || v->verdict == PG_VERDICT_IMPROVED)) {
+        char *text = pg_cause_to_json(v->diag);
+        set(o, "diagnosis", text ? json_loads(text, 0, NULL) : NULL);
+        free(text);
+    }
     return o;
 }
 
@@ -208,6 +217,8 @@ int pg_render_json(pg_buf *out, const pg_report_data *d, const pg_report_options
     set(o, "exit_code", json_integer(pg_outcome_exit_code(cmp)));
     set(o, "outcome", str(pg_outcome_name(cmp->outcome)));
     set(o, "outcome_reason", str(cmp->outcome_reason));
+    if (cmp->accepted_by)
+        set(o, "accepted_by", str(cmp->accepted_by));
     set(o, "method", str(cmp->method));
     arr = json_object();
     for (v = 0; v < PG_VERDICT__COUNT; v++)
@@ -378,6 +389,32 @@ static int load_check(pg_run *run, json_t *o)
     return 0;
 }
 
+/*
+ * What changed behind a case and its acceptance, as the report says. A
+ * claim of acceptance by label is read as written; `perfgate post` takes
+ * such claims back (only GitHub's API can vouch for a label).
+ */
+static int load_extras(pg_case_verdict *v, json_t *o)
+{
+    json_t *acc = json_object_get(o, "accepted"), *dj = json_object_get(o, "diagnosis");
+    const char *from = json_string_value(json_object_get(acc, "from"));
+    char *text;
+    int err = 0;
+
+    if (json_is_object(acc) && json_is_string(json_object_get(acc, "why")) && v->verdict == PG_VERDICT_REGRESSED) {
+        if (!(v->accepted = get_str(acc, "why")))
+            return pg_error_set(PG_ENOMEM, "out of memory reading verdicts");
+        v->accepted_from = from && strcmp(from, "suite") == 0 ? PG_ACCEPT_SUITE : PG_ACCEPT_LABEL;
+    }
+    if (json_is_object(dj)) {
+        if (!(text = json_dumps(dj, JSON_COMPACT | JSON_REAL_PRECISION(17))))
+            return pg_error_set(PG_ENOMEM, "out of memory reading verdicts");
+        err = pg_cause_from_json(&v->diag, text);
+        free(text);
+    }
+    return err;
+}
+
 static int load_verdict(pg_comparison *cmp, const pg_run *run, json_t *o)
 {
     pg_case_verdict *p = realloc(cmp->cases, (cmp->ncases + 1) * sizeof(*p)), *v;
@@ -430,7 +467,7 @@ static int load_verdict(pg_comparison *cmp, const pg_run *run, json_t *o)
                                                            : PG_CONFIRM_NONE;
     free(name);
     cmp->counts[v->verdict]++;
-    return 0;
+    return load_extras(v, o);
 }
 
 /* A run's "mode"; plain when absent (a report from before modes were recorded) or unknown. */
@@ -521,12 +558,14 @@ static int load_doc(pg_report_doc *doc, json_t *root, const char *name)
     outcome = get_str(sum, "outcome");
     doc->cmp->outcome = outcome && strcmp(outcome, "NOTHING_COMPARED") == 0 ? PG_OUTCOME_NOTHING_COMPARED
                         : outcome && strcmp(outcome, "ERROR") == 0           ? PG_OUTCOME_ERROR
+                        : outcome && strcmp(outcome, "ACCEPTED") == 0        ? PG_OUTCOME_ACCEPTED
                         : doc->cmp->exit_code == 1                           ? PG_OUTCOME_FAIL
                                                                              : PG_OUTCOME_PASS;
     free(outcome);
     /* The comparison's exit rule (1: a regression or a failed check); the outcome says the rest. */
     doc->cmp->exit_code = doc->cmp->outcome == PG_OUTCOME_FAIL;
     doc->cmp->outcome_reason = get_str(sum, "outcome_reason");
+    doc->cmp->accepted_by = get_str(sum, "accepted_by");
     doc->cmp->checks_total = (size_t)get_int(sum, "checks_total");
     doc->cmp->checks_failed = (size_t)get_int(sum, "checks_failed");
     read_canaries(doc->cmp, json_object_get(sum, "canaries"));

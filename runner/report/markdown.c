@@ -11,6 +11,7 @@
  */
 #include "report/report.h"
 
+#include "cause/cause.h"
 #include "perfgate/errors.h"
 #include "verdict/exact.h"
 
@@ -72,6 +73,31 @@ static void md_code(pg_buf *b, const char *s)
     pg__buf_puts(b, "`");
 }
 
+/*
+ * A "what changed" line (cause.h): its backticks delimit code spans of
+ * names, and only those; the rest is text. Both are escaped as cells are.
+ */
+static void md_line(pg_buf *b, const char *s)
+{
+    int in_code = 0;
+
+    while (s && *s) {
+        const char *tick = strchr(s, '`');
+        size_t n = tick ? (size_t)(tick - s) : strlen(s);
+        char *part = pg__asprintf("%.*s", (int)n, s);
+        if (in_code)
+            md_code(b, part);
+        else
+            md_text(b, part);
+        free(part);
+        s += n;
+        if (*s == '`') {
+            s++;
+            in_code = !in_code;
+        }
+    }
+}
+
 typedef struct section {
     const char *title;
     int open;              /* a heading and an open table; else inside <details> */
@@ -80,7 +106,8 @@ typedef struct section {
     size_t nrows, shown;
 } section;
 
-enum { S_REGRESSED, S_CHECKS_FAILED, S_TRACE, S_UNSURE, S_IMPROVED, S_OTHER, S_SAME, S_CHECKS_PASSED, S_ROOFLINE, S__COUNT };
+enum { S_REGRESSED, S_ACCEPTED, S_CHECKS_FAILED, S_CAUSE, S_TRACE, S_UNSURE, S_IMPROVED, S_OTHER, S_SAME,
+       S_CHECKS_PASSED, S_ROOFLINE, S__COUNT };
 
 static int add_row(section *s, pg_buf *row)
 {
@@ -137,10 +164,19 @@ static int case_row(section *s, const pg_case_verdict *v, int kind, const pg_cas
         else
             md_text(&row, v->reason ? v->reason : "");
         pg__buf_puts(&row, " |\n");
-    } else if (kind == S_REGRESSED) {
-        /* Why it fails: the test and, after a re-run, its confirmation. */
+    } else if (kind == S_REGRESSED || kind == S_ACCEPTED) {
+        /* Why it fails (the test and, after a re-run, its confirmation), who accepted it, and what changed. */
         pg__buf_printf(&row, " %s | %s | ", p, res);
+        if (kind == S_ACCEPTED) {
+            pg__buf_puts(&row, "**");
+            md_text(&row, v->accepted);
+            pg__buf_puts(&row, "**<br>");
+        }
         md_text(&row, v->reason ? v->reason : "");
+        if (v->diag && v->diag->line) {
+            pg__buf_puts(&row, "<br>**what changed:** ");
+            md_line(&row, v->diag->line);
+        }
         pg__buf_puts(&row, " |\n");
     } else {
         pg__buf_printf(&row, " %s | %s |\n", p, res);
@@ -222,6 +258,97 @@ static int trace_rows(section *s, const pg_case_verdict *v)
     json_decref(h);
     json_decref(b);
     return err;
+}
+
+/* Up to 5 functions of one list as a table: name, file:line, base and head Ir per iteration, change, share. */
+static void fn_table(pg_buf *b, const char *which, const pg_fn_delta *f, size_t n)
+{
+    size_t i;
+
+    if (!n)
+        return;
+    pg__buf_printf(b, "\n| function (%s) | where | base | head | change | share |\n"
+                      "| --- | --- | ---: | ---: | ---: | ---: |\n", which);
+    for (i = 0; i < n && i < 5; i++) {
+        char base[48], head[48], delta[48], where[512];
+        pg_fmt_value(base, sizeof(base), f[i].base, "Ir");
+        pg_fmt_value(head, sizeof(head), f[i].head, "Ir");
+        pg_fmt_count(delta, sizeof(delta), f[i].head - f[i].base);
+        if (f[i].file && f[i].line > 0)
+            snprintf(where, sizeof(where), "%s:%d", pg_cause_file_name(f[i].file), f[i].line);
+        else
+            snprintf(where, sizeof(where), "%s", f[i].file ? pg_cause_file_name(f[i].file) : "");
+        pg__buf_puts(b, "| ");
+        md_code(b, f[i].name);
+        pg__buf_puts(b, " | ");
+        if (*where)
+            md_code(b, where);
+        pg__buf_printf(b, " | %s | %s | %s%s |", base, head, f[i].head >= f[i].base ? "+" : "", delta);
+        if (isfinite(f[i].share))
+            pg__buf_printf(b, " %.0f %% |\n", 100 * f[i].share);
+        else
+            pg__buf_puts(b, " - |\n");
+    }
+}
+
+/* "instructions 1,000 → 1,100 Ir (+10.0 %)" for each figure both sides have. */
+static void figure(pg_buf *b, int *first, const char *name, double base, double head, const char *unit)
+{
+    char x[48], y[48];
+
+    if (!isfinite(base) || !isfinite(head) || (base == 0 && head == 0))
+        return;
+    pg_fmt_value(x, sizeof(x), base, unit);
+    pg_fmt_value(y, sizeof(y), head, unit);
+    pg__buf_printf(b, "%s%s %s → %s", *first ? "" : "; ", name, x, y);
+    if (base > 0)
+        pg__buf_printf(b, " (%+.1f %%)", 100 * (head / base - 1));
+    *first = 0;
+}
+
+/* Under a REGRESSED or IMPROVED case with a diagnosis: its line, the figures, the top 5 of each list. */
+static int cause_row(section *s, const pg_case_verdict *v)
+{
+    const pg_diagnosis *d = v->diag;
+    pg_buf row = PG_BUF_INIT;
+    int first = 1;
+    size_t i;
+
+    pg__buf_puts(&row, "**");
+    md_code(&row, v->key);
+    pg__buf_printf(&row, "** (%s", pg_verdict_name(v->verdict));
+    if (d->source && strcmp(d->source, "recounted") == 0)
+        pg__buf_printf(&row, "; both builds counted in %.1f s", d->seconds);
+    pg__buf_puts(&row, "): ");
+    md_line(&row, d->line ? d->line : "nothing counted");
+    pg__buf_puts(&row, "\n\n");
+    figure(&row, &first, "instructions", d->ir_base, d->ir_head, "Ir");
+    figure(&row, &first, "est. cycles", d->cycles_base, d->cycles_head, "cycles");
+    figure(&row, &first, "heap", d->bytes_base, d->bytes_head, "B");
+    figure(&row, &first, "allocations", d->allocs_base, d->allocs_head, "allocs");
+    figure(&row, &first, "BLAS FLOPs", d->flops_base, d->flops_head, "FLOP");
+    if (!first)
+        pg__buf_puts(&row, " per iteration\n");
+    if (d->note) {
+        pg__buf_puts(&row, "\n_");
+        md_text(&row, d->note);
+        pg__buf_puts(&row, "_\n");
+    }
+    fn_table(&row, "self", d->self, d->nself);
+    fn_table(&row, "inclusive", d->incl, d->nincl);
+    if (d->ncounts)
+        pg__buf_printf(&row, "\n| %s | where | base | head |\n| --- | --- | ---: | ---: |\n",
+                       d->source && strcmp(d->source, "trace") == 0 ? "op per step" : "call per iteration");
+    for (i = 0; i < d->ncounts && i < 5; i++) {
+        pg__buf_puts(&row, "| ");
+        md_code(&row, d->counts[i].what);
+        pg__buf_puts(&row, " | ");
+        if (d->counts[i].where)
+            md_code(&row, d->counts[i].where);
+        pg__buf_printf(&row, " | %g | %g |\n", d->counts[i].base, d->counts[i].head);
+    }
+    pg__buf_puts(&row, "\n");
+    return add_row(s, &row);
 }
 
 static int check_row(section *s, const pg_check_result *c, int failed)
@@ -396,8 +523,12 @@ int pg_render_markdown(pg_buf *out, const pg_report_data *d, const pg_report_opt
         {"Regressions", 1,
          "| case | base | head | change [interval] | p (adj.) | resolves | why |\n"
          "| --- | ---: | ---: | ---: | ---: | ---: | --- |\n", NULL, 0, 0},
+        {"Accepted", 1,
+         "| case | base | head | change [interval] | p (adj.) | resolves | accepted, and why it regressed |\n"
+         "| --- | ---: | ---: | ---: | ---: | ---: | --- |\n", NULL, 0, 0},
         {"Failed exact checks", 1,
          "| check | kind | expected | actual | what differed |\n| --- | --- | --- | --- | --- |\n", NULL, 0, 0},
+        {"What changed: functions, counts and ops", 0, "", NULL, 0, 0},
         {"Trace: ops that appeared, disappeared or changed count per step", 1,
          "| case | op (path below the step) | base | head | change |\n| --- | --- | ---: | ---: | --- |\n", NULL, 0, 0},
         {"Unsure", 0,
@@ -431,8 +562,14 @@ int pg_render_markdown(pg_buf *out, const pg_report_data *d, const pg_report_opt
             err = pg_error_set(PG_ENOMEM, "out of memory rendering markdown");
             break;
         }
-        for (j = 0; j < n && !err; j++)
-            err = case_row(&secs[map[i].sec], &cmp->cases[idx[j]], map[i].sec, j ? &cmp->cases[idx[j - 1]] : NULL);
+        for (j = 0; j < n && !err; j++) {
+            const pg_case_verdict *v = &cmp->cases[idx[j]];
+            int sec = map[i].sec == S_REGRESSED && v->accepted ? S_ACCEPTED : map[i].sec;
+            err = case_row(&secs[sec], v, sec, j ? &cmp->cases[idx[j - 1]] : NULL);
+            if (!err && v->diag && (sec == S_REGRESSED || sec == S_ACCEPTED || sec == S_IMPROVED) &&
+                !pg__report_told_beside(cmp, v))
+                err = cause_row(&secs[S_CAUSE], v);
+        }
         free(idx);
     }
     for (i = 0; i < cmp->ncases && !err; i++)

@@ -62,7 +62,16 @@ int pg_render_summary_line(pg_buf *out, const pg_comparison *cmp)
     int first = 1;
     size_t before = out->len;
 
+    size_t i, accepted = 0;
+
+    for (i = 0; i < cmp->ncases; i++)
+        accepted += cmp->cases[i].verdict == PG_VERDICT_REGRESSED && cmp->cases[i].accepted;
     plural(out, &first, c[PG_VERDICT_REGRESSED], "regression", "regressions");
+    /* An accepted regression is still one: the count says which are. */
+    if (accepted && accepted == c[PG_VERDICT_REGRESSED])
+        pg__buf_puts(out, " accepted");
+    else if (accepted)
+        pg__buf_printf(out, " (%zu accepted)", accepted);
     plural(out, &first, c[PG_VERDICT_IMPROVED], "improvement", "improvements");
     plural(out, &first, c[PG_VERDICT_SAME], "unchanged", "unchanged");
     plural(out, &first, c[PG_VERDICT_UNSURE], "unsure", "unsure");
@@ -82,7 +91,10 @@ int pg_render_summary_line(pg_buf *out, const pg_comparison *cmp)
 
 int pg_render_title(pg_buf *out, const pg_comparison *cmp, void (*reason_text)(pg_buf *out, const char *s))
 {
-    size_t reg = cmp->counts[PG_VERDICT_REGRESSED], before = out->len;
+    size_t reg = cmp->counts[PG_VERDICT_REGRESSED], before = out->len, accepted = 0, i;
+
+    for (i = 0; i < cmp->ncases; i++)
+        accepted += cmp->cases[i].verdict == PG_VERDICT_REGRESSED && cmp->cases[i].accepted;
 
     if (cmp->outcome == PG_OUTCOME_NOTHING_COMPARED || cmp->outcome == PG_OUTCOME_ERROR) {
         /* Never PASS: nothing was decided, or a case never ran; the reason says why and what to do. */
@@ -96,6 +108,15 @@ int pg_render_title(pg_buf *out, const pg_comparison *cmp, void (*reason_text)(p
             pg__buf_puts(out, reason);
         return out->len > before ? 0 : PG_ENOMEM;
     }
+    if (cmp->outcome == PG_OUTCOME_ACCEPTED) {
+        /* Green, and never read as a plain pass: who accepted what is in the title. */
+        pg__buf_puts(out, "perfgate: ACCEPTED — ");
+        if (reason_text)
+            reason_text(out, cmp->outcome_reason ? cmp->outcome_reason : "regressions accepted");
+        else
+            pg__buf_puts(out, cmp->outcome_reason ? cmp->outcome_reason : "regressions accepted");
+        return out->len > before ? 0 : PG_ENOMEM;
+    }
     pg__buf_printf(out, "perfgate: %s", pg_outcome_exit_code(cmp) ? "FAIL" : "PASS");
     if (cmp->outcome == PG_OUTCOME_PASS && cmp->outcome_reason) {
         /* A pass of new cases alone says that it compared nothing yet. */
@@ -105,6 +126,7 @@ int pg_render_title(pg_buf *out, const pg_comparison *cmp, void (*reason_text)(p
         else
             pg__buf_puts(out, cmp->outcome_reason);
     }
+    reg -= accepted;
     if (reg || cmp->checks_failed) {
         pg__buf_puts(out, " (");
         if (reg)
@@ -112,6 +134,8 @@ int pg_render_title(pg_buf *out, const pg_comparison *cmp, void (*reason_text)(p
         if (cmp->checks_failed)
             pg__buf_printf(out, "%s%zu failed exact check%s", reg ? ", " : "", cmp->checks_failed,
                            cmp->checks_failed == 1 ? "" : "s");
+        if (accepted)
+            pg__buf_printf(out, "; %zu more accepted", accepted);
         pg__buf_puts(out, ")");
     }
     return out->len > before ? 0 : PG_ENOMEM;
@@ -397,5 +421,25 @@ int pg__report_roof_cells(pg__roof_cells *out, const pg_result *r, const char *m
     else
         snprintf(out->fraction, sizeof(out->fraction), "-");
     out->why = p.why;
+    return 0;
+}
+
+/*
+ * Whether the functions behind this case's change are told under another:
+ * the estimated cycles of a case whose instructions changed too (the same
+ * profiles); its own row keeps its line.
+ */
+int pg__report_told_beside(const pg_comparison *cmp, const pg_case_verdict *v)
+{
+    const char *hash = strrchr(v->key, '#');
+    size_t i, n = hash ? (size_t)(hash - v->key) : 0;
+
+    if (!hash || strcmp(hash, "#est_cycles") != 0)
+        return 0;
+    for (i = 0; i < cmp->ncases; i++) {
+        const pg_case_verdict *o = &cmp->cases[i];
+        if (o != v && o->diag && strncmp(o->key, v->key, n) == 0 && strcmp(o->key + n, "#instructions") == 0)
+            return 1;
+    }
     return 0;
 }

@@ -203,6 +203,13 @@ void pg_report_doc_free(pg_report_doc *doc);
  */
 /** The name of one PG_WARN_* bit ("noisy"), NULL for an unknown bit. */
 const char *pg__warning_name(unsigned bit);
+/**
+ * Whether what changed behind case `v` is told under another case: the
+ * estimated cycles of a case whose instructions changed too (the same
+ * profiles). Its own row keeps its line; the tables and the flame graph are
+ * shown once.
+ */
+int pg__report_told_beside(const pg_comparison *cmp, const pg_case_verdict *v);
 /** Indices of the comparison's cases ordered for reports: worst regression first. */
 size_t *pg__report_order(const pg_comparison *cmp, pg_verdict only, size_t *out_n);
 

@@ -321,6 +321,19 @@ static void render_compare(pg_buf *b, const pg_comparison *cmp, int color)
     }
     table_print(b, &t, color);
     table_free(&t);
+    for (i = 0; i < cmp->ncases; i++) {
+        /* Under the table, per changed case: who accepted it, and what changed. */
+        const pg_case_verdict *v = &cmp->cases[i];
+        if (v->accepted)
+            pg__buf_printf(b, "%s: %s\n", v->key, v->accepted);
+        if (v->diag && (v->diag->line || v->diag->note) &&
+            (v->verdict == PG_VERDICT_REGRESSED || v->verdict == PG_VERDICT_IMPROVED)) {
+            pg__buf_printf(b, "%s: what changed: %s", v->key, v->diag->line ? v->diag->line : "not counted");
+            if (v->diag->note)
+                pg__buf_printf(b, " (%s)", v->diag->note);
+            pg__buf_puts(b, "\n");
+        }
+    }
     pg__buf_puts(b, "\n");
     pg_render_summary_line(b, cmp);
     pg__buf_puts(b, "\n");

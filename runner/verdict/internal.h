@@ -17,4 +17,14 @@ void pg__verdict_set_reason(pg_case_verdict *v, char *reason);
  */
 void pg__verdict_widen(pg_case_verdict *v, double wd);
 
+/** The one recount of verdict.c (counts, exit code, outcome), for the stages kept in other files. */
+void pg__comparison_recount(pg_comparison *c);
+
+/**
+ * The ACCEPTED outcome's reason when every REGRESSED case is accepted and
+ * there is at least one ("1 regression accepted by label, applied by
+ * @alice"); NULL otherwise (caller frees).
+ */
+char *pg__accept_reason(const pg_comparison *c);
+
 #endif

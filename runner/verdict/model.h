@@ -10,7 +10,9 @@
  * NEW and MISSING (reported, not failed), ERROR and SKIPPED (the case did
  * not produce samples on one side).
  *
- * Outcomes, of the comparison as a whole: PASS, FAIL, ERROR when a case
+ * Outcomes, of the comparison as a whole: PASS, FAIL, ACCEPTED when the
+ * only failures are regressions someone accepted on purpose (a pull request
+ * label, the suite's accept:), ERROR when a case
  * could not be measured on either side (it crashed, timed out or failed to
  * run), and NOTHING_COMPARED when no benchmark case was decided (no
  * baseline, a baseline only from another machine, every case UNSURE or
@@ -43,7 +45,9 @@ typedef enum pg_outcome {
     PG_OUTCOME_PASS = 0,          /* cases were decided and none failed the exit rule */
     PG_OUTCOME_FAIL,              /* a case REGRESSED or an exact check failed (exit 1) */
     PG_OUTCOME_NOTHING_COMPARED,  /* benchmark cases, none decided (exit 4): never reads as a pass */
-    PG_OUTCOME_ERROR              /* a case ended in ERROR and none failed (exit 3): never reads as a pass */
+    PG_OUTCOME_ERROR,             /* a case ended in ERROR and none failed (exit 3): never reads as a pass */
+    PG_OUTCOME_ACCEPTED           /* every failure is a regression accepted on purpose (exit 0; a label or the
+                                     suite's accept:), shown as such, never as a plain pass */
 } pg_outcome;
 
 /* What a confirmation re-run of a REGRESSED or IMPROVED case said. */
@@ -88,6 +92,15 @@ typedef struct pg_confirmation {
     double ratio, lo, hi;            /* the re-run vs the baseline */
 } pg_confirmation;
 
+/* Where a regression's acceptance comes from (docs/ci.md, "Accepting a regression"). */
+typedef enum pg_accept_source {
+    PG_ACCEPT_NONE = 0,
+    PG_ACCEPT_LABEL,                 /* a pull request label, read from GitHub's API by the posting step */
+    PG_ACCEPT_SUITE                  /* an `accept:` entry of the suite (history mode) */
+} pg_accept_source;
+
+struct pg_diagnosis;
+
 typedef struct pg_case_verdict {
     char *key;
     char *suite;
@@ -103,6 +116,9 @@ typedef struct pg_case_verdict {
     int paired;                      /* decided on paired interleaved rounds: est.base_n = est.head_n = rounds */
     const char *source;              /* the head run's harness ("perfgate", "google-benchmark"...), for advice
                                         naming its own knob; not owned, NULL when unknown */
+    struct pg_diagnosis *diag;       /* REGRESSED, IMPROVED: what changed behind it; NULL when nothing was said */
+    char *accepted;                  /* REGRESSED and accepted on purpose: by whom and why, one line; NULL */
+    pg_accept_source accepted_from;  /* where that acceptance came from */
 } pg_case_verdict;
 
 /* Interleaved gates look at a case after every round from this many on (ab.h). */
@@ -158,6 +174,53 @@ typedef struct pg_comparison {
     pg_suite_move suite;
     pg_canary_reading canary;
     pg_base_build build;             /* interleaved: the base build measured; owned */
+    char *accepted_by;               /* ACCEPTED: who accepted the regressions ("@login"), NULL; owned */
 } pg_comparison;
+
+/*
+ * What changed behind a REGRESSED or IMPROVED case (cause/cause.h fills
+ * it): for counted instructions the per-function deltas of the two
+ * Callgrind profiles; for a timed regression of an interleaved gate the
+ * counts the gate took on both builds (instructions per function, est.
+ * cycles, heap bytes and allocations, BLAS calls); for a trace case the
+ * ops that appeared, disappeared or changed count per step. `line` says
+ * it in one line for the regression's row. Costs are per iteration (per
+ * step for traces); NAN where not measured. Owned by its case.
+ */
+typedef struct pg_fn_delta {
+    char *name;
+    char *file;                      /* as the build's debug information names it; NULL when unknown */
+    int line;                        /* the function's first counted line; 0 when unknown */
+    double base, head;               /* Ir per iteration, exclusive (self) or inclusive by the list it is in */
+    double share;                    /* (head - base) over the change of the case's instructions */
+} pg_fn_delta;
+
+typedef struct pg_count_delta {
+    char *what;                      /* "sgemm [64,96]x[96,64]", "aten::index" */
+    char *where;                     /* its range or path below the step; NULL */
+    double base, head;               /* per iteration, per step for trace ops */
+} pg_count_delta;
+
+/* The longest lists a diagnosis keeps: the report shows the top 5, the JSON all of these. */
+#define PG_DIAG_TOP 10
+
+typedef struct pg_diagnosis {
+    char *line;                      /* "what changed", one line; NULL: nothing could be said (see note) */
+    char *source;                    /* "counted" (the case's own counts), "recounted" (the gate counted both
+                                        builds), "trace" (the trace's ops per step) */
+    char *note;                      /* what could not be measured and why; NULL */
+    double ir_base, ir_head;         /* instructions per iteration */
+    double cycles_base, cycles_head; /* estimated cycles (Callgrind's caches) */
+    double bytes_base, bytes_head;   /* heap bytes allocated per iteration */
+    double allocs_base, allocs_head;
+    double flops_base, flops_head;   /* BLAS FLOPs counted per iteration */
+    int nondeterministic;            /* the instruction counts differed between measurements of one side */
+    double seconds;                  /* what counting both builds took (recounted); 0 */
+    pg_fn_delta *self, *incl;        /* the largest |head - base| first, at most PG_DIAG_TOP each */
+    size_t nself, nincl;
+    pg_count_delta *counts;          /* BLAS calls or trace ops that changed, appeared first */
+    size_t ncounts;
+    char *base_profile, *head_profile; /* the two Callgrind profiles (meter/profile.h JSON) for the flame graph */
+} pg_diagnosis;
 
 #endif

@@ -32,7 +32,7 @@
 static const char *const verdict_names[PG_VERDICT__COUNT] = {
     "SAME", "REGRESSED", "IMPROVED", "UNSURE", "NEW", "MISSING", "ERROR", "SKIPPED"};
 
-static const char *const outcome_names[] = {"PASS", "FAIL", "NOTHING_COMPARED", "ERROR"};
+static const char *const outcome_names[] = {"PASS", "FAIL", "NOTHING_COMPARED", "ERROR", "ACCEPTED"};
 
 const char *pg_outcome_name(pg_outcome o)
 {
@@ -270,6 +270,11 @@ static void settle_outcome(pg_comparison *c)
         c->outcome_reason = error_reason(c);
         return;
     }
+    if ((c->outcome_reason = pg__accept_reason(c)) != NULL) {
+        /* Regressions someone accepted: not a failure, and not a plain pass either. */
+        c->outcome = PG_OUTCOME_ACCEPTED;
+        return;
+    }
     if (c->ncases == 0 || decided > 0)
         return;
     if (c->base && fresh && c->counts[PG_VERDICT_UNSURE] + c->counts[PG_VERDICT_SKIPPED] == 0) {
@@ -293,20 +298,30 @@ static void settle_outcome(pg_comparison *c)
     c->outcome_reason = pg__buf_detach(&b);
 }
 
-/* The one recount: counts and exit code from the verdicts as they stand, under the comparison's exit rule. */
+/*
+ * The one recount: counts and exit code from the verdicts as they stand, under the comparison's exit rule. A
+ * regression accepted on purpose stays REGRESSED in the counts and fails nothing.
+ */
 static void recount(pg_comparison *c)
 {
-    size_t i;
+    size_t i, open = 0;
 
     memset(c->counts, 0, sizeof(c->counts));
-    for (i = 0; i < c->ncases; i++)
+    for (i = 0; i < c->ncases; i++) {
         c->counts[c->cases[i].verdict]++;
-    c->exit_code = (c->counts[PG_VERDICT_REGRESSED] > 0 || c->checks_failed > 0 ||
+        open += c->cases[i].verdict == PG_VERDICT_REGRESSED && !c->cases[i].accepted;
+    }
+    c->exit_code = (open > 0 || c->checks_failed > 0 ||
                     (c->fail_on_missing && c->counts[PG_VERDICT_MISSING] > 0) ||
                     (c->fail_on_new && c->counts[PG_VERDICT_NEW] > 0))
                        ? 1
                        : 0;
     settle_outcome(c);
+}
+
+void pg__comparison_recount(pg_comparison *c)
+{
+    recount(c);
 }
 
 /* The exact checks of the head run: a failed one fails the comparison. */
@@ -624,8 +639,11 @@ void pg_comparison_free(pg_comparison *c)
         free(c->cases[i].suite);
         free(c->cases[i].name);
         free(c->cases[i].reason);
+        free(c->cases[i].accepted);
+        pg_diagnosis_free(c->cases[i].diag);
     }
     free(c->cases);
+    free(c->accepted_by);
     free(c->method);
     free(c->canary.summary);
     free(c->outcome_reason);

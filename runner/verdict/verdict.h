@@ -25,12 +25,12 @@
 
 const char *pg_verdict_name(pg_verdict v);
 
-/** "PASS", "FAIL", "NOTHING_COMPARED", "ERROR": the outcome's name in reports. */
+/** "PASS", "FAIL", "NOTHING_COMPARED", "ERROR", "ACCEPTED": the outcome's name in reports. */
 const char *pg_outcome_name(pg_outcome o);
 
 /**
- * The exit code a comparison's outcome gives: 0 PASS, 1 FAIL, 3 ERROR, 4
- * NOTHING_COMPARED. Usage and infrastructure errors (2, 3) are the caller's
+ * The exit code a comparison's outcome gives: 0 PASS and ACCEPTED, 1 FAIL,
+ * 3 ERROR, 4 NOTHING_COMPARED. Usage and infrastructure errors (2, 3) are the caller's
  * and win over 4.
  */
 int pg_outcome_exit_code(const pg_comparison *cmp);
@@ -169,6 +169,33 @@ int pg_verdict_confirm_paired(pg_comparison *cmp, const pg_comparison *again);
  */
 int pg_verdict_paired(pg_comparison *cmp, const pg_run *head, const pg_paired_analysis *paired,
                       const pg_compare_options *opts);
+
+/**
+ * Accepts the REGRESSED cases of `cmp` whose key matches `glob` (NULL:
+ * every one) on purpose: each keeps its verdict and gets `why` as its
+ * acceptance (one line: "accepted by label perf-accepted, applied by
+ * @alice"), and fails the comparison no more. With every regression
+ * accepted, nothing else failing and no case in ERROR, the outcome is
+ * ACCEPTED (exit 0). `by` (may be NULL) names who, kept in
+ * cmp->accepted_by for the outcome's reason. Cases accepted already keep
+ * their first acceptance.
+ * @return the number of cases accepted now (>= 0), or PG_ENOMEM.
+ */
+int pg_comparison_accept(pg_comparison *cmp, const char *glob, pg_accept_source from, const char *by,
+                         const char *why);
+
+/**
+ * Takes back every acceptance that came `from` there (a report's claims of
+ * a label, which only the API can vouch for) and recounts when there was
+ * one. @return the number of cases taken back.
+ */
+size_t pg_comparison_unaccept(pg_comparison *cmp, pg_accept_source from);
+
+/** "label", "suite"; NULL for none. */
+const char *pg_accept_source_name(pg_accept_source from);
+
+/** Frees a diagnosis and everything it holds; NULL does nothing. */
+void pg_diagnosis_free(struct pg_diagnosis *d);
 
 /**
  * Points `cmp` at `run` as its head (a run whose results were swapped in from

@@ -18,6 +18,11 @@ for the next, falls on all of them alike:
         work; the input is made outside the step and needs no gradient, so
         no other op inside the step does more work
   same  the base step again (an A/A control)
+  gather  base plus big[big[:, 0] > 0] inside 'train_step': a boolean-mask
+        selection of about half the rows of a 16384 x 512 tensor made
+        outside the step, so the same aten::index holding an aten::nonzero
+        appears, and it gathers 16 MiB every step: real work the step's
+        time shows (a gate's timed case regresses by it)
 
 A single variant name runs only that one (used as a gate's timed command).
 """
@@ -39,6 +44,7 @@ def variant(name):
     model = nn.Sequential(nn.Linear(din, 256), nn.ReLU(), nn.Linear(256, 256))
     x = torch.randn(64, din)
     tgt = torch.randn(64, 256)
+    big = torch.randn(16384, 512) if name == "gather" else None
 
     def step():
         with record_function("train_step"):
@@ -47,6 +53,8 @@ def variant(name):
             loss = nn.functional.mse_loss(y, tgt)
             if name == "mask":
                 picked = x[x[:, 0] > 0]  # noqa: F841 (only its ops matter)
+            if name == "gather":
+                picked = big[big[:, 0] > 0]  # noqa: F841 (its ops and their time matter)
             loss.backward()
     return step
 
