@@ -7,7 +7,10 @@
 # claim does not match is refused. No --pr or --sha is passed here.
 # usage: ci/gh/post.sh REPORT
 # env: GITHUB_TOKEN, GITHUB_REPOSITORY, GITHUB_EVENT_NAME=workflow_run,
-#      GITHUB_EVENT_PATH (set by Actions), PERFGATE (default perfgate on PATH)
+#      GITHUB_EVENT_PATH (set by Actions), PERFGATE (default perfgate on PATH),
+#      PERFGATE_COMMENT (always, on-change or off; default always),
+#      PERFGATE_ACCEPT_LABEL (the pull request label that accepts its
+#      regressions, read from the API; default perf-accepted, empty: none)
 # exit: perfgate post's code; 0 with a warning when the run left no report
 # (it failed before the gate ran; its own check already shows that); 2 usage.
 set -euo pipefail
@@ -24,4 +27,5 @@ if [[ ! -f "$report" ]]; then
   echo "::warning title=perfgate: nothing to post::the pull request run left no report ($report); it failed before the gate ran"
   exit 0
 fi
-exec "${PERFGATE:-perfgate}" post --from "$report"
+exec "${PERFGATE:-perfgate}" post --from "$report" --comment "${PERFGATE_COMMENT:-always}" \
+  --accept-label "${PERFGATE_ACCEPT_LABEL-perf-accepted}"

@@ -22,6 +22,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,9 +94,11 @@ static int fill_samples(pg_result *r, double *x, size_t n)
 
 /*
  * What the report compares between two runs of the case without their
- * traces: per op its path and count per step (exact when every step has the
- * same count, else the median). {"trace": {"steps": N, "ops": [[name, path,
- * count, exact], ...]}}, at most MAX_SUMMARY ops (then "truncated": true).
+ * traces: per op its path, count per step (exact when every step has the
+ * same count, else the median) and median self time per step in ns, which
+ * ranks what changed (cause.h). {"trace": {"steps": N, "ops": [[name, path,
+ * count, exact, self_ns], ...]}}, at most MAX_SUMMARY ops (then
+ * "truncated": true).
  */
 #define MAX_SUMMARY 2000
 static char *summary_json(const pg_trace_steps *s)
@@ -106,21 +109,25 @@ static char *summary_json(const pg_trace_steps *s)
     pg__buf_printf(&b, "{\"trace\":{\"steps\":%zu,%s\"ops\":[", s->nsteps,
                    s->nops > MAX_SUMMARY ? "\"truncated\":true," : "");
     for (i = 0; i < s->nops && i < MAX_SUMMARY; i++) {
-        double *c = NULL, med;
+        double *c = NULL, *t = NULL, med, self;
         int exact = 1;
-        if (pg_trace_steps_series(&c, s, i, PG_TRACE_COUNT) != 0) {
+        if (pg_trace_steps_series(&c, s, i, PG_TRACE_COUNT) != 0 ||
+            pg_trace_steps_series(&t, s, i, PG_TRACE_SELF) != 0) {
+            free(c);
             pg__buf_clear(&b);
             return NULL;
         }
         med = pg_stats_median(c, s->nsteps);
+        self = pg_stats_median(t, s->nsteps);
         for (k = 1; k < s->nsteps; k++)
             exact = exact && c[k] == c[0];
         free(c);
+        free(t);
         pg__buf_puts(&b, i ? ",[" : "[");
         pg__buf_json_string(&b, s->ops[i].name);
         pg__buf_puts(&b, ",");
         pg__buf_json_string(&b, s->ops[i].path ? s->ops[i].path : s->ops[i].name);
-        pg__buf_printf(&b, ",%g,%s]", med, exact ? "true" : "false");
+        pg__buf_printf(&b, ",%g,%s,%.0f]", med, exact ? "true" : "false", isfinite(self) ? self : 0);
     }
     pg__buf_puts(&b, "]}}");
     return pg__buf_detach(&b);

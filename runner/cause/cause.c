@@ -283,6 +283,14 @@ static int memory_clause(pg_buf *b, const pg_diagnosis *d)
     return 1;
 }
 
+/* The time an op's change moved per step (trace ops); 0 when unknown. */
+static double moved(const pg_count_delta *c)
+{
+    double t = c->head_s - c->base_s;
+
+    return isfinite(t) ? fabs(t) : 0;
+}
+
 /* The first count that changed: "+1 call of sgemm [64,96]x[96,64] per iteration", or an op per step. */
 static void count_clause(pg_buf *b, const pg_diagnosis *d, const char *unit)
 {
@@ -303,10 +311,14 @@ static void count_clause(pg_buf *b, const pg_diagnosis *d, const char *unit)
         pg__buf_puts(b, " under ");
         code(b, c->where);
     }
-    if (c->base == 0)
-        pg__buf_puts(b, " (new)");
-    else if (c->head == 0)
-        pg__buf_puts(b, " (gone)");
+    if (c->base == 0 || c->head == 0) {
+        char t[32];
+        pg_fmt_duration(t, sizeof(t), c->base == 0 ? c->head_s : c->base_s);
+        pg__buf_printf(b, " (%s", c->base == 0 ? "new" : "gone");
+        if (trace && moved(c) > 0)
+            pg__buf_printf(b, ", %s of self time a step", t);
+        pg__buf_puts(b, ")");
+    }
     if (d->ncounts > 1)
         pg__buf_printf(b, "; %zu more %s changed", d->ncounts - 1, trace ? "ops" : "call sites");
 }
@@ -466,7 +478,8 @@ static int depth(const char *path)
     return n;
 }
 
-static int add_count(pg_diagnosis *d, const char *what, const char *where, double base, double head)
+static int add_count(pg_diagnosis *d, const char *what, const char *where, double base, double head, double base_s,
+                     double head_s)
 {
     pg_count_delta *p = realloc(d->counts, (d->ncounts + 1) * sizeof(*p));
 
@@ -477,8 +490,18 @@ static int add_count(pg_diagnosis *d, const char *what, const char *where, doubl
     p[d->ncounts].where = where ? pg__strdup(where) : NULL;
     p[d->ncounts].base = base;
     p[d->ncounts].head = head;
+    p[d->ncounts].base_s = base_s;
+    p[d->ncounts].head_s = head_s;
     d->ncounts++;
     return p[d->ncounts - 1].what ? 0 : pg_error_set(PG_ENOMEM, "out of memory diagnosing a case");
+}
+
+/* An op's median self time per step in seconds (the summary's fifth field; 0 in summaries made before it). */
+static double self_s(json_t *e)
+{
+    json_t *t = json_array_get(e, 4);
+
+    return json_is_number(t) ? json_number_value(t) * 1e-9 : 0;
 }
 
 static int trace_side(pg_diagnosis *d, json_t *mine, json_t *other, int head_side)
@@ -490,32 +513,39 @@ static int trace_side(pg_diagnosis *d, json_t *mine, json_t *other, int head_sid
     json_array_foreach(mine, i, e) {
         const char *name = json_string_value(json_array_get(e, 0));
         const char *path = json_string_value(json_array_get(e, 1));
-        double n = json_number_value(json_array_get(e, 2)), m;
+        double n = json_number_value(json_array_get(e, 2)), m, t = self_s(e), u;
         char *where;
         if (!name || err)
             continue;
         o = find_op(other, name);
         m = o ? json_number_value(json_array_get(o, 2)) : 0;
+        u = o ? self_s(o) : 0;
         /* Changed counts are found from the head's side; the base's adds the ops that disappeared. */
         if ((head_side && m == n) || (!head_side && o))
             continue;
         where = above(path);
-        err = head_side ? add_count(d, name, where, m, n) : add_count(d, name, where, n, 0);
+        err = head_side ? add_count(d, name, where, m, n, u, t) : add_count(d, name, where, n, 0, t, 0);
         free(where);
     }
     return err;
 }
 
-/* Appeared and disappeared first, the outermost op of each first; then the largest count changes. */
+/*
+ * Appeared and disappeared first; among them the one that moved the most
+ * time per step (where a trace says), then the outermost; then the largest
+ * count changes.
+ */
 static int by_news(const void *a, const void *b)
 {
     const pg_count_delta *x = a, *y = b;
     int nx = x->base == 0 || x->head == 0, ny = y->base == 0 || y->head == 0;
     int dx = depth(x->where), dy = depth(y->where);
-    double cx = fabs(x->head - x->base), cy = fabs(y->head - y->base);
+    double cx = fabs(x->head - x->base), cy = fabs(y->head - y->base), tx = moved(x), ty = moved(y);
 
     if (nx != ny)
         return ny - nx;
+    if (tx != ty)
+        return tx < ty ? 1 : -1;
     if (dx != dy)
         return dx - dy;
     return cx < cy ? 1 : cx > cy ? -1 : strcmp(x->what, y->what);
@@ -607,7 +637,7 @@ static int blas_counts(pg_diagnosis *d, const pg_counts *b, const pg_counts *h)
         }
     for (i = 0; i < n && !err; i++)
         if (s[i].calls[0] != s[i].calls[1])
-            err = add_count(d, s[i].what, s[i].where, s[i].calls[0], s[i].calls[1]);
+            err = add_count(d, s[i].what, s[i].where, s[i].calls[0], s[i].calls[1], NAN, NAN);
     if (!err && d->ncounts)
         qsort(d->counts, d->ncounts, sizeof(*d->counts), by_news);
     pg__keymap_clear(&seen);

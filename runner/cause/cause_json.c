@@ -81,9 +81,10 @@ char *pg_cause_to_json(const pg_diagnosis *d)
     json_object_set_new(o, "functions", json_pack("{s:o, s:o}", "exclusive", fns_json(d->self, d->nself),
                                                   "inclusive", fns_json(d->incl, d->nincl)));
     for (i = 0; i < d->ncounts; i++)
-        json_array_append_new(counts, json_pack("{s:s, s:o, s:o, s:o}", "what", d->counts[i].what, "where",
-                                                str(d->counts[i].where), "base", num(d->counts[i].base), "head",
-                                                num(d->counts[i].head)));
+        json_array_append_new(counts, json_pack("{s:s, s:o, s:o, s:o, s:o, s:o}", "what", d->counts[i].what,
+                                                "where", str(d->counts[i].where), "base", num(d->counts[i].base),
+                                                "head", num(d->counts[i].head), "base_s", num(d->counts[i].base_s),
+                                                "head_s", num(d->counts[i].head_s)));
     json_object_set_new(o, "counts", counts);
     json_object_set_new(o, "profiles", json_pack("{s:o, s:o}", "base", embedded(d->base_profile), "head",
                                                  embedded(d->head_profile)));
@@ -164,6 +165,8 @@ static int counts_from(pg_diagnosis *d, json_t *a)
         c->where = get_str(e, "where");
         c->base = get_num(e, "base");
         c->head = get_num(e, "head");
+        c->base_s = get_num(e, "base_s");
+        c->head_s = get_num(e, "head_s");
         d->ncounts++;
         if (!c->what)
             return pg_error_set(PG_ENOMEM, "out of memory reading a diagnosis");

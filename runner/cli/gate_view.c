@@ -66,6 +66,7 @@ int pg_cli_gate_finish(const pg_cli_gate_view *v, const pg_gate_result *r)
                 r->cmp->counts[PG_VERDICT_ERROR], r->run->nresults);
     /* Printed even with --style none: a gate that compared nothing, or whose case never ran, must not pass. */
     else if (r->exit_code == PG_EXIT_NOTHING_COMPARED || r->cmp->outcome == PG_OUTCOME_ERROR ||
+             r->cmp->outcome == PG_OUTCOME_ACCEPTED ||
              (r->compared && r->cmp->outcome == PG_OUTCOME_PASS && r->cmp->outcome_reason))
         pg_report_outcome_terminal(v->outs->human, r->cmp);
     /* A report that could not be written hides a pass or a "nothing compared", never a regression. */

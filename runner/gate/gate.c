@@ -342,7 +342,8 @@ static int store_base_side(pg_gate_result *r, const pg_gate_options *o)
  * What changed behind each REGRESSED or IMPROVED case: what the compared
  * results say themselves (counts, traces), then, for an interleaved gate's
  * timed regressions, the counting instruments on both builds (diagnose.c)
- * unless turned off. A gate without a regression runs nothing here.
+ * unless turned off. A gate without a regression runs nothing here. Then
+ * the suites' accept: entries (accepted.c).
  */
 static int explain(pg_gate_result *r, const pg_suite_set *set, const pg_gate_options *o)
 {
@@ -351,6 +352,10 @@ static int explain(pg_gate_result *r, const pg_suite_set *set, const pg_gate_opt
 
     if (!err && r->interleaved && !o->no_diagnose && r->cmp->counts[PG_VERDICT_REGRESSED] &&
         (err = pg__gate_diagnose(r->cmp, set, o, &said)) == 0 && said.len)
+        note(o, r, "%s", said.ptr);
+    said.len = 0;
+    /* Regressions the suite accepts on purpose, for the commits it names. */
+    if (!err && (err = pg__gate_accept_suites(r, set, o, &said)) == 0 && said.len)
         note(o, r, "%s", said.ptr);
     pg__buf_clear(&said);
     return err;

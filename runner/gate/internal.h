@@ -24,4 +24,15 @@ const pg_case *pg__gate_find_case(const pg_suite_set *set, const char *key);
  */
 int pg__gate_diagnose(pg_comparison *cmp, const pg_suite_set *set, const pg_gate_options *o, pg_buf *said);
 
+/**
+ * The suites' `accept:` entries (suite.h) in a history-mode gate: an entry
+ * accepts the REGRESSED cases it names while the run's commit is its
+ * `since` or one of the next recorded on the run's branch, `commits` in
+ * all. An interleaved gate, or one without a store, applies none (a pull
+ * request accepts with a label) and says so when one would have mattered.
+ * What was done is said in `said`.
+ * @return 0, a store error, or PG_ENOMEM.
+ */
+int pg__gate_accept_suites(pg_gate_result *r, const pg_suite_set *set, const pg_gate_options *o, pg_buf *said);
+
 #endif

@@ -311,7 +311,7 @@ static int cause_row(section *s, const pg_case_verdict *v)
 {
     const pg_diagnosis *d = v->diag;
     pg_buf row = PG_BUF_INIT;
-    int first = 1;
+    int first = 1, trace = d->source && strcmp(d->source, "trace") == 0;
     size_t i;
 
     pg__buf_puts(&row, "**");
@@ -336,16 +336,26 @@ static int cause_row(section *s, const pg_case_verdict *v)
     }
     fn_table(&row, "self", d->self, d->nself);
     fn_table(&row, "inclusive", d->incl, d->nincl);
-    if (d->ncounts)
-        pg__buf_printf(&row, "\n| %s | where | base | head |\n| --- | --- | ---: | ---: |\n",
-                       d->source && strcmp(d->source, "trace") == 0 ? "op per step" : "call per iteration");
+    if (d->ncounts && trace)
+        pg__buf_puts(&row, "\n| op per step | where | base | head | self time a step, base → head |\n"
+                           "| --- | --- | ---: | ---: | ---: |\n");
+    else if (d->ncounts)
+        pg__buf_puts(&row, "\n| call per iteration | where | base | head |\n| --- | --- | ---: | ---: |\n");
     for (i = 0; i < d->ncounts && i < 5; i++) {
+        const pg_count_delta *c = &d->counts[i];
         pg__buf_puts(&row, "| ");
-        md_code(&row, d->counts[i].what);
+        md_code(&row, c->what);
         pg__buf_puts(&row, " | ");
-        if (d->counts[i].where)
-            md_code(&row, d->counts[i].where);
-        pg__buf_printf(&row, " | %g | %g |\n", d->counts[i].base, d->counts[i].head);
+        if (c->where)
+            md_code(&row, c->where);
+        pg__buf_printf(&row, " | %g | %g |", c->base, c->head);
+        if (trace) {
+            char tb[32], th[32];
+            pg_fmt_duration(tb, sizeof(tb), c->base_s);
+            pg_fmt_duration(th, sizeof(th), c->head_s);
+            pg__buf_printf(&row, " %s → %s |", tb, th);
+        }
+        pg__buf_puts(&row, "\n");
     }
     pg__buf_puts(&row, "\n");
     return add_row(s, &row);

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const suite_keys[] = {"suite", "description", "defaults", "checks", "benchmarks", NULL};
+static const char *const suite_keys[] = {"suite", "description", "defaults", "checks", "benchmarks", "accept", NULL};
 static const pg__hint top_hints[] = {
     {"name", "the suite's name is set with 'suite: NAME'"},
     {"kernel", "kernels are named inside entries of 'benchmarks:'"},
@@ -193,6 +193,8 @@ static int load_doc(pg_suite **out, pg_doc *doc, const pg_suite_options *opts, p
         for (i = 0; i < list->count && !L.over_cap; i++)
             pg__load_benchmark(&L, list->items[i]);
     check_unique(&L);
+    if ((n = pg_node_get(root, "accept")) != NULL)
+        pg__load_accepts(&L, n);
 
 done:
     pg__diags_sort(&mine, file);
@@ -254,6 +256,9 @@ void pg_suite_free(pg_suite *s)
         free(s->checks[i].kind);
     }
     free(s->checks);
+    for (i = 0; i < s->naccepts; i++)
+        pg_accept_clear(&s->accepts[i]);
+    free(s->accepts);
     free(s->name);
     free(s->path);
     free(s->description);

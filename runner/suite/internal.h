@@ -166,6 +166,11 @@ int pg__get_device(pg_diags *d, const char **out, const pg_node *n);
 /** Reads the `defaults` mapping into L->defs. */
 void pg__load_defaults(pg__loader *L, const pg_node *n);
 
+/* ---- accept.c ---- */
+
+/** Reads and validates `accept:` (after the benchmarks: its globs must match cases) into L->s->accepts. */
+void pg__load_accepts(pg__loader *L, const pg_node *list);
+
 /* ---- env.c ---- */
 
 /** Validates an `env:` mapping: variable names, values that are one scalar each, no variable perfgate sets. */

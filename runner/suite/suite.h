@@ -46,6 +46,24 @@ typedef struct pg_check {
     int64_t skip_first, wait, warmup, active, repeat;
 } pg_check;
 
+/*
+ * An `accept:` entry: REGRESSED cases whose key within the suite matches
+ * `glob` are accepted, with `reason`, in history mode, from commit `since`
+ * for `commits` commits recorded on the branch (docs/suites.md).
+ */
+typedef struct pg_accept {
+    char *glob;               /* over the key after "SUITE/" ("relax*"); counted keys (#instructions) match too */
+    char *reason;
+    char *since;              /* the commit that made the change (7 to 40 hex digits) */
+    int64_t commits;          /* accepted for this many commits from `since`, it included */
+    const pg_node *node;
+} pg_accept;
+
+/* Commits an accept: entry holds for when it does not say. */
+#define PG_ACCEPT_COMMITS 10
+
+void pg_accept_clear(pg_accept *a);
+
 typedef struct pg_suite {
     char *name;
     char *path;
@@ -54,6 +72,8 @@ typedef struct pg_suite {
     size_t ncases;
     pg_check *checks;
     size_t nchecks;
+    pg_accept *accepts;       /* accept: entries, validated */
+    size_t naccepts;
     pg_doc *doc;              /* owns every node the model points to */
 } pg_suite;
 

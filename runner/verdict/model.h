@@ -199,6 +199,7 @@ typedef struct pg_count_delta {
     char *what;                      /* "sgemm [64,96]x[96,64]", "aten::index" */
     char *where;                     /* its range or path below the step; NULL */
     double base, head;               /* per iteration, per step for trace ops */
+    double base_s, head_s;           /* trace ops: median self time per step, seconds; NAN for BLAS calls */
 } pg_count_delta;
 
 /* The longest lists a diagnosis keeps: the report shows the top 5, the JSON all of these. */

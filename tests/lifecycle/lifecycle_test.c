@@ -43,6 +43,8 @@
 #define FORK_PR 9
 #define NEW_PR 11
 #define NEW_BRANCH "more-benchmarks"
+#define ACCEPT_PR 13
+#define ACCEPT_BRANCH "slower-on-purpose"
 #define OTHER_CPU "AMD EPYC 7763 64-Core Processor"
 
 /* A job's environment: exactly these "K=V" strings, NULL-terminated. */
@@ -632,6 +634,8 @@ static void step2_a_slower_head_fails_and_is_posted(void)
     cr_assert(strstr(body, "<!-- perfgate:") == body, "%s", body);
     cr_assert(strstr(body, "perfgate: FAIL") != NULL, "%s", body);
     cr_assert(strstr(body, "matmul_chain") != NULL, "%s", body);
+    /* The gate counted both builds of the regressed case: the row says what changed (the extra GEMM's work). */
+    cr_assert(strstr(body, "**what changed:** +") != NULL && strstr(body, "% instructions") != NULL, "%s", body);
     free(body);
     cr_assert_eq(statuses(w.slow, "failure"), 1, "a failure status on the PR head");
     cr_assert_eq(fakegh_count(w.gh, "POST", "/repos/" REPO "/statuses/"), 1, "one status, on the head only");
@@ -739,6 +743,152 @@ static void step4_a_fork_cannot_redirect_the_comment(void)
     }
     free(before);
     free(json);
+}
+
+/* ------------------------------------------------ accepting a regression */
+
+/*
+ * The slow head's report as perfgate-pr uploads it for pull request `pr`
+ * at `head`; with `claim`, rewritten as a fork's code could: it says its
+ * regression was accepted by label, applied by a maintainer.
+ */
+static char *slow_report_for(int pr, const char *head, int claim)
+{
+    char *src = path_in(w.tmp, "pr-slow/perfgate-out/perfgate-report.json");
+    json_error_t je;
+    json_t *r = json_load_file(src, 0, &je), *v;
+    char *name = pg__asprintf("slow-%d%s.json", pr, claim ? "-claims" : ""), *path = path_in(w.tmp, name);
+    size_t i;
+
+    cr_assert(r != NULL, "%s: %s", src, je.text);
+    json_object_set_new(json_object_get(r, "github"), "pr", json_integer(pr));
+    json_object_set_new(json_object_get(r, "github"), "head_sha", json_string(head));
+    json_object_set_new(json_object_get(r, "run"), "pr", json_integer(pr));
+    if (claim) {
+        json_t *sum = json_object_get(r, "summary");
+        json_object_set_new(sum, "outcome", json_string("ACCEPTED"));
+        json_object_set_new(sum, "exit_code", json_integer(0));
+        json_object_set_new(sum, "outcome_reason", json_string("1 regression accepted by label, applied by @alice"));
+        json_object_set_new(sum, "accepted_by", json_string("@alice"));
+        json_array_foreach(json_object_get(r, "verdicts"), i, v)
+            if (strcmp(json_string_value(json_object_get(v, "verdict")), "REGRESSED") == 0)
+                json_object_set_new(v, "accepted",
+                                    json_pack("{s:s, s:s}", "why", "accepted by label perf-accepted, applied by @alice",
+                                              "from", "label"));
+    }
+    cr_assert(json_dump_file(r, path, JSON_COMPACT) == 0);
+    json_decref(r);
+    free(src);
+    free(name);
+    return path;
+}
+
+/* The description of the newest commit status on `sha` (caller frees), or NULL. */
+static char *last_status(const char *sha, const char *state)
+{
+    char *path = pg__asprintf("/repos/" REPO "/statuses/%s", sha), *want = pg__asprintf("\"state\":\"%s\"", state);
+    char *desc = NULL;
+    size_t i;
+
+    for (i = 0; i < fakegh_request_count(w.gh); i++) {
+        const fakegh_request *r = fakegh_request_at(w.gh, i);
+        if (strcmp(r->method, "POST") == 0 && strcmp(r->path, path) == 0) {
+            json_t *b = json_loads(r->body, 0, NULL);
+            free(desc);
+            desc = strstr(r->body, want) ? pg__strdup(json_string_value(json_object_get(b, "description"))) : NULL;
+            json_decref(b);
+        }
+    }
+    free(path);
+    free(want);
+    return desc;
+}
+
+/* perfgate-post for pull request ACCEPT_PR's run of the slow head, with `report`. @return its output. */
+static char *post_accept_run(const char *name, const char *report_path)
+{
+    char *pull = pg__asprintf("{\"number\": %d, \"head\": {\"sha\": \"%s\", \"ref\": \"" ACCEPT_BRANCH "\"}, "
+                              "\"base\": {\"sha\": \"%s\", \"ref\": \"main\"}}",
+                              ACCEPT_PR, w.slow, w.c);
+    char *json = run_event("failure", w.slow, ACCEPT_BRANCH, "acme", pull), *out;
+    int rc = post_job(&out, name, report_path, json);
+
+    cr_assert_eq(rc, 0, "%s: post.sh exit %d\n%s", name, rc, out);
+    free(pull);
+    free(json);
+    return out;
+}
+
+/*
+ * A team slows matmul_chain on purpose in pull request #13 (the slow head
+ * again: perfgate-pr's report for it is the one of step 2, for #13). FAIL;
+ * a maintainer adds the label perf-accepted, which runs perfgate-pr and
+ * perfgate-post again: ACCEPTED, the status success naming who applied it,
+ * the regression under "Accepted". A fork whose report claims the same
+ * acceptance gets a failure: only GitHub's API says who labelled what.
+ * The label removed, the next run fails again.
+ */
+static void step4b_a_label_accepts_a_regression_and_a_fork_cannot(void)
+{
+    char *rep = slow_report_for(ACCEPT_PR, w.slow, 0), *out, *body, *desc, *claim, *json;
+    size_t seen;
+
+    /* No label yet: the regression fails the pull request, as any other. */
+    out = post_accept_run("post-accept-1", rep);
+    free(out);
+    cr_assert_eq(fakegh_comment_count(w.gh, ACCEPT_PR), 1);
+    seen = fakegh_request_count(w.gh);
+    desc = last_status(w.slow, "failure");
+    cr_assert(desc != NULL, "no failure status on the slow head");
+    free(desc);
+
+    /* A maintainer accepts it. */
+    fakegh_label(w.gh, ACCEPT_PR, "perf-accepted", "alice", 1);
+    out = post_accept_run("post-accept-2", rep);
+    cr_assert(strstr(out, "1 regression accepted by label perf-accepted, applied by @alice") != NULL, "%s", out);
+    free(out);
+    desc = last_status(w.slow, "success");
+    cr_assert(desc != NULL, "the accepted regression set no success status");
+    cr_assert_str_eq(desc, "1 regression accepted by label, applied by @alice");
+    free(desc);
+    cr_assert_eq(fakegh_comment_count(w.gh, ACCEPT_PR), 1, "the same comment, updated");
+    {
+        const fakegh_request *r = NULL;
+        size_t i;
+        for (i = seen; i < fakegh_request_count(w.gh); i++)
+            if (strcmp(fakegh_request_at(w.gh, i)->method, "PATCH") == 0)
+                r = fakegh_request_at(w.gh, i);
+        cr_assert(r != NULL, "the comment was not updated");
+        body = pg__strdup(r->body);
+    }
+    cr_assert(strstr(body, "perfgate: ACCEPTED — 1 regression accepted by label, applied by @alice") != NULL, "%s",
+              body);
+    cr_assert(strstr(body, "#### Accepted (1)") != NULL && strstr(body, "matmul_chain") != NULL, "%s", body);
+    cr_assert(strstr(body, "#### Regressions") == NULL, "%s", body);
+    free(body);
+
+    /* A fork's report that claims the acceptance: ignored, the fork's pull request fails. */
+    claim = slow_report_for(FORK_PR, w.fork, 1);
+    json = run_event("failure", w.fork, "patch-1", "mallory", "");
+    cr_assert_eq(post_job(&out, "post-fork-claims", claim, json), 0, "%s", out);
+    cr_assert(strstr(out, "the report claims 1 regression accepted by label; ignored") != NULL, "%s", out);
+    free(out);
+    desc = last_status(w.fork, "failure");
+    cr_assert(desc != NULL && strstr(desc, "accepted") == NULL, "the fork's claim turned its status: %s",
+              desc ? desc : "(none)");
+    free(desc);
+    free(claim);
+    free(json);
+
+    /* The label removed: the next run fails again. */
+    fakegh_label(w.gh, ACCEPT_PR, "perf-accepted", "alice", 0);
+    out = post_accept_run("post-accept-3", rep);
+    cr_assert(strstr(out, "accepted by label") == NULL, "%s", out);
+    free(out);
+    desc = last_status(w.slow, "failure");
+    cr_assert(desc != NULL && strstr(desc, "1 regression") != NULL, "%s", desc ? desc : "(none)");
+    free(desc);
+    free(rep);
 }
 
 /* ---------------------------------------------------- history mode, nightly */
@@ -1040,6 +1190,7 @@ Test(lifecycle, main_pull_request_fork_cache_miss_other_machine_nightly)
     step2_a_slower_head_fails_and_is_posted();
     step3_the_fix_passes_and_updates_the_comment();
     step4_a_fork_cannot_redirect_the_comment();
+    step4b_a_label_accepts_a_regression_and_a_fork_cannot();
     step5_a_cache_miss_is_restored_or_compares_nothing();
     step6_a_baseline_from_another_machine_compares_nothing();
     step7_the_second_night_compares_with_the_first();

@@ -34,6 +34,13 @@ typedef struct artifact {
     size_t len;
 } artifact;
 
+/* A label applied to (or removed from) an issue or pull request: the issue's events. */
+typedef struct label_event {
+    int64_t pr;
+    char *label, *actor;
+    int added;
+} label_event;
+
 typedef struct fault {
     char *method, *prefix, *headers, *body;
     int status, times;
@@ -57,6 +64,8 @@ struct fakegh {
     size_t npulls;
     artifact *artifacts;
     size_t nartifacts;
+    label_event *events;
+    size_t nevents;
 };
 
 static void send_all(int fd, const char *p, size_t n)
@@ -189,6 +198,62 @@ static json_t *pull_json(const pull *p)
                      p->sha, "ref", p->ref, "label", p->owner);
 }
 
+/* Whether issue `pr` carries `label` now: its last event for the label added it. */
+static int labelled(const fakegh *s, int64_t pr, const char *label)
+{
+    size_t i;
+    int on = 0;
+
+    for (i = 0; i < s->nevents; i++)
+        if (s->events[i].pr == pr && strcasecmp(s->events[i].label, label) == 0)
+            on = s->events[i].added;
+    return on;
+}
+
+/* GET .../issues/N/labels and .../issues/N/events, as GitHub answers them (events oldest first, 2 a page). */
+static char *route_labels(fakegh *s, const char *owner, const char *repo, const char *rest, const char *path,
+                          char *hdrs, size_t hlen)
+{
+    long pr = 0;
+    int n = 0;
+    size_t i, j;
+    json_t *arr;
+    char *out;
+
+    if (sscanf(rest, "/issues/%ld/labels%n", &pr, &n) == 1 && (rest[n] == '\0' || rest[n] == '?')) {
+        arr = json_array();
+        for (i = 0; i < s->nevents; i++) {
+            int first = 1;
+            for (j = 0; j < i; j++)
+                first &= !(s->events[j].pr == pr && strcasecmp(s->events[j].label, s->events[i].label) == 0);
+            if (s->events[i].pr == pr && first && labelled(s, pr, s->events[i].label))
+                json_array_append_new(arr, json_pack("{s:I, s:s}", "id", (json_int_t)(7000 + i), "name",
+                                                     s->events[i].label));
+        }
+    } else if (sscanf(rest, "/issues/%ld/events%n", &pr, &n) == 1 && (rest[n] == '\0' || rest[n] == '?')) {
+        long per = 2, page = query_num(path, "page", 1), k = 0;
+        arr = json_array();
+        for (i = 0; i < s->nevents; i++) {
+            if (s->events[i].pr != pr)
+                continue;
+            if (k >= (page - 1) * per && k < page * per)
+                json_array_append_new(arr, json_pack("{s:I, s:s, s:{s:s}, s:{s:s}}", "id", (json_int_t)(8000 + i),
+                                                     "event", s->events[i].added ? "labeled" : "unlabeled", "actor",
+                                                     "login", s->events[i].actor, "label", "name",
+                                                     s->events[i].label));
+            k++;
+        }
+        if (page * per < k)
+            snprintf(hdrs, hlen, "Link: <%s/repos/%s/%s/issues/%ld/events?per_page=100&page=%ld>; rel=\"next\"\r\n",
+                     s->url, owner, repo, pr, page + 1);
+    } else {
+        return NULL;
+    }
+    out = json_dumps(arr, JSON_COMPACT);
+    json_decref(arr);
+    return out;
+}
+
 /* Routes what the trusted poster and `db fetch` ask: pull requests and artifacts. NULL: not such a request. */
 static char *route_more(fakegh *s, int fd, const char *method, const char *path, char *hdrs, size_t hlen,
                         long *status, int *sent)
@@ -202,6 +267,8 @@ static char *route_more(fakegh *s, int fd, const char *method, const char *path,
     if (strcmp(method, "GET") != 0 || sscanf(path, "/repos/%63[^/]/%63[^/?]%n", owner, repo, &n) != 2)
         return NULL;
     rest = path + n;
+    if (strncmp(rest, "/issues/", 8) == 0)
+        return route_labels(s, owner, repo, rest, path, hdrs, hlen);
     if (strncmp(rest, "/pulls?", 7) == 0) {
         char *head = query_str(path, "head"), *out;
         json_t *arr = json_array();
@@ -568,6 +635,11 @@ void fakegh_stop(fakegh *s)
         free(s->artifacts[i].zip);
     }
     free(s->artifacts);
+    for (i = 0; i < s->nevents; i++) {
+        free(s->events[i].label);
+        free(s->events[i].actor);
+    }
+    free(s->events);
     free(s->token);
     free(s->login);
     free(s->link_base);
@@ -683,6 +755,20 @@ int64_t fakegh_add_artifact(fakegh *s, const char *name, const char *head_branch
     a->len = len;
     pthread_mutex_unlock(&s->mu);
     return id;
+}
+
+void fakegh_label(fakegh *s, int64_t pr, const char *label, const char *actor, int add)
+{
+    label_event *e;
+
+    pthread_mutex_lock(&s->mu);
+    s->events = realloc(s->events, (s->nevents + 1) * sizeof(*e));
+    e = &s->events[s->nevents++];
+    e->pr = pr;
+    e->label = pg__strdup(label);
+    e->actor = pg__strdup(actor);
+    e->added = add;
+    pthread_mutex_unlock(&s->mu);
 }
 
 void fakegh_set_user_status(fakegh *s, int status)

@@ -66,6 +66,14 @@ void fakegh_add_pull(fakegh *s, int64_t number, const char *head_owner, const ch
 int64_t fakegh_add_artifact(fakegh *s, const char *name, const char *head_branch, int64_t head_repository_id,
                             int expired, const char *created_at, const void *zip, size_t len);
 
+/**
+ * `actor` adds (`add` 1) or removes `label` on issue or pull request `pr`:
+ * GET /repos/O/R/issues/PR/labels lists the labels it carries, and
+ * GET /repos/O/R/issues/PR/events the "labeled"/"unlabeled" events with
+ * their actor, oldest first, two a page (Link rel="next").
+ */
+void fakegh_label(fakegh *s, int64_t pr, const char *label, const char *actor, int add);
+
 /** GET /user answers `status` (e.g. 403, as for an Actions installation token). */
 void fakegh_set_user_status(fakegh *s, int status);
 /** Link "next" URLs point to this base instead of the server's own (tests the client's refusal). */
