@@ -320,7 +320,8 @@ static void count_clause(pg_buf *b, const pg_diagnosis *d, const char *unit)
         pg__buf_puts(b, ")");
     }
     if (d->ncounts > 1)
-        pg__buf_printf(b, "; %zu more %s changed", d->ncounts - 1, trace ? "ops" : "call sites");
+        pg__buf_printf(b, "; %zu more %s%s changed", d->ncounts - 1, trace ? "op" : "call site",
+                       d->ncounts > 2 ? "s" : "");
 }
 
 /*

@@ -403,8 +403,15 @@ static int read_line(reader *r, char *line)
         r->in_call = 1;
         return 0;
     }
-    /* ob=, cob=, jump=, jcnd= and the header lines that name no cost. */
-    return strchr(line, ':') && !strchr(line, '=') ? header_line(r, line) : 0;
+    /* ob=, cob=, jump=, jcnd= (and specifications of later versions): a name, then '='. */
+    n = strspn(line, "abcdefghijklmnopqrstuvwxyz");
+    if (n && line[n] == '=')
+        return 0;
+    /* Header lines: a name, then ':'. */
+    n = strspn(line, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789");
+    if (n && line[n] == ':')
+        return header_line(r, line);
+    return bad(r, "a line that is neither a cost, a name nor a header");
 }
 
 static int read_file(reader *r, const char *path)
@@ -430,6 +437,8 @@ static int read_file(reader *r, const char *path)
         r->lineno++;
         err = read_line(r, line);
     }
+    if (!err && r->in_call)
+        err = bad(r, "calls= without the cost line that follows it");
     free(line);
     fclose(f);
     /* Compressed names are per file. */

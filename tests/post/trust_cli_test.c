@@ -3,6 +3,8 @@
  * fake GitHub: the pull request and SHA come from the event (or, for a fork,
  * from the API with a matching head), the report's and the flags' claims
  * are checked against them, and a refused or cancelled run posts nothing.
+ * A regression is accepted by a pull request label read from the API (who
+ * applied it, named), never by a report's claim; quiet comments.
  */
 #include "fakegh.h"
 #include "fixture.h"
@@ -11,6 +13,7 @@
 #include "report/report.h"
 #include "base/util.h"
 
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -263,6 +266,188 @@ Test(post_trust, cancelled_run_posts_nothing)
     cr_assert_eq(p.status, 0, "%d\n%s", p.status, p.err);
     cr_assert(strstr(p.err, "concluded 'cancelled': nothing posted") != NULL, "%s", p.err);
     cr_assert_eq(fakegh_request_count(c.s), 0);
+    pg_proc_free(&p);
+    teardown(&c);
+}
+
+/* ---- accepting a regression with a label -------------------------------- */
+
+/*
+ * The report as the gate of a pull request writes it, reduced to one
+ * REGRESSED case (`regressed`) or none, every other case unchanged and every
+ * exact check passed; with `claim` it also says the regression was accepted
+ * by label, as only a forged report can.
+ */
+static void reduce_report(trust_case *c, int regressed, int claim)
+{
+    json_error_t je;
+    json_t *r = json_load_file(c->report, 0, &je), *v, *sum;
+    size_t i;
+
+    cr_assert(r != NULL, "%s", je.text);
+    sum = json_object_get(r, "summary");
+    json_array_foreach(json_object_get(r, "verdicts"), i, v) {
+        if (!regressed || strcmp(json_string_value(json_object_get(v, "verdict")), "REGRESSED") != 0)
+            json_object_set_new(v, "verdict", json_string("SAME"));
+        else if (claim)
+            json_object_set_new(v, "accepted", json_pack("{s:s, s:s}", "why",
+                                                         "accepted by label perf-accepted, applied by @maintainer",
+                                                         "from", "label"));
+    }
+    json_array_foreach(json_object_get(r, "checks"), i, v)
+        json_object_set_new(v, "passed", json_true());
+    json_object_set_new(sum, "checks_failed", json_integer(0));
+    json_object_set_new(sum, "outcome", json_string(claim ? "ACCEPTED" : regressed ? "FAIL" : "PASS"));
+    json_object_set_new(sum, "exit_code", json_integer(regressed && !claim));
+    if (claim)
+        json_object_set_new(sum, "accepted_by", json_string("@maintainer"));
+    cr_assert(json_dump_file(r, c->report, JSON_COMPACT) == 0);
+    json_decref(r);
+}
+
+/* The body of the last commit status set on SHA_A ("state" and "description"), as JSON text (caller frees). */
+static char *last_status_body(trust_case *c)
+{
+    char *body = NULL;
+    size_t i;
+
+    for (i = 0; i < fakegh_request_count(c->s); i++) {
+        const fakegh_request *r = fakegh_request_at(c->s, i);
+        if (strcmp(r->method, "POST") == 0 && strcmp(r->path, "/repos/acme/kernels/statuses/" SHA_A) == 0) {
+            free(body);
+            body = pg__strdup(r->body);
+        }
+    }
+    cr_assert(body != NULL, "no status was set");
+    return body;
+}
+
+Test(post_trust, a_maintainers_label_accepts_the_regression_and_names_them)
+{
+    trust_case c;
+    pg_proc p;
+    char *status, *comment;
+
+    setup(&c, "failure", 9, SHA_A);
+    write_report(&c, 9, SHA_A);
+    reduce_report(&c, 1, 0);
+    fakegh_label(c.s, 9, "bug", "bob", 1);
+    fakegh_label(c.s, 9, "perf-accepted", "carol", 1);
+    fakegh_label(c.s, 9, "perf-accepted", "carol", 0);
+    fakegh_label(c.s, 9, "Perf-Accepted", "alice", 1);
+    post(&p, &c, NULL, NULL);
+    cr_assert_eq(p.status, 0, "%d\n%s", p.status, p.err);
+    cr_assert(strstr(p.err, "1 regression accepted by label perf-accepted, applied by @alice") != NULL, "%s", p.err);
+    status = last_status_body(&c);
+    cr_assert(strstr(status, "\"state\":\"success\"") != NULL, "%s", status);
+    cr_assert(strstr(status, "\"description\":\"1 regression accepted by label, applied by @alice\"") != NULL, "%s",
+              status);
+    comment = fakegh_comment_body(c.s, 1001);
+    cr_assert(strstr(comment, "### perfgate: ACCEPTED — 1 regression accepted by label, applied by @alice") != NULL,
+              "%s", comment);
+    cr_assert(strstr(comment, "#### Accepted (1)") != NULL, "%s", comment);
+    /* The events were read page by page (two a page here), oldest first: the last to apply it is named. */
+    cr_assert(fakegh_count(c.s, "GET", "/repos/acme/kernels/issues/9/events") >= 2);
+    free(status);
+    free(comment);
+    pg_proc_free(&p);
+    teardown(&c);
+}
+
+Test(post_trust, a_reports_claim_of_acceptance_is_ignored_without_the_label)
+{
+    trust_case c;
+    pg_proc p;
+    char *status;
+
+    setup(&c, "success", 0, SHA_A);
+    fakegh_add_pull(c.s, 9, "mallory", "fix", SHA_A);
+    write_report(&c, 9, SHA_A);
+    reduce_report(&c, 1, 1);
+    /* Another label, and the right one on another pull request: neither counts. */
+    fakegh_label(c.s, 9, "performance", "alice", 1);
+    fakegh_label(c.s, 7, "perf-accepted", "alice", 1);
+    post(&p, &c, NULL, NULL);
+    cr_assert_eq(p.status, 0, "%d\n%s", p.status, p.err);
+    cr_assert(strstr(p.err, "the report claims 1 regression accepted by label; ignored") != NULL, "%s", p.err);
+    status = last_status_body(&c);
+    cr_assert(strstr(status, "\"state\":\"failure\"") != NULL, "%s", status);
+    free(status);
+    pg_proc_free(&p);
+    teardown(&c);
+}
+
+Test(post_trust, no_acceptance_without_reading_the_labels_or_with_the_label_turned_off)
+{
+    trust_case c;
+    pg_proc p;
+    char *status;
+
+    setup(&c, "failure", 9, SHA_A);
+    write_report(&c, 9, SHA_A);
+    reduce_report(&c, 1, 0);
+    fakegh_label(c.s, 9, "perf-accepted", "alice", 1);
+    /* The token may not read labels: a warning, and the regression fails as it is. */
+    fakegh_fail_next(c.s, "GET", "/repos/acme/kernels/issues/9/labels", 403, NULL, NULL, 1);
+    post(&p, &c, NULL, NULL);
+    cr_assert_eq(p.status, 0, "%d\n%s", p.status, p.err);
+    cr_assert(strstr(p.err, "cannot read the labels of acme/kernels#9") != NULL, "%s", p.err);
+    status = last_status_body(&c);
+    cr_assert(strstr(status, "\"state\":\"failure\"") != NULL, "%s", status);
+    free(status);
+    pg_proc_free(&p);
+    /* --accept-label '' turns acceptance off: no request for labels at all. */
+    post(&p, &c, "--accept-label", "");
+    cr_assert_eq(p.status, 0, "%d\n%s", p.status, p.err);
+    status = last_status_body(&c);
+    cr_assert(strstr(status, "\"state\":\"failure\"") != NULL, "%s", status);
+    cr_assert_eq(fakegh_count(c.s, "GET", "/repos/acme/kernels/issues/9/labels"), 1);
+    free(status);
+    pg_proc_free(&p);
+    /* A label name no GitHub label can have is a usage error. */
+    post(&p, &c, "--accept-label", "perf\naccepted");
+    cr_assert_eq(p.status, 2, "%d\n%s", p.status, p.err);
+    pg_proc_free(&p);
+    teardown(&c);
+}
+
+Test(post_trust, quiet_comments_leave_a_clean_pull_request_with_its_status_alone)
+{
+    trust_case c;
+    pg_proc p;
+    char *body;
+
+    setup(&c, "success", 9, SHA_A);
+    write_report(&c, 9, SHA_A);
+    reduce_report(&c, 0, 0);
+    post(&p, &c, "--comment", "on-change");
+    cr_assert_eq(p.status, 0, "%d\n%s", p.status, p.err);
+    cr_assert(strstr(p.err, "none created (--comment on-change)") != NULL, "%s", p.err);
+    cr_assert_eq(fakegh_comment_count(c.s, 9), 0);
+    cr_assert_eq(fakegh_count(c.s, "POST", "/repos/acme/kernels/statuses/" SHA_A), 1);
+    /* No regression means no label to read either. */
+    cr_assert_eq(fakegh_count(c.s, "GET", "/repos/acme/kernels/issues/9/labels"), 0);
+    pg_proc_free(&p);
+    /* A regression: the comment is created. */
+    write_report(&c, 9, SHA_A);
+    reduce_report(&c, 1, 0);
+    post(&p, &c, "--comment", "on-change");
+    cr_assert_eq(p.status, 0, "%d\n%s", p.status, p.err);
+    cr_assert_eq(fakegh_comment_count(c.s, 9), 1);
+    pg_proc_free(&p);
+    /* Clean again: the comment that exists is updated, so it does not keep saying FAIL. */
+    write_report(&c, 9, SHA_A);
+    reduce_report(&c, 0, 0);
+    post(&p, &c, "--comment", "on-change");
+    cr_assert_eq(p.status, 0, "%d\n%s", p.status, p.err);
+    cr_assert_eq(fakegh_comment_count(c.s, 9), 1);
+    body = fakegh_comment_body(c.s, 1001);
+    cr_assert(strstr(body, "perfgate: PASS") != NULL, "%s", body);
+    free(body);
+    pg_proc_free(&p);
+    post(&p, &c, "--comment", "sometimes");
+    cr_assert_eq(p.status, 2, "%d\n%s", p.status, p.err);
+    cr_assert(strstr(p.err, "expected always, on-change or off") != NULL, "%s", p.err);
     pg_proc_free(&p);
     teardown(&c);
 }

@@ -567,3 +567,69 @@ Test(tracediff_source, gpu_metrics_are_series_per_step)
     free(yaml);
     free(suite);
 }
+
+/* ---- what changed behind a trace case's regression ------------------------ */
+
+/*
+ * An interleaved gate whose timed case is a command writing torch traces:
+ * the base build runs the step, the head the step with a boolean-mask
+ * selection of half a large tensor (torch_steps.py "gather": real work,
+ * inside train_step). The step regresses, and the row says which op
+ * appeared, from the ops per step both builds' traces recorded.
+ */
+Test(tracediff_gate, a_regressed_step_says_which_op_appeared, .timeout = 400)
+{
+    char *dir = pg_test_tmpdir(), *yaml, *suite, *js = pg__asprintf("%s/g.json", dir);
+    const char *variants[] = {"base", "gather"};
+    const char *env[] = {"PG_TORCH_ROUNDS=1", "PG_TORCH_STEPS=3", NULL};
+    json_error_t je;
+    json_t *r, *v, *d;
+    const char *line;
+    pg_proc p;
+    size_t i;
+
+    for (i = 0; i < 2; i++) {
+        /* A build: a script that writes one profiled run of its variant, flat in the trace directory. */
+        char *b = pg__asprintf("%s/%s", dir, variants[i]), *sh;
+        cr_assert(mkdir(b, 0755) == 0);
+        sh = pg__asprintf("%s \"%s\" \"$1\" %s && mv \"$1\"/%s/*.json \"$1\"/\n", PYTHON, SCRIPT, variants[i],
+                          variants[i]);
+        free(pg_test_write(b, "steps.sh", sh));
+        free(sh);
+        free(b);
+    }
+    yaml = pg__asprintf("suite: torch_train\n"
+                        "benchmarks:\n"
+                        "  - name: train\n"
+                        "    command: [sh, \"{build}/steps.sh\", \"{trace_dir}\"]\n"
+                        "    timeout: 120s\n"
+                        "    trace: {path: \"{trace_dir}\"}\n");
+    suite = pg_test_write(dir, "train.yaml", yaml);
+    {
+        char *base = pg__asprintf("%s/base", dir), *head = pg__asprintf("%s/gather", dir);
+        const char *gate[] = {"gate", "--no-store", "--base-build", base, "--head-build", head, "--json", js, suite,
+                              NULL};
+        /* 16 MiB gathered per step on top of a small one: the step takes several times as long. */
+        pg_test_run(&p, dir, env, gate);
+        cr_assert_eq(p.status, 1, "the slower step did not regress: exit %d\n%s%s", p.status, p.out, p.err);
+        cr_assert_eq(pg_test_report_exit(js), 1);
+        cr_assert(strstr(p.out, "what changed: +1 `aten::index` per step under `train_step`") != NULL, "%s", p.out);
+        pg_proc_free(&p);
+        free(base);
+        free(head);
+    }
+    r = json_load_file(js, 0, &je);
+    cr_assert(r != NULL, "%s", je.text);
+    v = json_array_get(json_object_get(r, "verdicts"), 0);
+    d = json_object_get(v, "diagnosis");
+    cr_assert(d != NULL, "no diagnosis");
+    cr_assert_str_eq(json_string_value(json_object_get(d, "source")), "trace");
+    line = json_string_value(json_object_get(d, "what_changed"));
+    cr_assert(strncmp(line, "+1 `aten::index` per step under `train_step` (new, ", 51) == 0, "%s", line);
+    json_decref(r);
+    pg_test_rmtree(dir);
+    free(dir);
+    free(yaml);
+    free(suite);
+    free(js);
+}

@@ -1,0 +1,298 @@
+/*
+ * diagnose_test.c - "what changed" end to end, with real Valgrind and a
+ * plugin of real numerical work (tests/data/plugin/stencil.c, built here at
+ * -O2 -g in several variants: sweeps per iteration and the layout of its
+ * rows are data values, so every build runs the same machine code):
+ *
+ * - a counted gate of 10 % more sweeps names sweep() with its share of the
+ *   instructions, in the markdown and the JSON, and the HTML report's
+ *   differential flame graph, laid out by headless Chromium, draws sweep
+ *   red and its unchanged sibling residual() not;
+ * - an interleaved gate's timed regression is counted on both builds for
+ *   that case only (--no-diagnose: not), without Valgrind the rest is
+ *   still counted and the missing part said; a gate with nothing regressed
+ *   counts nothing at all;
+ * - rows that alias in the caches at a 4 KiB pitch: time regresses with the
+ *   same instructions, and that is what the row says, also as the gate
+ *   stored its decision.
+ */
+#include "compile.h"
+#include "support.h"
+
+#include "base/util.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static char *tmp;
+
+static void setup(void)
+{
+    tmp = pg_test_tmpdir();
+}
+
+static void teardown(void)
+{
+    pg_test_rmtree(tmp);
+    free(tmp);
+}
+
+TestSuite(diagnose, .init = setup, .fini = teardown, .timeout = 300);
+
+/* tmp/NAME/libstencil.so, the plugin built with `flags`; returns the build directory (caller frees). */
+static char *build(const char *name, const char *flags)
+{
+    char *dir = pg__asprintf("%s/%s", tmp, name), *all = pg__asprintf("-O2 -g %s", flags ? flags : ""), *lib;
+
+    cr_assert(mkdir(dir, 0755) == 0);
+    lib = pg_test_build_plugin(dir, "plugin/stencil.c", "stencil", all);
+    free(lib);
+    free(all);
+    return dir;
+}
+
+static char *suite(const char *bench, const char *params)
+{
+    char *text = pg__asprintf("suite: st\n"
+                              "defaults: {threads: 1, min_run_time: 0.2s, warmup: 20ms, min_samples: 10}\n"
+                              "benchmarks:\n"
+                              "  - {name: %s, plugin: \"{build}/libstencil.so\", symbol: %s, params: %s}\n",
+                              bench, bench, params);
+    char *name = pg__asprintf("%s.yaml", bench), *path = pg_test_write(tmp, name, text);
+
+    free(text);
+    free(name);
+    return path;
+}
+
+static char *slurp(const char *path)
+{
+    char *text = NULL;
+    size_t len = 0;
+
+    pg_assert_ok(pg__read_file(&text, &len, path));
+    return text;
+}
+
+/* The diagnosis of the verdict `key` in the JSON report at `path` (a new reference), or NULL. */
+static json_t *diagnosis(const char *path, const char *key)
+{
+    json_error_t je;
+    json_t *r = json_load_file(path, 0, &je), *v, *d = NULL;
+    size_t i;
+
+    cr_assert(r != NULL, "%s: %s", path, je.text);
+    json_array_foreach(json_object_get(r, "verdicts"), i, v)
+        if (strcmp(json_string_value(json_object_get(v, "key")), key) == 0 && json_object_get(v, "diagnosis")) {
+            d = json_object_get(v, "diagnosis");
+            json_incref(d);
+        }
+    json_decref(r);
+    return d;
+}
+
+static size_t count_substr(const char *hay, const char *needle)
+{
+    size_t n = 0;
+
+    while ((hay = strstr(hay, needle)) != NULL) {
+        n++;
+        hay += strlen(needle);
+    }
+    return n;
+}
+
+/* The fill of the flame graph's frame of `fn` in a page's DOM: r, g, b. */
+static void frame_fill(int rgb[3], const char *dom, const char *fn)
+{
+    char *at = pg__asprintf("data-fn=\"%s\"", fn);
+    const char *g = strstr(dom, at), *fill;
+
+    cr_assert(g != NULL, "no frame for %s in the laid-out page", fn);
+    fill = strstr(g, "fill=\"rgb(");
+    cr_assert(fill != NULL && sscanf(fill, "fill=\"rgb(%d,%d,%d)", &rgb[0], &rgb[1], &rgb[2]) == 3);
+    free(at);
+}
+
+Test(diagnose, a_counted_gate_names_the_function_and_the_flame_graph_draws_it_red)
+{
+    char *base = build("base", NULL), *head = build("head", "-DSWEEPS=11"), *s = suite("relax", "{n: 64}");
+    char *md = pg__asprintf("%s/r.md", tmp), *js = pg__asprintf("%s/r.json", tmp), *html = pg__asprintf("%s/r.html", tmp);
+    char *dom = pg__asprintf("%s/dom.html", tmp), *png = pg__asprintf("%s/shot.png", tmp), *cmd, *text;
+    const char *gate[] = {"gate", "--no-store", "--instrument", "instructions", "--base-build", base, "--head-build",
+                          head, "--md", md, "--json", js, s, NULL};
+    const char *rep[] = {"report", "--from", js, "--format", "html", "-o", html, NULL};
+    json_t *d, *top;
+    pg_proc p;
+    int red[3], grey[3];
+    struct stat st;
+
+    pg_test_run(&p, tmp, NULL, gate);
+    cr_assert_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    pg_proc_free(&p);
+    /* The comment's row, and its top five: the function, where it is, its share. */
+    text = slurp(md);
+    cr_assert(strstr(text, "**what changed:** +") != NULL, "%s", text);
+    cr_assert(strstr(text, "% of it in `sweep` (stencil.c:") != NULL, "%s", text);
+    cr_assert(strstr(text, "| `sweep` | `stencil.c:") != NULL, "%s", text);
+    free(text);
+    d = diagnosis(js, "st/relax[n=64]@1:cpu#instructions");
+    cr_assert(d != NULL, "no diagnosis in the JSON report");
+    top = json_array_get(json_object_get(json_object_get(d, "functions"), "exclusive"), 0);
+    cr_assert_str_eq(json_string_value(json_object_get(top, "name")), "sweep");
+    cr_assert_geq(json_number_value(json_object_get(top, "share")), 0.9, "sweep holds under 90%% of the change");
+    cr_assert(strstr(json_string_value(json_object_get(top, "file")), "stencil.c") != NULL);
+    /* The sibling did the same work: it is no delta at all. */
+    cr_assert(strstr(json_dumps(json_object_get(d, "functions"), 0), "residual") == NULL);
+    json_decref(d);
+
+    /* The HTML page of the report, laid out by a real browser. */
+    pg_test_run(&p, tmp, NULL, rep);
+    cr_assert_eq(p.status, 0, "%s", p.err);
+    pg_proc_free(&p);
+    text = slurp(html);
+    cr_assert(strstr(text, "<script") == NULL, "the page stays self-contained");
+    free(text);
+    cmd = pg__asprintf("chromium --headless --no-sandbox --disable-gpu --user-data-dir=%s/profile "
+                       "--dump-dom file://%s > %s 2>/dev/null",
+                       tmp, html, dom);
+    cr_assert_eq(system(cmd), 0, "headless chromium failed (is the chromium package installed?)");
+    free(cmd);
+    text = slurp(dom);
+    cr_assert_eq(count_substr(text, "<svg class=\"flame\""), 1, "one flame graph: the cycles' case shares it");
+    cr_assert(strstr(text, "<g class=\"frame grew\" data-fn=\"sweep\">") != NULL, "%s", text);
+    cr_assert(strstr(text, "<g class=\"frame same\" data-fn=\"residual\">") != NULL, "%s", text);
+    frame_fill(red, text, "sweep");
+    frame_fill(grey, text, "residual");
+    cr_assert(red[0] > 200 && red[1] < 120 && red[2] < 120, "sweep is not red: rgb(%d,%d,%d)", red[0], red[1], red[2]);
+    cr_assert(grey[0] == grey[1] && grey[1] == grey[2], "residual is coloured: rgb(%d,%d,%d)", grey[0], grey[1],
+              grey[2]);
+    free(text);
+    cmd = pg__asprintf("chromium --headless --no-sandbox --disable-gpu --user-data-dir=%s/profile "
+                       "--window-size=1300,900 --screenshot=%s file://%s > /dev/null 2>&1",
+                       tmp, png, html);
+    cr_assert_eq(system(cmd), 0);
+    free(cmd);
+    cr_assert_eq(stat(png, &st), 0, "no screenshot");
+    cr_assert_gt(st.st_size, 10000, "screenshot suspiciously small: %lld bytes", (long long)st.st_size);
+    free(base);
+    free(head);
+    free(s);
+    free(md);
+    free(js);
+    free(html);
+    free(dom);
+    free(png);
+}
+
+/* An interleaved gate of `base` against `head` over suite `s`, JSON into `js`: its output (caller frees). */
+static char *gate(int *status, const char *base, const char *head, const char *s, const char *js, const char *extra,
+                  const char *const *env)
+{
+    const char *argv[] = {"gate", "--no-store", "--base-build", base, "--head-build", head, "--json", js, s, extra,
+                          NULL};
+    pg_proc p;
+    char *all;
+
+    pg_test_run(&p, tmp, env, argv);
+    *status = p.status;
+    all = pg__asprintf("%s%s", p.out, p.err);
+    pg_proc_free(&p);
+    return all;
+}
+
+Test(diagnose, a_timed_regression_is_counted_on_both_builds_and_only_then)
+{
+    char *base = build("base", NULL), *head = build("head", "-DSWEEPS=30"), *same = build("same", NULL);
+    char *s = suite("relax", "{n: 64}"), *js = pg__asprintf("%s/g.json", tmp), *out;
+    const char *novg[] = {"PERFGATE_VALGRIND=/nonexistent/valgrind", NULL};
+    const char *line;
+    json_t *d;
+    int rc;
+
+    /* Three times the sweeps: REGRESSED, then both builds counted for it. */
+    out = gate(&rc, base, head, s, js, NULL, NULL);
+    cr_assert_eq(rc, 1, "exit %d\n%s", rc, out);
+    cr_assert(strstr(out, "diagnosing 1 regressed case: counted both builds in") != NULL, "%s", out);
+    cr_assert(strstr(out, "st/relax[n=64]@1:cpu: what changed: +") != NULL, "%s", out);
+    free(out);
+    d = diagnosis(js, "st/relax[n=64]@1:cpu");
+    cr_assert(d != NULL);
+    cr_assert_str_eq(json_string_value(json_object_get(d, "source")), "recounted");
+    line = json_string_value(json_object_get(d, "what_changed"));
+    cr_assert(strstr(line, "% instructions, ") != NULL && strstr(line, "of it in `sweep` (stencil.c:") != NULL, "%s",
+              line);
+    cr_assert_gt(json_number_value(json_object_get(d, "seconds")), 0);
+    /* Heap traffic counted too (none moved), and estimated cycles. */
+    cr_assert(json_is_object(json_object_get(d, "allocs_per_iter")) && json_is_object(json_object_get(d, "est_cycles")));
+    json_decref(d);
+
+    /* Turned off: nothing counted. */
+    out = gate(&rc, base, head, s, js, "--no-diagnose", NULL);
+    cr_assert_eq(rc, 1, "exit %d\n%s", rc, out);
+    cr_assert(strstr(out, "diagnosing") == NULL, "%s", out);
+    cr_assert_null(diagnosis(js, "st/relax[n=64]@1:cpu"));
+    free(out);
+
+    /* Without Valgrind: the allocations are still counted, the instructions are said to be missing. */
+    out = gate(&rc, base, head, s, js, NULL, novg);
+    cr_assert_eq(rc, 1, "exit %d\n%s", rc, out);
+    d = diagnosis(js, "st/relax[n=64]@1:cpu");
+    cr_assert(d != NULL, "%s", out);
+    cr_assert(strstr(json_string_value(json_object_get(d, "note")), "instructions not counted") != NULL, "%s", out);
+    cr_assert(json_is_object(json_object_get(d, "allocs_per_iter")), "%s", out);
+    cr_assert(json_is_null(json_object_get(d, "instructions")), "%s", out);
+    json_decref(d);
+    free(out);
+
+    /* The same code on both sides: whatever the rounds say, nothing regressed, nothing is counted. */
+    out = gate(&rc, base, same, s, js, NULL, NULL);
+    cr_assert_eq(rc, pg_test_report_exit(js), "%s", out);
+    cr_assert_neq(rc, 1, "the same code regressed:\n%s", out);
+    cr_assert(strstr(out, "diagnosing") == NULL && strstr(out, "what changed") == NULL, "%s", out);
+    free(out);
+    free(base);
+    free(head);
+    free(same);
+    free(s);
+    free(js);
+}
+
+Test(diagnose, rows_that_alias_in_the_caches_regress_with_the_same_instructions)
+{
+    char *base = build("base", NULL), *head = build("alias", "-DPITCH=8192"), *s = suite("layout", "{n: 2048}");
+    char *js = pg__asprintf("%s/l.json", tmp), *db = pg__asprintf("%s/l.db", tmp), *out, *text;
+    const char *argv[] = {"gate", "--db", db, "--base-build", base, "--head-build", head, "--json", js, s, NULL};
+    const char *rep[] = {"report", "--db", db, "--format", "md", NULL};
+    const char *line;
+    json_t *d;
+    pg_proc p;
+
+    pg_test_run(&p, tmp, NULL, argv);
+    out = pg__asprintf("%s%s", p.out, p.err);
+    cr_assert_eq(p.status, 1, "exit %d\n%s", p.status, out);
+    pg_proc_free(&p);
+    d = diagnosis(js, "st/layout[n=2048]@1:cpu");
+    cr_assert(d != NULL, "%s", out);
+    line = json_string_value(json_object_get(d, "what_changed"));
+    cr_assert(strncmp(line, "same instructions (+0.00 %): a memory or layout effect (est. cycles +", 69) == 0, "%s",
+              line);
+    cr_assert_eq(json_number_value(json_object_get(json_object_get(d, "instructions"), "base")),
+                 json_number_value(json_object_get(json_object_get(d, "instructions"), "head")));
+    json_decref(d);
+    free(out);
+    /* As the gate stored its decision: the report of the run says it again. */
+    pg_test_run(&p, tmp, NULL, rep);
+    cr_assert_eq(p.status, 0, "%s", p.err);
+    text = p.out;
+    cr_assert(strstr(text, "**what changed:** same instructions (+0.00 %): a memory or layout effect") != NULL, "%s",
+              text);
+    pg_proc_free(&p);
+    free(base);
+    free(head);
+    free(s);
+    free(js);
+    free(db);
+}
