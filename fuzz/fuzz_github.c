@@ -3,7 +3,8 @@
  * them. The input is a header block, an empty line, then a body: the
  * headers go through the client's header reader (Link rel="next",
  * Location, rate-limit hints); the body through every reader of a body
- * (error message, pull request list, comment list, artifact list page) and,
+ * (error message, pull request list, comment list, labels, issue events,
+ * artifact list page) and,
  * as an artifact download, through the zip reader.
  */
 #include "post/artifacts.h"
@@ -49,6 +50,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     (void)pg__trust_match_head(r.body, "0123456789abcdef0123456789abcdef01234567", &other, other_sha,
                                sizeof(other_sha));
     (void)pg__post_find_comment(r.body, "<!-- perfgate -->", "github-actions[bot]");
+    (void)pg__post_label_listed(r.body, "perf-accepted");
+    {
+        char *actor = NULL;
+        (void)pg__post_label_actor(&actor, r.body, "perf-accepted");
+        free(actor);
+    }
     memset(&best, 0, sizeof(best));
     (void)pg__artifact_page(&best, &seen, &ok, r.body, "perfgate-db", "main");
     pg_artifact_clear(&best);

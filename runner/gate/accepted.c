@@ -1,12 +1,12 @@
 /*
  * accepted.c - a suite's `accept:` entries applied to a history-mode gate
- * (internal.h): an entry accepts the REGRESSED cases it names while the
+ * (gate.h): an entry accepts the REGRESSED cases it names while the
  * run's commit is its `since` commit or one of the next ones recorded on
  * the run's branch, `commits` in all. Counting commits in the store, not in
  * git, holds in a shallow clone and counts a commit measured on many nights
  * once.
  */
-#include "gate/internal.h"
+#include "gate/gate.h"
 
 #include "perfgate/errors.h"
 

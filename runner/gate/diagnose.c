@@ -1,12 +1,12 @@
 /*
  * diagnose.c - what changed behind a timed regression of an interleaved
- * gate (internal.h): the counting instruments on both builds for that case
+ * gate (gate.h): the counting instruments on both builds for that case
  * alone (ab/ab_exact.h, each build in one process of two measured regions:
  * the regions agreeing is the determinism check, and the cost stays one
  * Valgrind process per build), the BLAS calls of a `count: blas` command,
  * and the diagnosis made of them (cause/cause.h).
  */
-#include "gate/internal.h"
+#include "gate/gate.h"
 
 #include "ab/ab_exact.h"
 #include "cause/cause.h"

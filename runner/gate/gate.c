@@ -10,7 +10,6 @@
  * confirmation is a fresh set of rounds.
  */
 #include "gate/gate.h"
-#include "gate/internal.h"
 
 #include "ab/ab.h"
 #include "ab/ab_exact.h"

@@ -7,6 +7,7 @@
  * diagnosis read back from a report a pull request's code could have
  * written.
  */
+#include "fixture.h"
 #include "support.h"
 
 #include "base/case.h"
@@ -188,33 +189,46 @@ static char *two_function_profile(double sweep, double norm)
                         10 + sweep + norm, 10 + sweep + norm, sweep, sweep, norm, norm, sweep, norm);
 }
 
-/* A counted result KEY#METRIC with `value` per iteration in two processes, its extra given. */
 static void counted(pg_run *run, const char *key, const char *metric, double value, const char *extra)
 {
-    pg_result *r;
-
-    pg_assert_ok(pg_run_add_result(&r, run));
-    r->key = pg__asprintf("%s#%s", key, metric);
-    r->suite = pg__strdup("s");
-    r->name = pg__strdup("relax");
-    r->params_json = pg__strdup("{}");
-    r->threads = 1;
-    r->device = pg__strdup("cpu");
-    r->metric = pg__strdup(metric);
-    r->unit = pg__strdup(strcmp(metric, "instructions") == 0 ? "Ir" : "cycles");
-    r->threshold = PG_EXACT_THRESHOLD;
-    r->alpha = 0.05;
-    r->samples = malloc(2 * sizeof(double));
-    r->samples[0] = r->samples[1] = value;
-    r->nsamples = 2;
-    r->number_per_run = 1;
-    pg_stats_summarize(&r->summary, r->samples, 2);
-    r->extra_json = extra ? pg__strdup(extra) : NULL;
+    pg_test_add_count(run, key, metric, value, extra);
 }
 
 static char *with_profile(const char *profile)
 {
     return pg__asprintf("{\"deterministic\":true,\"profile\":%s}", profile);
+}
+
+/* Base and head runs of case `key`'s instructions, `ir` per iteration each, with the profiles `prof` (text). */
+typedef struct counted_pair {
+    pg_run *base, *head;
+    pg_comparison *cmp;
+} counted_pair;
+
+static void compare_counts(counted_pair *p, const char *key, const double ir[2], const char *const prof[2])
+{
+    pg_run **side[2] = {&p->base, &p->head};
+    int k;
+
+    for (k = 0; k < 2; k++) {
+        char *extra = with_profile(prof[k]);
+        pg_assert_ok(pg_run_new(side[k]));
+        counted(*side[k], key, "instructions", ir[k], extra);
+        free(extra);
+    }
+}
+
+static void attach(counted_pair *p)
+{
+    pg_assert_ok(pg_compare(&p->cmp, p->head, (const pg_run *const *)&p->base, 1, NULL));
+    pg_assert_ok(pg_cause_attach(p->cmp));
+}
+
+static void counted_pair_free(counted_pair *p)
+{
+    pg_comparison_free(p->cmp);
+    pg_run_free(p->base);
+    pg_run_free(p->head);
 }
 
 static const pg_case_verdict *verdict_of(const pg_comparison *cmp, const char *key)
@@ -231,21 +245,17 @@ static const pg_case_verdict *verdict_of(const pg_comparison *cmp, const char *k
 Test(cause, a_counted_regression_names_the_function_with_its_share)
 {
     char *bp = two_function_profile(100000, 20000), *hp = two_function_profile(110000, 20000);
-    char *be = with_profile(bp), *he = with_profile(hp);
-    pg_run *base = NULL, *head = NULL;
-    pg_comparison *cmp = NULL;
+    const char *prof[2] = {bp, hp};
+    const double ir[2] = {120010, 130010};
+    counted_pair p;
     const pg_case_verdict *v;
     const pg_diagnosis *d;
 
-    pg_assert_ok(pg_run_new(&base));
-    pg_assert_ok(pg_run_new(&head));
-    counted(base, "s/relax[]@1:cpu", "instructions", 120010, be);
-    counted(head, "s/relax[]@1:cpu", "instructions", 130010, he);
-    counted(base, "s/relax[]@1:cpu", "est_cycles", 200000, NULL);
-    counted(head, "s/relax[]@1:cpu", "est_cycles", 215000, NULL);
-    pg_assert_ok(pg_compare(&cmp, head, (const pg_run *const *)&base, 1, NULL));
-    pg_assert_ok(pg_cause_attach(cmp));
-    v = verdict_of(cmp, "s/relax[]@1:cpu#instructions");
+    compare_counts(&p, "s/relax[]@1:cpu", ir, prof);
+    counted(p.base, "s/relax[]@1:cpu", "est_cycles", 200000, NULL);
+    counted(p.head, "s/relax[]@1:cpu", "est_cycles", 215000, NULL);
+    attach(&p);
+    v = verdict_of(p.cmp, "s/relax[]@1:cpu#instructions");
     cr_assert_eq(v->verdict, PG_VERDICT_REGRESSED);
     d = v->diag;
     cr_assert(d != NULL && d->line != NULL);
@@ -257,16 +267,12 @@ Test(cause, a_counted_regression_names_the_function_with_its_share)
     /* The unchanged sibling is no delta at all. */
     cr_assert_eq(d->nself, 1);
     /* The cycles' row says how far they moved, then where the instructions went. */
-    cr_assert_str_eq(verdict_of(cmp, "s/relax[]@1:cpu#est_cycles")->diag->line,
+    cr_assert_str_eq(verdict_of(p.cmp, "s/relax[]@1:cpu#est_cycles")->diag->line,
                      "est. cycles +7.5 %: +8.3 % instructions, 100 % of it in `sweep` (stencil.c:46)");
     cr_assert(d->base_profile && d->head_profile, "the flame graph needs both profiles");
-    pg_comparison_free(cmp);
-    pg_run_free(base);
-    pg_run_free(head);
+    counted_pair_free(&p);
     free(bp);
     free(hp);
-    free(be);
-    free(he);
 }
 
 /* A timed case counted on both builds: `ir`, `cycles`, `bytes`, `allocs` per iteration of each. */
@@ -393,31 +399,18 @@ Test(cause, a_trace_case_names_the_op_that_appeared_where_the_time_went)
 
 Test(cause, a_name_cannot_break_the_line_or_the_markup)
 {
-    char *bp = pg__strdup("{\"v\":1,\"total\":100,\"files\":[\"/src/a`b.c\"],\"fns\":[[\"f`|<b>\",0,3,100,100]],"
-                          "\"calls\":[]}");
-    char *hp = pg__strdup("{\"v\":1,\"total\":200,\"files\":[\"/src/a`b.c\"],\"fns\":[[\"f`|<b>\",0,3,200,200]],"
-                          "\"calls\":[]}");
-    char *be = with_profile(bp), *he = with_profile(hp);
-    pg_run *base = NULL, *head = NULL;
-    pg_comparison *cmp = NULL;
-    const char *line;
+    const char *prof[2] = {"{\"v\":1,\"total\":100,\"files\":[\"/src/a`b.c\"],\"fns\":[[\"f`|<b>\",0,3,100,100]],"
+                           "\"calls\":[]}",
+                           "{\"v\":1,\"total\":200,\"files\":[\"/src/a`b.c\"],\"fns\":[[\"f`|<b>\",0,3,200,200]],"
+                           "\"calls\":[]}"};
+    const double ir[2] = {100, 200};
+    counted_pair p;
 
-    pg_assert_ok(pg_run_new(&base));
-    pg_assert_ok(pg_run_new(&head));
-    counted(base, "s/x[]@1:cpu", "instructions", 100, be);
-    counted(head, "s/x[]@1:cpu", "instructions", 200, he);
-    pg_assert_ok(pg_compare(&cmp, head, (const pg_run *const *)&base, 1, NULL));
-    pg_assert_ok(pg_cause_attach(cmp));
-    line = cmp->cases[0].diag->line;
+    compare_counts(&p, "s/x[]@1:cpu", ir, prof);
+    attach(&p);
     /* Backticks delimit the names and nothing else: the two in the line are the span's. */
-    cr_assert_str_eq(line, "+100.0 % instructions, 100 % of it in `f'|<b>` (a'b.c:3)");
-    pg_comparison_free(cmp);
-    pg_run_free(base);
-    pg_run_free(head);
-    free(bp);
-    free(hp);
-    free(be);
-    free(he);
+    cr_assert_str_eq(p.cmp->cases[0].diag->line, "+100.0 % instructions, 100 % of it in `f'|<b>` (a'b.c:3)");
+    counted_pair_free(&p);
 }
 
 Test(cause, a_diagnosis_read_back_keeps_its_figures_and_its_limits)

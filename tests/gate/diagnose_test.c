@@ -120,14 +120,14 @@ Test(diagnose, a_counted_gate_names_the_function_and_the_flame_graph_draws_it_re
 {
     char *base = build("base", NULL), *head = build("head", "-DSWEEPS=11"), *s = suite("relax", "{n: 64}");
     char *md = pg__asprintf("%s/r.md", tmp), *js = pg__asprintf("%s/r.json", tmp), *html = pg__asprintf("%s/r.html", tmp);
-    char *dom = pg__asprintf("%s/dom.html", tmp), *png = pg__asprintf("%s/shot.png", tmp), *cmd, *text;
+    char *png = pg__asprintf("%s/shot.png", tmp), *text;
     const char *gate[] = {"gate", "--no-store", "--instrument", "instructions", "--base-build", base, "--head-build",
                           head, "--md", md, "--json", js, s, NULL};
     const char *rep[] = {"report", "--from", js, "--format", "html", "-o", html, NULL};
     json_t *d, *top;
     pg_proc p;
     int red[3], grey[3];
-    struct stat st;
+    long size;
 
     pg_test_run(&p, tmp, NULL, gate);
     cr_assert_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
@@ -155,12 +155,7 @@ Test(diagnose, a_counted_gate_names_the_function_and_the_flame_graph_draws_it_re
     text = slurp(html);
     cr_assert(strstr(text, "<script") == NULL, "the page stays self-contained");
     free(text);
-    cmd = pg__asprintf("chromium --headless --no-sandbox --disable-gpu --user-data-dir=%s/profile "
-                       "--dump-dom file://%s > %s 2>/dev/null",
-                       tmp, html, dom);
-    cr_assert_eq(system(cmd), 0, "headless chromium failed (is the chromium package installed?)");
-    free(cmd);
-    text = slurp(dom);
+    text = pg_test_browser_dom(tmp, html);
     cr_assert_eq(count_substr(text, "<svg class=\"flame\""), 1, "one flame graph: the cycles' case shares it");
     cr_assert(strstr(text, "<g class=\"frame grew\" data-fn=\"sweep\">") != NULL, "%s", text);
     cr_assert(strstr(text, "<g class=\"frame same\" data-fn=\"residual\">") != NULL, "%s", text);
@@ -170,20 +165,14 @@ Test(diagnose, a_counted_gate_names_the_function_and_the_flame_graph_draws_it_re
     cr_assert(grey[0] == grey[1] && grey[1] == grey[2], "residual is coloured: rgb(%d,%d,%d)", grey[0], grey[1],
               grey[2]);
     free(text);
-    cmd = pg__asprintf("chromium --headless --no-sandbox --disable-gpu --user-data-dir=%s/profile "
-                       "--window-size=1300,900 --screenshot=%s file://%s > /dev/null 2>&1",
-                       tmp, png, html);
-    cr_assert_eq(system(cmd), 0);
-    free(cmd);
-    cr_assert_eq(stat(png, &st), 0, "no screenshot");
-    cr_assert_gt(st.st_size, 10000, "screenshot suspiciously small: %lld bytes", (long long)st.st_size);
+    size = pg_test_browser_shot(tmp, html, png, 1300, 900);
+    cr_assert_gt(size, 10000, "screenshot suspiciously small: %ld bytes", size);
     free(base);
     free(head);
     free(s);
     free(md);
     free(js);
     free(html);
-    free(dom);
     free(png);
 }
 

@@ -322,6 +322,16 @@ static char *last_status_body(trust_case *c)
     return body;
 }
 
+/* The last commit status set on SHA_A has `state`. */
+static void assert_state(trust_case *c, const char *state)
+{
+    char *status = last_status_body(c), *want = pg__asprintf("\"state\":\"%s\"", state);
+
+    cr_assert(strstr(status, want) != NULL, "%s", status);
+    free(status);
+    free(want);
+}
+
 Test(post_trust, a_maintainers_label_accepts_the_regression_and_names_them)
 {
     trust_case c;
@@ -358,7 +368,6 @@ Test(post_trust, a_reports_claim_of_acceptance_is_ignored_without_the_label)
 {
     trust_case c;
     pg_proc p;
-    char *status;
 
     setup(&c, "success", 0, SHA_A);
     fakegh_add_pull(c.s, 9, "mallory", "fix", SHA_A);
@@ -370,9 +379,7 @@ Test(post_trust, a_reports_claim_of_acceptance_is_ignored_without_the_label)
     post(&p, &c, NULL, NULL);
     cr_assert_eq(p.status, 0, "%d\n%s", p.status, p.err);
     cr_assert(strstr(p.err, "the report claims 1 regression accepted by label; ignored") != NULL, "%s", p.err);
-    status = last_status_body(&c);
-    cr_assert(strstr(status, "\"state\":\"failure\"") != NULL, "%s", status);
-    free(status);
+    assert_state(&c, "failure");
     pg_proc_free(&p);
     teardown(&c);
 }
@@ -381,7 +388,6 @@ Test(post_trust, no_acceptance_without_reading_the_labels_or_with_the_label_turn
 {
     trust_case c;
     pg_proc p;
-    char *status;
 
     setup(&c, "failure", 9, SHA_A);
     write_report(&c, 9, SHA_A);
@@ -392,17 +398,13 @@ Test(post_trust, no_acceptance_without_reading_the_labels_or_with_the_label_turn
     post(&p, &c, NULL, NULL);
     cr_assert_eq(p.status, 0, "%d\n%s", p.status, p.err);
     cr_assert(strstr(p.err, "cannot read the labels of acme/kernels#9") != NULL, "%s", p.err);
-    status = last_status_body(&c);
-    cr_assert(strstr(status, "\"state\":\"failure\"") != NULL, "%s", status);
-    free(status);
+    assert_state(&c, "failure");
     pg_proc_free(&p);
     /* --accept-label '' turns acceptance off: no request for labels at all. */
     post(&p, &c, "--accept-label", "");
     cr_assert_eq(p.status, 0, "%d\n%s", p.status, p.err);
-    status = last_status_body(&c);
-    cr_assert(strstr(status, "\"state\":\"failure\"") != NULL, "%s", status);
+    assert_state(&c, "failure");
     cr_assert_eq(fakegh_count(c.s, "GET", "/repos/acme/kernels/issues/9/labels"), 1);
-    free(status);
     pg_proc_free(&p);
     /* A label name no GitHub label can have is a usage error. */
     post(&p, &c, "--accept-label", "perf\naccepted");

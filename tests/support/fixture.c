@@ -4,6 +4,7 @@
 #include "perfgate/config.h"
 #include "support.h"
 #include "base/util.h"
+#include "stats/stats.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -338,4 +339,30 @@ void pg_test_store_foreign_runs(pg_store *store, size_t count, const char *branc
         pg_assert_ok(pg_store_save_run(store, run));
         pg_run_free(run);
     }
+}
+
+pg_result *pg_test_add_count(pg_run *run, const char *key, const char *metric, double value, const char *extra)
+{
+    const char *slash = strchr(key, '/'), *open = strchr(key, '[');
+    pg_result *r;
+
+    pg_assert_ok(pg_run_add_result(&r, run));
+    r->key = pg__asprintf("%s#%s", key, metric);
+    r->suite = pg__asprintf("%.*s", (int)(slash ? slash - key : 0), key);
+    r->name = pg__asprintf("%.*s", (int)(open && slash ? open - slash - 1 : 0), slash ? slash + 1 : key);
+    r->params_json = pg__strdup("{}");
+    r->threads = 1;
+    r->device = pg__strdup("cpu");
+    r->metric = pg__strdup(metric);
+    r->unit = pg__strdup(strcmp(metric, "instructions") == 0 ? "Ir" : "cycles");
+    r->threshold = 0.005;
+    r->alpha = 0.05;
+    r->samples = malloc(2 * sizeof(double));
+    cr_assert(r->samples != NULL);
+    r->samples[0] = r->samples[1] = value;
+    r->nsamples = 2;
+    r->number_per_run = 1;
+    pg_stats_summarize(&r->summary, r->samples, 2);
+    r->extra_json = extra ? pg__strdup(extra) : NULL;
+    return r;
 }

@@ -33,6 +33,13 @@ void pg_test_model_free(pg_test_model *m);
  */
 pg_result *pg_test_add_result(pg_run *run, const char *suite, const char *name, size_t n);
 
+/**
+ * Appends the counted result KEY#METRIC (unit Ir for instructions, else
+ * cycles) with `value` per iteration in both of its two processes, at the
+ * default exact threshold, and `extra` (JSON; may be NULL) as its extra.
+ */
+pg_result *pg_test_add_count(pg_run *run, const char *key, const char *metric, double value, const char *extra);
+
 void pg_test_store_foreign_runs(pg_store *store, size_t count, const char *branch, const char *machine_hash,
                                 const char *cpu_model);
 

@@ -240,3 +240,31 @@ int pg_test_run_judged(pg_proc *out, const char *cwd, const char *const *env, co
     free(dir);
     return want;
 }
+
+char *pg_test_browser_dom(const char *tmp, const char *html)
+{
+    char *dom = pg__asprintf("%s/dom.html", tmp), *text = NULL;
+    char *cmd = pg__asprintf("chromium --headless --no-sandbox --disable-gpu --user-data-dir=%s/profile "
+                             "--dump-dom file://%s > %s 2>/dev/null",
+                             tmp, html, dom);
+    size_t len = 0;
+
+    cr_assert_eq(system(cmd), 0, "headless chromium failed (is the chromium package installed?)");
+    pg_assert_ok(pg__read_file(&text, &len, dom));
+    free(cmd);
+    free(dom);
+    return text;
+}
+
+long pg_test_browser_shot(const char *tmp, const char *html, const char *png, int width, int height)
+{
+    char *cmd = pg__asprintf("chromium --headless --no-sandbox --disable-gpu --user-data-dir=%s/profile "
+                             "--window-size=%d,%d --screenshot=%s file://%s > /dev/null 2>&1",
+                             tmp, width, height, png, html);
+    struct stat st;
+
+    cr_assert_eq(system(cmd), 0, "headless chromium failed (is the chromium package installed?)");
+    free(cmd);
+    cr_assert_eq(stat(png, &st), 0, "no screenshot at %s", png);
+    return (long)st.st_size;
+}

@@ -72,6 +72,16 @@ int pg_test_report_exit(const char *json_path);
 int pg_test_run_judged(pg_proc *out, const char *cwd, const char *const *env, const char *const *argv);
 void pg_proc_free(pg_proc *p);
 
+/**
+ * The page at `html` as headless Chromium laid it out (--dump-dom; a
+ * profile under `tmp`): the DOM's text (caller frees). Fails the test when
+ * Chromium does not run (the chromium package, ci/packages-test.txt).
+ */
+char *pg_test_browser_dom(const char *tmp, const char *html);
+
+/** Headless Chromium's screenshot of `html` at `width` x `height` into `png`; @return its size in bytes. */
+long pg_test_browser_shot(const char *tmp, const char *html, const char *png, int width, int height);
+
 /** Path under tests/data (caller frees). */
 char *pg_test_data(const char *rel);
 

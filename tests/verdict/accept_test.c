@@ -5,6 +5,7 @@
  * taking a label's acceptance back fails the comparison again; the titles
  * and the status say who accepted what.
  */
+#include "fixture.h"
 #include "support.h"
 
 #include "base/util.h"
@@ -19,21 +20,10 @@
 /* An exact count of `value` per iteration (two processes agreeing) for case `name`. */
 static void count(pg_run *run, const char *name, double value)
 {
-    pg_result *r;
+    char *key = pg__asprintf("s/%s[]@1:cpu", name);
 
-    pg_assert_ok(pg_run_add_result(&r, run));
-    r->key = pg__asprintf("s/%s[]@1:cpu#instructions", name);
-    r->suite = pg__strdup("s");
-    r->name = pg__strdup(name);
-    r->metric = pg__strdup("instructions");
-    r->unit = pg__strdup("Ir");
-    r->threshold = 0.005;
-    r->alpha = 0.05;
-    r->samples = malloc(2 * sizeof(double));
-    r->samples[0] = r->samples[1] = value;
-    r->nsamples = 2;
-    r->number_per_run = 1;
-    pg_stats_summarize(&r->summary, r->samples, 2);
+    pg_test_add_count(run, key, "instructions", value, NULL);
+    free(key);
 }
 
 typedef struct pair {
