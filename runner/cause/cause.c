@@ -166,6 +166,50 @@ static char *profile_text(const pg_result *r)
     return text;
 }
 
+static int add_count(pg_diagnosis *d, const char *what, const char *where, double base, double head, double base_s,
+                     double head_s);
+
+/* The calls from `from` to `to` per iteration in `p`, and their cost; 0 when none. */
+static double calls_between(double *cost, const pg_profile *p, const char *from, const char *to)
+{
+    size_t i;
+
+    *cost = 0;
+    for (i = 0; i < p->ncalls; i++)
+        if (strcmp(p->fns[p->calls[i].from].name, from) == 0 && strcmp(p->fns[p->calls[i].to].name, to) == 0) {
+            *cost = p->calls[i].cost;
+            return p->calls[i].count;
+        }
+    return 0;
+}
+
+/*
+ * The call whose count per iteration changed (by one call at least) and
+ * whose cost moved most: "+1 call of `sweep` per iteration under
+ * `relax_iterate`". Only that one: the calls made inside it change with it.
+ */
+static int calls_changed(pg_diagnosis *d, const pg_profile *b, const pg_profile *h)
+{
+    const pg_profile *side[2] = {h, b};
+    const char *from = NULL, *to = NULL;
+    double best = 0, nb = 0, nh = 0;
+    size_t i, k;
+
+    for (k = 0; k < 2; k++)
+        for (i = 0; i < side[k]->ncalls; i++) {
+            const char *f = side[k]->fns[side[k]->calls[i].from].name, *t = side[k]->fns[side[k]->calls[i].to].name;
+            double cb, ch, xb = calls_between(&cb, b, f, t), xh = calls_between(&ch, h, f, t);
+            if (fabs(xh - xb) >= 0.5 && fabs(ch - cb) > best) {
+                best = fabs(ch - cb);
+                from = f;
+                to = t;
+                nb = xb;
+                nh = xh;
+            }
+        }
+    return to ? add_count(d, to, from, round(nb * 100) / 100, round(nh * 100) / 100, NAN, NAN) : 0;
+}
+
 /* Function deltas and both profiles, from the instructions results of each side. */
 static int functions(pg_diagnosis *d, const pg_result *base, const pg_result *head)
 {
@@ -182,8 +226,9 @@ static int functions(pg_diagnosis *d, const pg_result *base, const pg_result *he
         return 0;
     }
     change = isfinite(d->ir_head - d->ir_base) ? d->ir_head - d->ir_base : h.total - b.total;
-    if ((err = fn_deltas(&d->self, &d->nself, &b, &h, 0, change)) == 0)
-        err = fn_deltas(&d->incl, &d->nincl, &b, &h, 1, change);
+    if ((err = fn_deltas(&d->self, &d->nself, &b, &h, 0, change)) == 0 &&
+        (err = fn_deltas(&d->incl, &d->nincl, &b, &h, 1, change)) == 0 && !d->ncounts)
+        err = calls_changed(d, &b, &h);
     pg_profile_clear(&b);
     pg_profile_clear(&h);
     return err;
@@ -661,9 +706,11 @@ int pg_cause_from_counts(pg_diagnosis **out, const pg_case_verdict *v, const pg_
     side_counts(d, in->base, in->head, v->key);
     if (!isfinite(d->ir_base))
         d->cycles_base = d->cycles_head = NAN;
-    err = functions(d, sibling(in->base, v->key, "instructions"), sibling(in->head, v->key, "instructions"));
-    if (!err && in->base_blas && in->head_blas)
+    /* The BLAS calls first: when they changed, they name the work better than a call between functions. */
+    if (in->base_blas && in->head_blas)
         err = blas_counts(d, in->base_blas, in->head_blas);
+    if (!err)
+        err = functions(d, sibling(in->base, v->key, "instructions"), sibling(in->head, v->key, "instructions"));
     ir = sibling(in->head, v->key, "instructions");
     if (!err)
         err = make_line(d, ir && ir->threshold > 0 ? ir->threshold : PG_EXACT_THRESHOLD, 1, 0);
