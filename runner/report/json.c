@@ -80,7 +80,7 @@ static json_t *result_json(const pg_result *r)
     set(o, "warmup_s", num(r->warmup_s));
     set(o, "threshold", num(r->threshold));
     set(o, "alpha", num(r->alpha));
-    for (bit = 1; bit && bit <= PG_WARN_THROTTLED; bit <<= 1)
+    for (bit = 1; bit && bit <= PG_WARN__LAST; bit <<= 1)
         if ((r->warnings & bit) && pg__warning_name(bit))
             json_array_append_new(warn, json_string(pg__warning_name(bit)));
     set(o, "warnings", warn);
@@ -342,7 +342,7 @@ static int load_result(pg_run *run, json_t *o)
     warn = json_object_get(o, "warnings");
     json_array_foreach(warn, i, w)
     {
-        for (bit = 1; bit <= PG_WARN_THROTTLED; bit <<= 1)
+        for (bit = 1; bit <= PG_WARN__LAST; bit <<= 1)
             if (json_is_string(w) && strcmp(json_string_value(w), pg__warning_name(bit)) == 0)
                 r->warnings |= bit;
     }

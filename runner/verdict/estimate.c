@@ -8,6 +8,8 @@
 #include "verdict/verdict.h"
 #include "verdict/internal.h"
 
+#include "measure/contention.h"
+
 #include "perfgate/errors.h"
 #include "stats/stats.h"
 #include "base/util.h"
@@ -395,12 +397,28 @@ pg_verdict pg_verdict_rule(double ci_lo, double ci_hi, double p_adj, double thre
 
 int pg_verdict_decide(pg_case_verdict *v, size_t ntested)
 {
+    if (v->dual.on)
+        return pg__verdict_decide_dual(v, ntested);
+    v->verdict = pg_verdict_rule(v->est.ci_lo, v->est.ci_hi, v->est.p_adj, v->threshold, v->alpha);
+    if (v->est.busy >= PG_CONTENDED_SHARE && v->verdict != PG_VERDICT_UNSURE) {
+        /* Not paired: waiting for a CPU is in the head's times and not in the baseline's. Never a verdict. */
+        v->verdict = PG_VERDICT_UNSURE;
+        pg__verdict_set_reason(v, pg__asprintf("this process ran %.0f%% of the wall time while sampling: the machine "
+                                               "was busy (it waited for a CPU%s); re-run on an idle runner, or gate "
+                                               "interleaved with --base-build",
+                                               100 * (1 - v->est.busy), " or lost it to steal"));
+        return 0;
+    }
+    return pg__verdict_explain(v, ntested);
+}
+
+int pg__verdict_explain(pg_case_verdict *v, size_t ntested)
+{
     double up = 1 + v->threshold, down = 1 / (1 + v->threshold);
     char th[32], adv[160];
     char *reason = NULL;
 
     snprintf(th, sizeof(th), "%.3g%%", 100 * v->threshold);
-    v->verdict = pg_verdict_rule(v->est.ci_lo, v->est.ci_hi, v->est.p_adj, v->threshold, v->alpha);
     if (!isfinite(v->est.ci_lo) || !isfinite(v->est.ci_hi) || v->est.ci_lo <= 0) {
         reason = v->paired ? pg__asprintf("too few rounds (%zu) for a %.0f%% interval; run more (--rounds)",
                                           v->est.head_n, 100 * (1 - v->alpha))

@@ -524,6 +524,7 @@ int pg_compare(pg_comparison **out, const pg_run *head, const pg_run *const *bas
         } else {
             pg_sample_set hs = {h->samples, h->nsamples};
             err = pg_verdict_estimate(v, &hs, 1, sets, nsets, opts);
+            v->est.busy = h->waited + h->stolen;
             if (err == PG_EINVAL) {
                 v->verdict = PG_VERDICT_UNSURE;
                 v->est.p = NAN;
@@ -562,6 +563,7 @@ void pg_comparison_free(pg_comparison *c)
         free(c->cases[i].suite);
         free(c->cases[i].name);
         free(c->cases[i].reason);
+        free(c->cases[i].regime);
     }
     free(c->cases);
     free(c->method);
@@ -586,6 +588,7 @@ static int remeasure(pg_case_verdict *t, const pg_case_verdict *v, const pg_resu
     if (r->status != PG_STATUS_OK || r->nsamples == 0 || nsets == 0)
         return 0;
     err = pg_verdict_estimate(t, &hs, 1, sets, nsets, opts);
+    t->est.busy = r->waited + r->stolen;
     if (err == PG_EINVAL)
         return 0;
     if (err)
@@ -647,6 +650,29 @@ int pg_verdict_confirm_paired(pg_comparison *c, const pg_comparison *again)
     return err;
 }
 
+/*
+ * Both estimators of a paired case: each estimator's p is the smaller of its
+ * two directions (anytime) or the one in its centre's direction (fixed
+ * count), and the case's p the smaller of each divided by its share of
+ * alpha (model.h, weighted Bonferroni): Holm then runs on that.
+ */
+static void paired_dual(pg_case_verdict *v, const pg_paired_analysis *p)
+{
+    double pm, pl;
+
+    v->dual.on = 1;
+    v->dual.by = p->by;
+    v->dual.median.ratio = p->ratio;
+    v->dual.median.lo = p->ci_lo;
+    v->dual.median.hi = p->ci_hi;
+    v->dual.median.claim_lo = p->claim_lo;
+    v->dual.median.claim_hi = p->claim_hi;
+    v->dual.low = p->low;
+    pm = p->sequential ? fmin(p->p_slower, p->p_faster) : p->ratio >= 1 ? p->p_slower : p->p_faster;
+    pl = p->sequential ? fmin(p->low_p_slower, p->low_p_faster) : p->low.ratio >= 1 ? p->low_p_slower : p->low_p_faster;
+    v->est.p = pg_verdict_dual_p(pm, pl);
+}
+
 int pg_verdict_paired(pg_comparison *c, const pg_run *head, const pg_paired_analysis *paired,
                       const pg_compare_options *opts)
 {
@@ -662,6 +688,19 @@ int pg_verdict_paired(pg_comparison *c, const pg_run *head, const pg_paired_anal
         for (j = 0; j < c->ncases && !v; j++)
             if (strcmp(c->cases[j].key, head->results[i].key) == 0)
                 v = &c->cases[j];
+        if (v && p->n == 0 && p->notes.contended > 0) {
+            /* Measured, but every round left out: the process never had its CPU long enough. */
+            v->paired = 1;
+            v->rounds = p->notes;
+            v->verdict = PG_VERDICT_UNSURE;
+            v->est.p = NAN;
+            pg__verdict_set_reason(v, pg__asprintf("this process ran %.0f%% of the wall time (mean over the rounds), "
+                                                   "under half in every round (%zu of %zu left out): the machine was "
+                                                   "busy; gate on an idle runner, or keep other jobs off its CPUs",
+                                                   100 * (1 - p->notes.busy_mean), p->notes.contended,
+                                                   p->notes.measured));
+            continue;
+        }
         /* Only cases the comparison tested (both sides measured) take the paired view. */
         if (!v || p->n == 0 || isnan(v->est.p))
             continue;
@@ -678,6 +717,9 @@ int pg_verdict_paired(pg_comparison *c, const pg_run *head, const pg_paired_anal
         v->est.very_noisy = 0;
         half = 0.5 * (log(v->est.ci_hi) - log(v->est.ci_lo));
         v->est.resolution = isfinite(half) ? (1 + v->threshold) * exp(half) - 1 : NAN;
+        v->rounds = p->notes;
+        if (p->dual)
+            paired_dual(v, p);
     }
     o.paired = 1;
     for (i = 0; i < head->nresults; i++)
