@@ -13,6 +13,7 @@
 #include "verdict/internal.h"
 
 #include "base/fmt.h"
+#include "perfgate/errors.h"
 #include "base/util.h"
 
 #include <math.h>
@@ -133,21 +134,36 @@ static void show(pg_case_verdict *v, const pg_estimator_bounds *e)
     v->est.resolution = (1 + v->threshold) * exp(0.5 * (log(e->hi) - log(e->lo))) - 1;
 }
 
+/* The reason of a case both estimators decided alike (or neither could): the usual one, then the regime line. */
+static int agreed(pg_case_verdict *v, size_t ntested)
+{
+    int err = pg__verdict_explain(v, ntested);
+    char *r;
+
+    if (err)
+        return err;
+    r = v->reason ? pg__asprintf("%s; %s", v->reason, v->regime) : pg__strdup(v->regime);
+    if (!r)
+        return pg_error_set(PG_ENOMEM, "out of memory writing a reason");
+    pg__verdict_set_reason(v, r);
+    return 0;
+}
+
 int pg__verdict_decide_dual(pg_case_verdict *v, size_t ntested)
 {
     pg_dual_view *d = &v->dual;
     pg_buf b = PG_BUF_INIT;
     char th[32];
+    size_t mark;
 
     snprintf(th, sizeof(th), "%.3g%%", 100 * v->threshold);
     v->verdict = pg_verdict_rule_dual(&d->by, &d->median, &d->low, v->est.p_adj, v->threshold, v->alpha);
     show(v, d->by == PG_BY_LOW ? &d->low : &d->median);
     free(v->regime);
-    v->regime = regime_line(v);
-    if (v->verdict == PG_VERDICT_SAME || (d->by == PG_BY_BOTH && v->verdict != PG_VERDICT_UNSURE)) {
-        /* Both estimators agree: the single-estimator reason (REGRESSED's p, or none for SAME). */
-        return pg__verdict_explain(v, ntested);
-    }
+    if (!(v->regime = regime_line(v)))
+        return pg_error_set(PG_ENOMEM, "out of memory writing a reason");
+    if (v->verdict == PG_VERDICT_SAME || d->by == PG_BY_BOTH)
+        return agreed(v, ntested);
     if (v->verdict == PG_VERDICT_REGRESSED || v->verdict == PG_VERDICT_IMPROVED) {
         pg__buf_printf(&b, "%s beyond %s in the %s only (Holm p=%.2g over %zu cases): ",
                        v->verdict == PG_VERDICT_REGRESSED ? "slower" : "faster", th,
@@ -158,24 +174,22 @@ int pg__verdict_decide_dual(pg_case_verdict *v, size_t ntested)
         pg__buf_printf(&b, "the estimators disagree beyond %s: ", th);
         both(&b, d);
         pg__buf_puts(&b, "; run more rounds (--rounds) or use a quieter machine");
-    } else if (d->by == PG_BY_LOW || d->by == PG_BY_MEDIAN) {
-        pg__buf_printf(&b, "the %s is within %s but the %s is not settled, and SAME needs both: ",
+    } else {
+        pg__buf_printf(&b, "the %s is within %s but the %s is not, and SAME needs both: ",
                        d->by == PG_BY_LOW ? "median block" : "fastest tenth", th,
                        d->by == PG_BY_LOW ? "fastest tenth" : "median block");
         both(&b, d);
         pg__buf_puts(&b, "; run more rounds (--rounds) or use a quieter machine");
-    } else {
-        return pg__verdict_explain(v, ntested);
     }
-    {
-        size_t mark = b.len;
-        pg__buf_puts(&b, "; ");
-        describe_rounds(&b, &v->rounds);
-        if (b.len == mark + 2) {
-            b.len = mark;
-            b.ptr[mark] = '\0';
-        }
+    mark = b.len;
+    pg__buf_puts(&b, "; ");
+    describe_rounds(&b, &v->rounds);
+    if (b.len == mark + 2) {
+        b.len = mark;
+        b.ptr[mark] = '\0';
     }
+    if (!b.ptr)
+        return pg_error_set(PG_ENOMEM, "out of memory writing a reason");
     pg__verdict_set_reason(v, pg__buf_detach(&b));
     return 0;
 }

@@ -7,6 +7,7 @@
 #define PG_VERDICT_INTERNAL_H
 
 #include "verdict/model.h"
+#include "base/util.h"
 
 /** Replaces a case's reason with `reason` (owned by the case from now on; may be NULL). */
 void pg__verdict_set_reason(pg_case_verdict *v, char *reason);
@@ -30,5 +31,19 @@ int pg__verdict_explain(pg_case_verdict *v, size_t ntested);
  * reason naming what each saw and the rounds' regimes, and v->regime.
  */
 int pg__verdict_decide_dual(pg_case_verdict *v, size_t ntested);
+
+/** The samples of `key` in every base run that measured it (`maps` index the runs, or NULL); *first its result. */
+struct pg_sample_set;
+size_t pg__verdict_base_sets(struct pg_sample_set *out, const pg_result **first, const pg_run *const *bases,
+                             const pg_keymap *maps, size_t nbases, const char *key);
+
+/** 1 when a confirmation re-run has something to settle for `v`: REGRESSED (IMPROVED too with `improved_too`). */
+int pg__verdict_to_confirm(const pg_case_verdict *v, int improved_too);
+
+/** Settles every case to confirm on again[i], its re-measurement decided on its own (NULL: none; confirm.h). */
+int pg__verdict_stage_confirm(pg_comparison *c, const pg_case_verdict *const *again, int improved_too);
+
+/** The one recount: counts, exit code and outcome from the verdicts as they stand. */
+void pg__verdict_recount(pg_comparison *c);
 
 #endif

@@ -162,6 +162,20 @@ int pg_verdict_confirm(pg_comparison *cmp, const pg_run *rerun, const pg_run *co
                        const pg_compare_options *opts);
 
 /**
+ * The confirmation stage with re-runs in several fresh processes (history
+ * mode: a process can sit in a mode of its own for all its samples): each
+ * REGRESSED or IMPROVED case keeps its verdict only when every re-run
+ * decided alone gives it, and the head's processes pooled (the first run
+ * with the re-runs, the drift between processes measured on both sides)
+ * give it too (pg_confirm_settle_processes, confirm.h). `reruns` holds
+ * `nreruns` runs, one per fresh process; a case none of them measured keeps
+ * its verdict, said so. Recounts.
+ * @return 0 or PG_ENOMEM.
+ */
+int pg_verdict_confirm_processes(pg_comparison *cmp, const pg_run *const *reruns, size_t nreruns,
+                                 const pg_run *const *bases, size_t nbases, const pg_compare_options *opts);
+
+/**
  * The confirmation stage for interleaved gates: `again` is a fresh
  * interleaved comparison of (at least) the REGRESSED cases of `cmp`, decided
  * on its own rounds; a case stays REGRESSED only when it is REGRESSED in
