@@ -21,16 +21,40 @@
 typedef struct side {
     char *path;               /* absolute */
     int is_dir;
-    char *dir;                /* the directory {build} expands to */
+    char *dir;                /* the directory {build} expands to; NULL: the suite as written */
+    double extra;             /* an injected change of real work on this side (the head's), 0: none */
+    int64_t unit;             /* blocks are multiples of this many iterations (with an injected change) */
 } side;
 
 
-static int side_init(side *s, const char *path, const char *which)
+int64_t pg_ab_extra_unit(double extra, int64_t *whole)
+{
+    int64_t u;
+
+    for (u = 1; u <= 1000; u++)
+        if (fabs(u * extra - llround(u * extra)) < 1e-6 && llround(u * extra) > 0) {
+            *whole = llround(u * extra);
+            return u;
+        }
+    *whole = llround(1000 * extra);
+    return 1000;
+}
+
+static int side_init(side *s, const char *path, const char *which, const pg_ab_options *o)
 {
     struct stat st;
     const char *slash;
+    int64_t whole;
 
     memset(s, 0, sizeof(*s));
+    if (o->extra_work > 0) {
+        s->unit = pg_ab_extra_unit(o->extra_work, &whole);
+        if (strcmp(which, "head") == 0)
+            s->extra = (double)whole / (double)s->unit;
+    }
+    /* An injected change compares the suite with itself: no build to substitute. */
+    if (!path && o->extra_work > 0)
+        return 0;
     if (!path)
         return pg_error_set(PG_EUSAGE, "--%s is required", which);
     if (stat(path, &st) != 0)
@@ -66,8 +90,10 @@ static int round_case(pg_case *out, const pg_case *c, const side *s, const pg_ab
     out->min_run_time = o->round_time > 0 ? o->round_time : fmax(c->min_run_time / 4, 0.02);
     out->max_run_time = fmin(c->max_run_time, fmax(10 * out->min_run_time, 1.0));
     out->min_samples = o->round_samples > 0 ? o->round_samples : 5;
+    out->extra_work = s->extra;
+    out->block_unit = s->unit;
     if (c->plugin) {
-        if (!s->is_dir)
+        if (s->path && !s->is_dir)
             out->plugin = pg__strdup(s->path);
         else if ((err = pg_plugin_path(&out->plugin, c, s->dir)) != 0)
             return err;
@@ -610,7 +636,8 @@ int pg_ab_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_options *o
     out->sequential = !j.o.fixed;
     out->seed = j.o.seed;
     pg_stats_rng_seed(&j.rng_state, j.o.seed);
-    if ((err = side_init(&j.sides[0], j.o.base, "base")) != 0 || (err = side_init(&j.sides[1], j.o.head, "head")) != 0 ||
+    if ((err = side_init(&j.sides[0], j.o.base, "base", &j.o)) != 0 ||
+        (err = side_init(&j.sides[1], j.o.head, "head", &j.o)) != 0 ||
         (err = select_cases(&j, set)) != 0)
         goto cleanup;
     if (!(out->order_head_first = calloc((size_t)j.o.rounds * j.ncases, sizeof(int)))) {

@@ -60,11 +60,23 @@ typedef struct pg_ab_options {
        kept or left out: for audits and for bench/ tools that record the rounds' samples. NULL: none. */
     void (*on_round)(const char *key, int round, int head, const pg_result *r, void *payload);
     void *payload;
+    /* An injected change of real work (`perfgate doctor --sensitivity`): the head side runs each block's
+       iterations (1 + extra_work) times and counts them once (base/case.h); blocks are multiples of the
+       smallest iteration count that makes it exact. With it, base and head may be NULL: both sides are
+       the suite as written. 0: none. */
+    double extra_work;
 } pg_ab_options;
 
-#define PG_AB_OPTIONS_VERSION 4
+#define PG_AB_OPTIONS_VERSION 5
 #define PG_AB_OPTIONS_INIT {PG_AB_OPTIONS_VERSION, NULL, NULL, 0, 0, 0, 0, NULL, NULL, 0, 0, NULL, 0, -1.0, -1.0, 0, \
-                            0, 0, 0, NULL, NULL}
+                            0, 0, 0, NULL, NULL, 0.0}
+
+/**
+ * The iterations per block that make an injected change of `extra` (a
+ * fraction) a whole number of them: the smallest u <= 1000 with u * extra
+ * whole, else 1000 (the change is then rounded to 0.1 %). *whole gets u * extra.
+ */
+int64_t pg_ab_extra_unit(double extra, int64_t *whole);
 
 /*
  * Plugin cases are measured in two fresh processes (one per build) every

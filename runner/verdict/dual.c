@@ -85,10 +85,11 @@ static void describe_rounds(pg_buf *b, const pg_round_notes *n)
         pg__buf_printf(b, "%sthe samples drift %+.0f%% from the first third of a round to the last (in %zu of %zu "
                           "sides of rounds)",
                        b->len > start ? "; " : "", 100 * n->drift, n->drifting, n->sides);
-    if (n->transient >= 1.5 || n->not_steady)
-        pg__buf_printf(b, "%sa process's first call took %.1fx its steady time per iteration%s",
-                       b->len > start ? "; " : "", n->transient,
-                       n->not_steady ? ", and a warm-up ended still getting faster" : " (warmed up until steady)");
+    /* A first call is always slower (cold caches, lazy binding); a warm-up still speeding up at its end is news. */
+    if (n->not_steady)
+        pg__buf_printf(b, "%s%zu process%s still got faster at the end of the warm-up (its first call took %.1fx the "
+                          "steady time per iteration): the first rounds may hold a transient; raise warmup",
+                       b->len > start ? "; " : "", n->not_steady, n->not_steady == 1 ? "" : "es", n->transient);
     if (n->contended > 0 || n->busiest >= 0.10) {
         pg__buf_printf(b, "%sa process ran %.0f%% of its wall time at worst: it waited for a CPU%s", b->len > start ? "; " : "",
                        100 * (1 - n->busiest), n->stolen >= 0.05 ? " or lost it to the hypervisor" : "");
