@@ -236,7 +236,8 @@ static void probe_end(block_probe *bp, pg_measurement *out)
     double wall = (double)(pg__mono_ns() - bp->t_start) * 1e-9, steal1;
     int ncpus = CPU_COUNT(&bp->cpus);
 
-    out->contention_known = bp->ok && bp->real > 0;
+    /* Under a millisecond of blocks (a fake clock's, or one tiny block) a share says nothing. */
+    out->contention_known = bp->ok && bp->real >= 1000000;
     if (out->contention_known)
         out->waited = fmin(1, fmax(0, (double)bp->waited / (double)bp->real));
     if (bp->steal0 >= 0 && wall > 0 && ncpus > 0 && (steal1 = pg_cpu_steal_s(&bp->cpus)) >= 0)
