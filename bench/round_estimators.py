@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """round_estimators.py - what each per-round estimator sees in recorded rounds.
 
-Reads the output of bench_round_samples (every block of every side of every
+Reads the output of `bench_ab_rounds ... blocks` (every block of every side of every
 round) and prints, per case, for the per-round estimators the gate could use
 (the fastest block "min", the fastest tenth "p10", the median block "median"):
 the change they estimate (median over rounds of log(head/base)), their robust

@@ -31,7 +31,7 @@
  * error rates need, and keeps the measured spread and tails. The shifted
  * case is the one whose key starts with shifted=PREFIX (default: the first).
  *
- * With replay2=FILE (the output of bench_round_samples: every block of
+ * With replay2=FILE (the output of bench_ab_rounds ... blocks: every block of
  * every round) both estimators come from this machine: each drawn round is
  * one measured round's pair (d, dl), both signs flipped together.
  *
@@ -194,7 +194,7 @@ static int load_pool(sim *s, const char *path, const char *shifted)
     return 0;
 }
 
-/* One measured round of a case in bench_round_samples output: both sides' blocks, read one line at a time. */
+/* One measured round of a case in bench_ab_rounds blocks output: both sides' blocks, read one line at a time. */
 typedef struct pool2_round {
     char key[512];
     int round, have;
@@ -227,7 +227,7 @@ static void pool2_push(sim *s, char (*keys)[512], size_t *cap, const pool2_round
 }
 
 /*
- * Reads bench_round_samples output: per line one side of one round (KEY
+ * Reads bench_ab_rounds blocks output: per line one side of one round (KEY
  * ROUND SIDE WAITED STOLEN TRANSIENT BLOCKS...); each round's pair of sides
  * becomes one (d, dl) of the library's estimators (pg_stats_shape), rounds
  * that the gate would leave out for contention are skipped.

@@ -108,21 +108,28 @@ static void both(pg_buf *b, const pg_dual_view *d)
     pg__buf_printf(b, "the fastest tenth of each round %s, the median block %s", l, m);
 }
 
+/* "; " and what the rounds looked like, or `otherwise` when nothing stood out (NULL: nothing). */
+static void append_rounds(pg_buf *b, const pg_round_notes *n, const char *otherwise)
+{
+    size_t mark = b->len;
+
+    pg__buf_puts(b, "; ");
+    describe_rounds(b, n);
+    if (b->len == mark + 2) {
+        b->len = mark;
+        b->ptr[mark] = '\0';
+        if (otherwise)
+            pg__buf_puts(b, otherwise);
+    }
+}
+
 /* The line every report can show for a paired case: which estimators agreed, and the rounds' regimes. */
 static char *regime_line(const pg_case_verdict *v)
 {
     pg_buf b = PG_BUF_INIT;
-    size_t mark;
 
     both(&b, &v->dual);
-    mark = b.len;
-    pg__buf_puts(&b, "; ");
-    describe_rounds(&b, &v->rounds);
-    if (b.len == mark + 2) {
-        b.len = mark;
-        b.ptr[mark] = '\0';
-        pg__buf_puts(&b, "; one regime");
-    }
+    append_rounds(&b, &v->rounds, "; one regime");
     return pg__buf_detach(&b);
 }
 
@@ -155,7 +162,6 @@ int pg__verdict_decide_dual(pg_case_verdict *v, size_t ntested)
     pg_dual_view *d = &v->dual;
     pg_buf b = PG_BUF_INIT;
     char th[32];
-    size_t mark;
 
     snprintf(th, sizeof(th), "%.3g%%", 100 * v->threshold);
     v->verdict = pg_verdict_rule_dual(&d->by, &d->median, &d->low, v->est.p_adj, v->threshold, v->alpha);
@@ -182,13 +188,7 @@ int pg__verdict_decide_dual(pg_case_verdict *v, size_t ntested)
         both(&b, d);
         pg__buf_puts(&b, "; run more rounds (--rounds) or use a quieter machine");
     }
-    mark = b.len;
-    pg__buf_puts(&b, "; ");
-    describe_rounds(&b, &v->rounds);
-    if (b.len == mark + 2) {
-        b.len = mark;
-        b.ptr[mark] = '\0';
-    }
+    append_rounds(&b, &v->rounds, NULL);
     if (!b.ptr)
         return pg_error_set(PG_ENOMEM, "out of memory writing a reason");
     pg__verdict_set_reason(v, pg__buf_detach(&b));

@@ -180,6 +180,21 @@ void pg__verdict_widen(pg_case_verdict *v, double wd)
     v->est.resolution = (1 + v->threshold) * exp(0.5 * (log(v->est.ci_hi) - log(v->est.ci_lo))) - 1;
 }
 
+/* Adds the spread of `n` run medians about their mean to a pooled variance (*ss, *df); 1 when it added any. */
+static int add_spread(double *ss, double *df, const double *meds, size_t n)
+{
+    double mm;
+    size_t i;
+
+    if (n < 2)
+        return 0;
+    mm = pg_stats_mean(meds, n);
+    for (i = 0; i < n; i++)
+        *ss += (meds[i] - mm) * (meds[i] - mm);
+    *df += (double)(n - 1);
+    return 1;
+}
+
 int pg_verdict_estimate(pg_case_verdict *v, const pg_sample_set *head, size_t nhead, const pg_sample_set *base,
                         size_t nbase, const pg_compare_options *opts)
 {
@@ -291,22 +306,7 @@ int pg_verdict_estimate(pg_case_verdict *v, const pg_sample_set *head, size_t nh
     s2 = prior * prior * prior_df;
     df = prior_df;
     v->drift.measured = 0;
-    if (br >= 2) {
-        double mm = pg_stats_mean(meds, br), ss = 0;
-        for (i = 0; i < br; i++)
-            ss += (meds[i] - mm) * (meds[i] - mm);
-        s2 += ss;
-        df += (double)(br - 1);
-        v->drift.measured = 1;
-    }
-    if (hr >= 2) {
-        double mm = pg_stats_mean(hmeds, hr), ss = 0;
-        for (i = 0; i < hr; i++)
-            ss += (hmeds[i] - mm) * (hmeds[i] - mm);
-        s2 += ss;
-        df += (double)(hr - 1);
-        v->drift.measured = 1;
-    }
+    v->drift.measured = add_spread(&s2, &df, meds, br) | add_spread(&s2, &df, hmeds, hr);
     s2 = df > 0 ? s2 / df : 0;
     v->drift.sd = sqrt(s2);
     v->drift.df = df;
