@@ -566,8 +566,9 @@ static int decide(ab_job *j, pg_ab_result *out)
         ab_case *ac = &j->cases[i];
         pg_paired_analysis *pa = &out->paired[i];
         int want = j->o.fixed || !j->seq[i].settled_at ? j->o.rounds : (int)j->seq[i].settled_at;
-        if ((int)ac->n[1] > out->rounds)
-            out->rounds = (int)ac->n[1];
+        /* Rounds measured, kept or left out for contention (each case's reason says how many were left out). */
+        if ((int)ac->notes.measured > out->rounds)
+            out->rounds = (int)ac->notes.measured;
         if ((err = pg__ab_side_result(out->base, ac, 0, want)) != 0 ||
             (err = pg__ab_side_result(out->head, ac, 1, want)) != 0)
             return err;

@@ -91,7 +91,7 @@ typedef struct pg_ab_result {
     pg_run *head;
     pg_comparison *cmp;       /* pg_compare(head, {base}) */
     pg_paired_analysis *paired; /* per case of cmp->cases order: paired[i] belongs to head->results[i] */
-    int rounds;               /* the most rounds any case took */
+    int rounds;               /* the most rounds any case was measured in (kept or left out for contention) */
     int max_rounds;           /* the maximum allowed (--rounds) */
     int sequential;           /* cases stopped once settled (pg_ab_seq_look) */
     int time_out;             /* max_time ran out before every open case had max_rounds */

@@ -153,9 +153,11 @@ int pg_ab_seq_look(pg_ab_seq *cases, size_t ncases, size_t min_rounds)
         pg_ab_seq *s = &cases[i];
         if (!s->failed && s->settled_at == 0 && s->n >= min_rounds && s->n > 0 && (err = look_case(s)) != 0)
             goto cleanup;
-        /* The smaller of the one-sided p-values (pg_verdict_paired takes the same). A case
-         * that failed after a look stays in the family: dropping it would make Holm laxer. */
-        if (s->cs.n > 0)
+        /* The smaller of the one-sided p-values (pg_verdict_paired takes the same). Every case
+         * is in the family from the first look on, one not yet looked at (fewer rounds kept: some
+         * left out for contention) with p = 1, and one that failed after a look stays: dropping
+         * either would make Holm laxer than the final comparison's. */
+        if (!s->failed || s->cs.n > 0)
             p[i] = case_p(s);
     }
     /*

@@ -240,8 +240,10 @@ static void probe_end(block_probe *bp, pg_measurement *out)
     out->contention_known = bp->ok && bp->real >= 1000000;
     if (out->contention_known)
         out->waited = fmin(1, fmax(0, (double)bp->waited / (double)bp->real));
+    /* Steal comes in clock ticks (10 ms): one tick may straddle the sampling's start or end, so it is taken off,
+       and a sampling shorter than a tick never looks stolen. */
     if (bp->steal0 >= 0 && wall > 0 && ncpus > 0 && (steal1 = pg_cpu_steal_s(&bp->cpus)) >= 0)
-        out->stolen = fmin(1, fmax(0, (steal1 - bp->steal0) / (wall * ncpus)));
+        out->stolen = fmin(1, fmax(0, (steal1 - bp->steal0 - 1.0 / (double)sysconf(_SC_CLK_TCK)) / (wall * ncpus)));
 }
 
 int pg_measure(pg_measurement *out, pg_body_fn body, void *payload, const pg_measure_options *opts)
