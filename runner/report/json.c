@@ -161,6 +161,8 @@ static json_t *verdict_json(const pg_case_verdict *v)
     }
     if (v->dual.on) /* two estimators per round: what each saw, which decided, and the rounds' regimes */
         estimators_json(o, v);
+    else if (v->regime) /* history mode: the head's samples held two regimes */
+        set(o, "regime", str(v->regime));
     if (v->confirm.state != PG_CONFIRM_NONE) { /* only when there was a re-run to make */
         static const char *const names[] = {"none", "confirmed", "refuted", "not_run"};
         set(o, "confirm", str(names[v->confirm.state]));
@@ -307,8 +309,10 @@ static void load_estimators(pg_case_verdict *v, json_t *o)
     json_t *src[2] = {m, l};
     size_t i;
 
-    if (!json_is_object(e))
+    if (!json_is_object(e)) {
+        v->regime = get_str(o, "regime");
         return;
+    }
     v->dual.on = 1;
     for (i = 0; i < 4; i++)
         if (json_is_string(by) && strcmp(json_string_value(by), decided_by_names[i]) == 0)

@@ -15,29 +15,50 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define REGIME_MIN_N 10
 #define DRIFT_MIN_N 9
 
-/* The widest gap of the sorted logs `y` with at least a tenth (and two) on each side; 0 when none. */
-static size_t widest_gap(const double *y, size_t n)
+/*
+ * The split of the sorted logs `y` into a lower and an upper part (at least
+ * a tenth, and two, on each side) with the least sum of squares within the
+ * parts (Otsu's threshold): where two regimes would part. 0 when none.
+ */
+static size_t best_split(const double *y, size_t n)
 {
     size_t m = (size_t)ceil(0.1 * (double)n), s, best = 0;
-    double gap = 0;
+    double sum = 0, sum2 = 0, a = 0, a2 = 0, least = INFINITY;
 
     if (m < 2)
         m = 2;
-    for (s = m; s + m <= n; s++)
-        if (y[s] - y[s - 1] > gap) {
-            gap = y[s] - y[s - 1];
-            best = s;
+    for (s = 0; s < n; s++) {
+        sum += y[s];
+        sum2 += y[s] * y[s];
+    }
+    for (s = 0; s < n; s++) {
+        double within;
+        if (s >= m && s + m <= n) {
+            double na = (double)s, nb = (double)(n - s);
+            within = (a2 - a * a / na) + ((sum2 - a2) - (sum - a) * (sum - a) / nb);
+            if (within < least) {
+                least = within;
+                best = s;
+            }
         }
+        a += y[s];
+        a2 += y[s] * y[s];
+    }
     return best;
 }
 
-static void regimes(pg_sample_shape *out, const double *y, size_t n)
+/* The robust sd (1.4826 MAD) of sorted `y`, using `scratch` (n doubles). */
+static double robust_sd(const double *y, size_t n, double *scratch)
 {
-    size_t s = n >= REGIME_MIN_N ? widest_gap(y, n) : 0;
-    double lo, hi;
+    return 1.4826 * pg_stats_mad_sorted(y, n, scratch);
+}
+
+static void regimes(pg_sample_shape *out, const double *y, size_t n, double *scratch)
+{
+    size_t s = n >= PG_REGIME_MIN_N ? best_split(y, n) : 0;
+    double lo, hi, spread;
 
     out->regimes = 1;
     out->fast = out->slow = out->median;
@@ -46,7 +67,8 @@ static void regimes(pg_sample_shape *out, const double *y, size_t n)
         return;
     lo = pg_stats_quantile_sorted(y, s, 0.5);
     hi = pg_stats_quantile_sorted(y + s, n - s, 0.5);
-    if (hi - lo < log(1 + PG_REGIME_STEP) || y[s] - y[s - 1] < PG_REGIME_GAP * (hi - lo))
+    spread = fmax(robust_sd(y, s, scratch), robust_sd(y + s, n - s, scratch));
+    if (hi - lo < log(1 + PG_REGIME_STEP) || hi - lo < PG_REGIME_SEPARATION * spread)
         return;
     out->regimes = 2;
     out->fast = exp(lo);
@@ -65,7 +87,7 @@ int pg_stats_shape(pg_sample_shape *out, const double *x, size_t n)
     for (i = 0; i < n; i++)
         if (!(x[i] > 0) || !isfinite(x[i]))
             return pg_error_set(PG_EINVAL, "the shape of samples needs positive times");
-    if (!(y = malloc(n * sizeof(*y))))
+    if (!(y = malloc(2 * n * sizeof(*y))))
         return pg_error_set(PG_ENOMEM, "out of memory describing samples");
     out->n = n;
     /* The drift keeps the order taken: medians of the first and the last third. */
@@ -77,7 +99,7 @@ int pg_stats_shape(pg_sample_shape *out, const double *x, size_t n)
     pg_stats_sort(y, n);
     out->low = pg_stats_quantile(x, n, PG_LOW_QUANTILE);
     out->median = pg_stats_quantile(x, n, 0.5);
-    regimes(out, y, n);
+    regimes(out, y, n, y + n);
     free(y);
     return 0;
 }

@@ -246,8 +246,10 @@ int pg_stats_bh(double *out, const double *p, size_t n);
 
 /* Two regimes need centres at least this far apart (a ratio - 1) ... */
 #define PG_REGIME_STEP 0.05
-/* ... and a gap between them of at least this share of that distance (log scale). */
-#define PG_REGIME_GAP 0.35
+/* ... and that distance at least this many robust sds of either part (log scale) ... */
+#define PG_REGIME_SEPARATION 4.0
+/* ... in at least this many samples: fewer split a single mode too often (5 % of normal samples at 20). */
+#define PG_REGIME_MIN_N 20
 
 /** What the samples of one measurement (one side of one round) look like. */
 typedef struct pg_sample_shape {
@@ -262,11 +264,12 @@ typedef struct pg_sample_shape {
 
 /**
  * Describes `n` positive samples in the order taken. Regimes: the sorted
- * log samples are split where the gap between neighbours is widest, with at
- * least a tenth (and two) of them on each side; the split is two regimes
- * when the medians of the parts lie PG_REGIME_STEP apart or more and the gap
- * is at least PG_REGIME_GAP of that distance (parts that do not overlap,
- * unlike the tail of one skewed mode). Needs 10 samples; drift 9.
+ * log samples are split where the sum of squares within the two parts is
+ * least (Otsu), with at least a tenth (and two) of them on each side; the
+ * split is two regimes when the medians of the parts lie PG_REGIME_STEP
+ * apart or more and that distance is PG_REGIME_SEPARATION robust sds of
+ * either part or more (parts that do not overlap; a single normal mode so
+ * split lies about 2.7 apart). Needs PG_REGIME_MIN_N samples; drift 9.
  * @return 0, PG_EINVAL (n == 0 or a sample not positive), PG_ENOMEM.
  */
 int pg_stats_shape(pg_sample_shape *out, const double *x, size_t n);

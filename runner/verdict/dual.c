@@ -15,6 +15,7 @@
 #include "base/fmt.h"
 #include "perfgate/errors.h"
 #include "base/util.h"
+#include "stats/stats.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -193,4 +194,23 @@ int pg__verdict_decide_dual(pg_case_verdict *v, size_t ntested)
         return pg_error_set(PG_ENOMEM, "out of memory writing a reason");
     pg__verdict_set_reason(v, pg__buf_detach(&b));
     return 0;
+}
+
+int pg__verdict_note_regimes(pg_case_verdict *v, const pg_result *head)
+{
+    pg_sample_shape sh;
+    char fast[32], slow[32];
+
+    /* One run of blocks, 40 or more: fewer leave a split of one mode too likely for a note on every report. */
+    if (!head->samples || head->nsamples < 2 * PG_REGIME_MIN_N ||
+        pg_stats_shape(&sh, head->samples, head->nsamples) != 0 || sh.regimes != 2)
+        return 0;
+    pg_fmt_duration(fast, sizeof(fast), sh.fast);
+    pg_fmt_duration(slow, sizeof(slow), sh.slow);
+    free(v->regime);
+    v->regime = pg__asprintf("this run's samples move between a fast (~%s) and a slow (~%s) regime (%.0f%% of them "
+                             "slow): its median measured the %s one; gate interleaved with --base-build to compare "
+                             "both regimes",
+                             fast, slow, 100 * sh.slow_share, sh.slow_share > 0.5 ? "slow" : "fast");
+    return v->regime ? 0 : pg_error_set(PG_ENOMEM, "out of memory describing %s", v->key);
 }

@@ -32,6 +32,13 @@ int pg__verdict_explain(pg_case_verdict *v, size_t ntested);
  */
 int pg__verdict_decide_dual(pg_case_verdict *v, size_t ntested);
 
+/**
+ * History mode: when the head's samples of `v` hold two regimes (stats.h,
+ * pg_stats_shape), v->regime says which one its median measured.
+ * @return 0 or PG_ENOMEM.
+ */
+int pg__verdict_note_regimes(pg_case_verdict *v, const pg_result *head);
+
 /** The samples of `key` in every base run that measured it (`maps` index the runs, or NULL); *first its result. */
 struct pg_sample_set;
 size_t pg__verdict_base_sets(struct pg_sample_set *out, const pg_result **first, const pg_run *const *bases,

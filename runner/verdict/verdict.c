@@ -460,6 +460,22 @@ static int add_missing(pg_comparison *c, pg_keymap *cases, const pg_run *const *
     return 0;
 }
 
+/* History mode: a head whose samples held two regimes says so after its reason, whatever its verdict. */
+static void add_regimes(pg_comparison *c)
+{
+    size_t i;
+
+    for (i = 0; i < c->ncases; i++) {
+        pg_case_verdict *v = &c->cases[i];
+        char *r;
+        if (!v->regime || v->paired || v->dual.on)
+            continue;
+        r = v->reason ? pg__asprintf("%s; %s", v->reason, v->regime) : pg__strdup(v->regime);
+        if (r)
+            pg__verdict_set_reason(v, r);
+    }
+}
+
 int pg_compare(pg_comparison **out, const pg_run *head, const pg_run *const *bases, size_t nbases,
                const pg_compare_options *opts)
 {
@@ -539,6 +555,8 @@ int pg_compare(pg_comparison **out, const pg_run *head, const pg_run *const *bas
             pg_sample_set hs = {h->samples, h->nsamples};
             err = pg_verdict_estimate(v, &hs, 1, sets, nsets, opts);
             v->est.busy = h->waited + h->stolen;
+            if (!err && (err = pg__verdict_note_regimes(v, h)) != 0)
+                goto fail;
             if (err == PG_EINVAL) {
                 v->verdict = PG_VERDICT_UNSURE;
                 v->est.p = NAN;
@@ -553,6 +571,7 @@ int pg_compare(pg_comparison **out, const pg_run *head, const pg_run *const *bas
     take_checks(c, head);
     if ((err = pg_comparison_adjust(c, opts)) != 0)
         goto fail;
+    add_regimes(c);
     err = 0;
     *out = c;
     c = NULL;
@@ -660,6 +679,9 @@ int pg_verdict_paired(pg_comparison *c, const pg_run *head, const pg_paired_anal
         if (!v || p->n == 0 || isnan(v->est.p))
             continue;
         v->paired = 1;
+        /* The head's samples are rounds here, not one process's blocks: its regimes are the rounds' notes. */
+        free(v->regime);
+        v->regime = NULL;
         v->est.settled_at = p->settled_at;
         v->est.ratio = v->est.center = p->ratio;
         v->est.ci_lo = v->est.shift_lo = isfinite(p->ci_lo) ? p->ci_lo : NAN;

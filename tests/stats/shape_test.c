@@ -89,3 +89,21 @@ Test(stats_shape, bad_samples_are_refused)
     cr_expect_eq(pg_stats_shape(&sh, y, 2), PG_EINVAL);
     cr_expect_eq(pg_stats_shape(&sh, x, 0), PG_EINVAL);
 }
+
+Test(stats_shape, one_noisy_mode_is_one_regime)
+{
+    double x[200];
+    pg_rng g;
+    size_t i;
+    pg_sample_shape sh;
+
+    /* Log-normal noise of 5 %: a 2-means split of one mode lies 2.7 robust sds apart, under the 4 needed. */
+    pg_stats_rng_seed(&g, 12);
+    for (i = 0; i < 200; i++) {
+        double u1 = ((double)(pg_stats_rng_next(&g) >> 11) + 0.5) * 0x1.0p-53;
+        double u2 = ((double)(pg_stats_rng_next(&g) >> 11) + 0.5) * 0x1.0p-53;
+        x[i] = 1e-3 * exp(0.05 * sqrt(-2 * log(u1)) * cos(2 * M_PI * u2));
+    }
+    pg_assert_ok(pg_stats_shape(&sh, x, 200));
+    cr_expect_eq(sh.regimes, 1);
+}

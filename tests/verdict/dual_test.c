@@ -242,3 +242,29 @@ Test(dual_history, a_head_that_waited_for_its_cpu_is_never_a_verdict)
     pg_run_free(head);
     pg_run_free(base);
 }
+
+Test(dual_history, a_head_whose_samples_hold_two_regimes_says_which_its_median_measured)
+{
+    double x[60], y[60];
+    pg_run *head, *base;
+    pg_comparison *cmp;
+    size_t i;
+
+    for (i = 0; i < 60; i++) {
+        x[i] = 1e-3 * (1 + 0.001 * (double)(i % 5));
+        /* 24 of 60 blocks in a slow regime 28 % above the fast one. */
+        y[i] = (i % 5 < 2 ? 1.28e-3 : 1e-3) * (1 + 0.001 * (double)(i % 7));
+    }
+    pg_assert_ok(pg_run_new(&head));
+    pg_assert_ok(pg_run_new(&base));
+    add(base, "modes", x, 60);
+    add(head, "modes", y, 60);
+    pg_assert_ok(pg_compare(&cmp, head, (const pg_run *const *)&base, 1, NULL));
+    cr_assert(cmp->cases[0].regime != NULL);
+    cr_expect(strstr(cmp->cases[0].regime, "40% of them slow): its median measured the fast one") != NULL, "%s",
+              cmp->cases[0].regime);
+    cr_expect(strstr(cmp->cases[0].reason, cmp->cases[0].regime) != NULL, "%s", cmp->cases[0].reason);
+    pg_comparison_free(cmp);
+    pg_run_free(head);
+    pg_run_free(base);
+}
