@@ -375,6 +375,37 @@ static int start_next(pg_exec_pair **out, size_t *out_i, const ab_case *cases, s
                       pg_child_cpus_to_words(setup, &spare), busy);
 }
 
+/* The two sides' runs, named by their builds; each the side of one gate, pooled with no other run (model.h). */
+static int side_runs(pg_ab_result *out, const pg_ab_options *o)
+{
+    int err;
+
+    if ((err = pg_run_new(&out->base)) != 0 || (err = pg_run_new(&out->head)) != 0)
+        return err;
+    free(out->base->source);
+    free(out->head->source);
+    out->base->source = pg__strdup("ab-base");
+    out->head->source = pg__strdup("ab-head");
+    /* No build named (an injected change on the suite as written): no ref. */
+    out->base->ref = o->base ? pg__strdup(o->base) : NULL;
+    out->head->ref = o->head ? pg__strdup(o->head) : NULL;
+    out->base->mode = PG_MODE_INTERLEAVED_BASE;
+    out->head->mode = PG_MODE_INTERLEAVED_HEAD;
+    if (!out->base->source || !out->head->source || (o->base && !out->base->ref) || (o->head && !out->head->ref))
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    return 0;
+}
+
+/* A case a side could not measure, with the cause, as a head-side failure is told; NEW where the base lacks it. */
+static void say_failed(pg_progress *prog, const ab_case *ac, int round, int rounds)
+{
+    const pg_result *bad = &ac->last[ac->failed[0] ? 0 : 1];
+
+    pg_progress_line(prog, "[round %d/%d] %s  %s the %s build: %s; left out of the other rounds", round + 1, rounds,
+                     ac->c->key, bad->absent && ac->failed[0] ? "NEW, not in" : "ERROR on",
+                     ac->failed[0] ? "base" : "head", bad->message ? bad->message : "no reason given");
+}
+
 static int wanted(const pg_ab_options *o, const char *key)
 {
     size_t i;
@@ -518,8 +549,7 @@ static int run_round(ab_job *j, pg_ab_result *out, int round)
             return err;
         if (ac->failed[0] || ac->failed[1]) {
             j->seq[i].failed = 1;
-            pg_progress_line(&j->prog, "[round %d/%d] %s  ERROR on the %s build; left out of the other rounds",
-                             round + 1, j->o.rounds, ac->c->key, ac->failed[0] ? "base" : "head");
+            say_failed(&j->prog, ac, round, j->o.rounds);
         } else if (err == 1) {
             /* Both sides measured and kept: the pair's log ratios join the case's rounds. */
             j->seq[i].n = ac->n[1];
@@ -552,14 +582,8 @@ static int decide(ab_job *j, pg_ab_result *out)
     size_t i;
     int err;
 
-    if ((err = pg_run_new(&out->base)) != 0 || (err = pg_run_new(&out->head)) != 0)
+    if ((err = side_runs(out, &j->o)) != 0)
         return err;
-    free(out->base->source);
-    free(out->head->source);
-    out->base->source = pg__strdup("ab-base");
-    out->head->source = pg__strdup("ab-head");
-    out->base->ref = pg__strdup(j->o.base);
-    out->head->ref = pg__strdup(j->o.head);
     if (!(out->paired = calloc(j->ncases, sizeof(*out->paired))))
         return pg_error_set(PG_ENOMEM, "out of memory");
     for (i = 0; i < j->ncases; i++) {

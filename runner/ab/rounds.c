@@ -173,6 +173,15 @@ void pg__ab_notes(pg_round_notes *out, const ab_case *ac)
         out->drift = pg_stats_median(ac->drift, ac->ndrift);
 }
 
+static int one_value(pg_result *r, double v)
+{
+    if (!(r->samples = malloc(sizeof(double))))
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    r->samples[0] = v;
+    r->nsamples = 1;
+    return pg_stats_summarize(&r->summary, r->samples, r->nsamples);
+}
+
 int pg__ab_side_result(pg_run *run, const ab_case *ac, int which, int rounds)
 {
     const pg_result *last = &ac->last[which];
@@ -195,10 +204,18 @@ int pg__ab_side_result(pg_run *run, const ab_case *ac, int which, int rounds)
     r->bytes = last->bytes;
     r->number_per_run = 1;
     r->waited = ac->notes.busiest;
+    if (!ac->failed[which] && ac->n[which] == 0 && ac->failed[1 - which] && last->status == PG_STATUS_OK &&
+        last->nsamples > 0) {
+        /* The other side failed in the first round: this side's round is its only value, and the case is
+           the other side's ERROR, with its cause. */
+        r->status = PG_STATUS_OK;
+        return one_value(r, last->summary.median);
+    }
     if (ac->failed[which] || (ac->n[which] == 0 && ac->notes.contended == 0)) {
         char *msg = pg__asprintf("%s build: %s", which ? "head" : "base",
                                  last->message ? last->message : "no round was measured");
         r->status = last->status == PG_STATUS_SKIPPED ? PG_STATUS_SKIPPED : PG_STATUS_ERROR;
+        r->absent = last->absent;
         r->message = msg;
         return msg ? 0 : PG_ENOMEM;
     }

@@ -5,6 +5,7 @@
 #include "meter/count.h"
 
 #include "base/count_abi.h"
+#include "meter/internal.h"
 #include "base/fmt.h"
 #include "perfgate/errors.h"
 #include "base/proc.h"
@@ -67,20 +68,20 @@ int pg_count_library(char **out)
     return 0;
 }
 
-/* environ with LD_PRELOAD (the library first, any earlier preloads kept) and the output directory. */
-static char **count_env(const char *lib, const char *dir)
+/* `base` with LD_PRELOAD (the library first, any earlier preloads kept) and the output directory. */
+static char **count_env(char *const *base, const char *lib, const char *dir)
 {
     size_t n = 0, i, j = 0;
     const char *old = getenv("LD_PRELOAD");
     char **env;
 
-    while (environ[n])
+    while (base[n])
         n++;
     if (!(env = calloc(n + 3, sizeof(char *))))
         return NULL;
     for (i = 0; i < n; i++)
-        if (strncmp(environ[i], "LD_PRELOAD=", 11) != 0 && strncmp(environ[i], PG_COUNT_ENV_DIR "=", sizeof(PG_COUNT_ENV_DIR)) != 0)
-            env[j++] = environ[i];
+        if (strncmp(base[i], "LD_PRELOAD=", 11) != 0 && strncmp(base[i], PG_COUNT_ENV_DIR "=", sizeof(PG_COUNT_ENV_DIR)) != 0)
+            env[j++] = base[i];
     env[j++] = old && *old ? pg__asprintf("LD_PRELOAD=%s:%s", lib, old) : pg__asprintf("LD_PRELOAD=%s", lib);
     env[j++] = pg__asprintf("%s=%s", PG_COUNT_ENV_DIR, dir);
     if (!env[j - 1] || !env[j - 2]) {
@@ -100,7 +101,7 @@ static void free_env(char **env)
         return;
     while (env[n])
         n++;
-    /* The last two entries are ours; the rest point into environ. */
+    /* The last two entries are ours; the rest point into the base environment. */
     if (n >= 2) {
         free(env[n - 1]);
         free(env[n - 2]);
@@ -179,6 +180,14 @@ static int read_one(pg_counts *c, const char *path)
             free(text);
             return pg_error_set(PG_EINVAL, "%s: a FLOP count overflowed int64 in the program", path);
         }
+        if (strncmp(line, PG_COUNT_UNFORWARDED "\t", sizeof(PG_COUNT_UNFORWARDED)) == 0) {
+            rc = pg_error_set(PG_EKERNEL,
+                              "the program called %s, which no library loaded in it defines: the call reached "
+                              "perfgate's counting wrapper and did nothing, so its results and counts are wrong",
+                              line + sizeof(PG_COUNT_UNFORWARDED));
+            free(text);
+            return rc;
+        }
         f[nf++] = line;
         for (char *p = line; *p && nf < 6; p++)
             if (*p == '\t') {
@@ -200,6 +209,21 @@ static int read_one(pg_counts *c, const char *path)
     free(text);
     c->processes++;
     return 0;
+}
+
+/* Largest first, then by op, shape, function and range: the same program prints the same table every run,
+   whatever order its processes' hash tables held the calls in. */
+static int row_cmp(const void *pa, const void *pb)
+{
+    const pg_count_row *a = pa, *b = pb;
+    int r;
+
+    if (a->flops != b->flops)
+        return a->flops > b->flops ? -1 : 1;
+    if ((r = strcmp(a->op, b->op)) != 0 || (r = strcmp(a->shape, b->shape)) != 0 ||
+        (r = strcmp(a->function, b->function)) != 0)
+        return r;
+    return strcmp(a->range, b->range);
 }
 
 /* Reads every count file in `dir` and removes them and the directory. */
@@ -227,6 +251,8 @@ static int read_dir(pg_counts *c, const char *dir)
     }
     closedir(d);
     rmdir(dir);
+    if (!err && c->n > 1)
+        qsort(c->rows, c->n, sizeof(*c->rows), row_cmp);
     return err;
 }
 
@@ -262,7 +288,21 @@ static int wait_for(pid_t pid, double timeout_s)
     }
 }
 
-int pg_count_run(pg_counts *out, char *const argv[], double timeout_s, int quiet)
+static int sigill_error(const char *shown)
+{
+    char *why = pg__meter_sigill_why(0);
+    int err = pg_error_set(PG_EKERNEL, "'%s' %s; nothing counted", shown, why ? why : "died of SIGILL");
+
+    free(why);
+    return err;
+}
+
+int pg_count_run(pg_counts *out, char *const argv[], double timeout_s, int output)
+{
+    return pg_count_run_env(out, argv, NULL, timeout_s, output);
+}
+
+int pg_count_run_env(pg_counts *out, char *const argv[], char *const base[], double timeout_s, int output)
 {
     char *lib = NULL, **env = NULL, *shown = NULL, *dir = NULL;
     posix_spawn_file_actions_t fa;
@@ -284,17 +324,19 @@ int pg_count_run(pg_counts *out, char *const argv[], double timeout_s, int quiet
         err = pg_error_set(PG_EIO, "cannot create a directory for the counts: %s", strerror(errno));
         goto done;
     }
-    if (!(env = count_env(lib, dir))) {
+    if (!(env = count_env(base ? base : environ, lib, dir))) {
         err = pg_error_set(PG_ENOMEM, "out of memory starting a count");
         rmdir(dir);
         goto done;
     }
     posix_spawn_file_actions_init(&fa);
     posix_spawnattr_init(&attr);
-    if (quiet) {
+    if (output == PG_COUNT_QUIET) {
         posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
         posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
         posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    } else if (output == PG_COUNT_STDOUT_TO_STDERR) {
+        posix_spawn_file_actions_adddup2(&fa, 2, 1);
     }
     /* Its own process group, so a timeout also ends what it started. */
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK);
@@ -323,6 +365,8 @@ int pg_count_run(pg_counts *out, char *const argv[], double timeout_s, int quiet
     if (status == -1)
         err = pg_error_set(PG_ETIMEOUT, "'%s' timed out after %.3g s and was killed; nothing counted", shown,
                            timeout_s > 0 ? timeout_s : 60.0);
+    else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGILL)
+        err = sigill_error(shown);
     else if (WIFSIGNALED(status))
         err = pg_error_set(PG_EKERNEL, "'%s' was killed by signal %d (%s); its counts are incomplete", shown,
                            WTERMSIG(status), strsignal(WTERMSIG(status)));
@@ -364,6 +408,18 @@ int64_t pg_counts_sum(const pg_counts *c, const char *field, const char *name)
     return sum;
 }
 
+/* 1 when a row of group `g` before `j` (from `from`) has row j's op and shape: it was shown with it. */
+static int same_call_before(const pg_counts *c, const char *field, const char *g, size_t j, size_t from)
+{
+    size_t k;
+
+    for (k = from; k < j; k++)
+        if (strcmp(row_field(&c->rows[k], field), g) == 0 && strcmp(c->rows[k].op, c->rows[j].op) == 0 &&
+            strcmp(c->rows[k].shape, c->rows[j].shape) == 0)
+            return 1;
+    return 0;
+}
+
 /* One table: FLOPs and calls grouped by `field`, each group followed by its ops and shapes. */
 static void group_table(pg_buf *b, const pg_counts *c, const char *field, const char *title)
 {
@@ -396,13 +452,22 @@ static void group_table(pg_buf *b, const pg_counts *c, const char *field, const 
                        c->total ? 100.0 * (double)sum / (double)c->total : 0.0);
         for (j = i; j < c->n; j++) {
             char label[256];
-            if (strcmp(row_field(&c->rows[j], field), g) != 0)
+            int64_t f = 0, n = 0;
+            size_t k;
+            if (strcmp(row_field(&c->rows[j], field), g) != 0 || same_call_before(c, field, g, j, i))
                 continue;
+            /* One line per op and shape in the group, whatever else (function, range) tells rows apart. */
+            for (k = j; k < c->n; k++)
+                if (strcmp(row_field(&c->rows[k], field), g) == 0 && strcmp(c->rows[k].op, c->rows[j].op) == 0 &&
+                    strcmp(c->rows[k].shape, c->rows[j].shape) == 0) {
+                    f += c->rows[k].flops;
+                    n += c->rows[k].calls;
+                }
             snprintf(label, sizeof(label), "%s %s", c->rows[j].op, c->rows[j].shape);
-            pg_fmt_int(num, sizeof(num), c->rows[j].flops);
-            pg_fmt_int(calls, sizeof(calls), c->rows[j].calls);
+            pg_fmt_int(num, sizeof(num), f);
+            pg_fmt_int(calls, sizeof(calls), n);
             pg__buf_printf(b, "     - %-*s  %18s  %10s  %7.2f%%\n", (int)w - 3, label, num, calls,
-                           c->total ? 100.0 * (double)c->rows[j].flops / (double)c->total : 0.0);
+                           c->total ? 100.0 * (double)f / (double)c->total : 0.0);
         }
     }
 }
