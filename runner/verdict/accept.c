@@ -36,7 +36,7 @@ int pg_comparison_accept(pg_comparison *c, const char *glob, pg_accept_source fr
     if (n && by && !c->accepted_by && !(c->accepted_by = pg__strdup(by)))
         return pg_error_set(PG_ENOMEM, "out of memory accepting a regression");
     if (n)
-        pg__comparison_recount(c);
+        pg__verdict_recount(c);
     return n;
 }
 
@@ -62,7 +62,7 @@ size_t pg_comparison_unaccept(pg_comparison *c, pg_accept_source from)
         c->accepted_by = NULL;
     }
     if (n)
-        pg__comparison_recount(c);
+        pg__verdict_recount(c);
     return n;
 }
 
