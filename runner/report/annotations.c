@@ -90,7 +90,7 @@ int pg_render_annotations(pg_buf *out, const pg_report_data *d, const pg_report_
             msg.len = title.len = 0;
             pg_fmt_change_ci(ch, sizeof(ch), v->est.ratio, v->est.ci_lo, v->est.ci_hi);
             pg_fmt_p(p, sizeof(p), v->est.p_adj);
-            pg__buf_printf(&title, "perfgate %s", pg_verdict_name(v->verdict));
+            pg__buf_printf(&title, "perfgate %s%s", pg_verdict_name(v->verdict), v->accepted ? " (accepted)" : "");
             pg__buf_puts(&msg, v->key);
             if (isfinite(v->est.ratio))
                 pg__buf_printf(&msg, ": %s", ch);
@@ -98,8 +98,13 @@ int pg_render_annotations(pg_buf *out, const pg_report_data *d, const pg_report_
                 pg__buf_printf(&msg, " (p adj. %s, threshold %.1f%%)", p, 100 * v->threshold);
             if (v->reason)
                 pg__buf_printf(&msg, " - %s", v->reason);
-            emit((v->verdict == PG_VERDICT_REGRESSED || v->verdict == PG_VERDICT_ERROR) ? &err : &warn, max,
-                 title.ptr, msg.ptr);
+            if (v->diag && v->diag->line && v->verdict == PG_VERDICT_REGRESSED)
+                pg__buf_printf(&msg, " - what changed: %s", v->diag->line);
+            if (v->accepted)
+                pg__buf_printf(&msg, " - %s", v->accepted);
+            /* An accepted regression fails nothing: a warning, not an error. */
+            emit((v->verdict == PG_VERDICT_REGRESSED && !v->accepted) || v->verdict == PG_VERDICT_ERROR ? &err : &warn,
+                 max, title.ptr, msg.ptr);
         }
         free(idx);
         /* Failed checks rank with regressions: both fail the build. */

@@ -83,6 +83,11 @@ static int same(const char *a, const char *suite)
     return strcmp(a ? a : "", suite) == 0;
 }
 
+static int accepted(const pg_case_verdict *v)
+{
+    return v->verdict == PG_VERDICT_REGRESSED && v->accepted;
+}
+
 int pg_render_junit(pg_buf *out, const pg_report_data *d, const pg_report_options *opts)
 {
     const pg_comparison *cmp = d->cmp;
@@ -98,8 +103,14 @@ int pg_render_junit(pg_buf *out, const pg_report_data *d, const pg_report_option
     (void)opts;
     if (!names)
         return pg_error_set(PG_ENOMEM, "out of memory rendering JUnit");
-    for (i = 0; i < cmp->ncases; i++)
+    for (i = 0; i < cmp->ncases; i++) {
         all_time += measured_seconds(cmp->cases[i].head);
+        /* An accepted regression fails nothing: it is skipped, with who accepted it as the message. */
+        if (accepted(&cmp->cases[i])) {
+            fails--;
+            skipped++;
+        }
+    }
     for (i = 0; i < d->run->nchecks; i++)
         skipped += d->run->checks[i].skipped;
     pg__buf_printf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -125,16 +136,19 @@ int pg_render_junit(pg_buf *out, const pg_report_data *d, const pg_report_option
             pg__buf_printf(&body, "\" time=\"%.3f\"", secs);
             if (v->verdict == PG_VERDICT_REGRESSED || v->verdict == PG_VERDICT_ERROR || undecided(v->verdict)) {
                 pg_buf msg = PG_BUF_INIT;
-                const char *tag = v->verdict == PG_VERDICT_REGRESSED ? "failure"
+                const char *tag = accepted(v)                        ? "skipped"
+                                  : v->verdict == PG_VERDICT_REGRESSED ? "failure"
                                   : v->verdict == PG_VERDICT_ERROR   ? "error"
                                                                      : "skipped";
-                f += v->verdict == PG_VERDICT_REGRESSED;
+                f += v->verdict == PG_VERDICT_REGRESSED && !accepted(v);
                 e += v->verdict == PG_VERDICT_ERROR;
-                sk += undecided(v->verdict);
+                sk += undecided(v->verdict) || accepted(v);
+                if (accepted(v))
+                    pg__buf_printf(&msg, "%s; ", v->accepted);
                 verdict_message(&msg, v);
                 pg__buf_printf(&body, ">\n      <%s message=\"", tag);
                 pg__buf_xml_escape(&body, msg.ptr);
-                if (v->verdict == PG_VERDICT_REGRESSED)
+                if (v->verdict == PG_VERDICT_REGRESSED && !accepted(v))
                     pg__buf_puts(&body, "\" type=\"regression");
                 else if (v->verdict == PG_VERDICT_ERROR)
                     pg__buf_puts(&body, "\" type=\"error");

@@ -285,3 +285,61 @@ Test(diagnose, rows_that_alias_in_the_caches_regress_with_the_same_instructions)
     free(js);
     free(db);
 }
+
+/* A program of CBLAS calls; -DEXTRA adds one sgemm of another shape, which takes most of its time. */
+static const char blas_prog[] = "#include <cblas.h>\n"
+                                "#ifndef EXTRA\n#define EXTRA 0\n#endif\n"
+                                "static float a[512 * 512], b[512 * 512], c[512 * 512];\n"
+                                "int main(void)\n"
+                                "{\n"
+                                "    int i;\n"
+                                "    for (i = 0; i < 512 * 512; i++) {\n"
+                                "        a[i] = (float)(i % 7) * 0.125f;\n"
+                                "        b[i] = (float)(i % 5) * 0.25f;\n"
+                                "    }\n"
+                                "    for (i = 0; i < 10; i++)\n"
+                                "        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 128, 128, 128, 1.0f, a, 128, b,"
+                                " 128, 0.0f, c, 128);\n"
+                                "    if (EXTRA)\n"
+                                "        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 512, 512, 512, 1.0f, a, 512, b,"
+                                " 512, 0.0f, c, 512);\n"
+                                "    return c[7] > 1e30f;\n"
+                                "}\n";
+
+Test(diagnose, a_count_blas_command_names_the_blas_call_that_appeared)
+{
+    char *src = pg_test_write(tmp, "prog.c", blas_prog), *js = pg__asprintf("%s/b.json", tmp), *out, *cmd;
+    char *base = pg__asprintf("%s/pbase", tmp), *head = pg__asprintf("%s/phead", tmp), *log = NULL, *s;
+    /* Without Valgrind (a whole process of GEMMs under it takes minutes): the BLAS calls and the heap alone. */
+    const char *novg[] = {"PERFGATE_VALGRIND=/nonexistent/valgrind", NULL};
+    const char *line;
+    json_t *d;
+    int rc;
+
+    cmd = pg__asprintf("mkdir '%s' '%s' && cc -O2 -o '%s/prog' '%s' -lopenblas && cc -O2 -DEXTRA=1 -o '%s/prog' '%s' "
+                       "-lopenblas",
+                       base, head, base, src, head, src);
+    cr_assert_eq(pg_test_sh(&log, cmd), 0, "%s", log);
+    free(log);
+    free(cmd);
+    s = pg_test_write(tmp, "blas.yaml", "suite: b\n"
+                                        "defaults: {threads: 1, min_run_time: 0.2s, warmup: 20ms, min_samples: 5}\n"
+                                        "benchmarks:\n"
+                                        "  - {name: prog, command: [\"{build}/prog\"], count: blas}\n");
+    out = gate(&rc, base, head, s, js, NULL, novg);
+    cr_assert_eq(rc, 1, "exit %d\n%s", rc, out);
+    d = diagnosis(js, "b/prog[]@1:cpu");
+    cr_assert(d != NULL, "%s", out);
+    line = json_string_value(json_object_get(d, "what_changed"));
+    cr_assert(line && strncmp(line, "+1 call of `sgemm [512,512]x[512,512]` per iteration (new)", 58) == 0, "%s", out);
+    cr_assert_eq(json_number_value(json_object_get(json_object_get(d, "flops"), "head")) -
+                     json_number_value(json_object_get(json_object_get(d, "flops"), "base")),
+                 2.0 * 512 * 512 * 512);
+    json_decref(d);
+    free(out);
+    free(src);
+    free(js);
+    free(base);
+    free(head);
+    free(s);
+}

@@ -149,3 +149,29 @@ Test(accept, a_failed_check_or_a_case_in_error_is_not_accepted_away)
     cr_assert_eq(pg_outcome_exit_code(p.cmp), 3);
     pair_free(&p);
 }
+
+Test(accept, junit_and_annotations_show_an_accepted_regression_as_no_failure)
+{
+    pair p;
+    pg_buf junit = PG_BUF_INIT, notes = PG_BUF_INIT;
+    pg_report_data d;
+
+    compare(&p, PG_STATUS_OK, 0);
+    pg_comparison_accept(p.cmp, "s/a*", PG_ACCEPT_LABEL, "@alice", "accepted by label perf-accepted, applied by @alice");
+    d.run = p.head;
+    d.cmp = p.cmp;
+    d.origin = NULL;
+    pg_assert_ok(pg_render_junit(&junit, &d, NULL));
+    pg_assert_ok(pg_render_annotations(&notes, &d, NULL));
+    /* a accepted, b not: one failure, and a skipped that says who accepted it. */
+    cr_assert(strstr(junit.ptr, "failures=\"1\"") != NULL, "%s", junit.ptr);
+    cr_assert(strstr(junit.ptr, "<skipped message=\"accepted by label perf-accepted, applied by @alice; ") != NULL,
+              "%s", junit.ptr);
+    cr_assert(strstr(notes.ptr, "::warning title=perfgate REGRESSED (accepted)::s/a[]@1:cpu#instructions") != NULL,
+              "%s", notes.ptr);
+    cr_assert(strstr(notes.ptr, "::error title=perfgate REGRESSED::s/b[]@1:cpu#instructions") != NULL, "%s",
+              notes.ptr);
+    pg__buf_clear(&junit);
+    pg__buf_clear(&notes);
+    pair_free(&p);
+}
