@@ -636,6 +636,9 @@ static int fns_from(pg_profile *out, json_t *files, json_t *fns)
 
     if (!json_is_array(fns) || (files && !json_is_array(files)))
         return pg_error_set(PG_EFORMAT, "a profile without its functions");
+    if (json_array_size(fns) > PG_PROFILE_MAX_FNS)
+        return pg_error_set(PG_EFORMAT, "a profile of %zu functions: more than perfgate keeps (%d)",
+                            json_array_size(fns), PG_PROFILE_MAX_FNS);
     if (json_array_size(fns) && !(out->fns = calloc(json_array_size(fns), sizeof(*out->fns))))
         return pg_error_set(PG_ENOMEM, "out of memory reading a profile");
     json_array_foreach(fns, i, e) {
@@ -667,6 +670,9 @@ static int calls_from(pg_profile *out, json_t *calls)
 
     if (!json_is_array(calls))
         return pg_error_set(PG_EFORMAT, "a profile without its calls");
+    if (json_array_size(calls) > PG_PROFILE_MAX_CALLS)
+        return pg_error_set(PG_EFORMAT, "a profile of %zu calls: more than perfgate keeps (%d)", json_array_size(calls),
+                            PG_PROFILE_MAX_CALLS);
     if (json_array_size(calls) && !(out->calls = calloc(json_array_size(calls), sizeof(*out->calls))))
         return pg_error_set(PG_ENOMEM, "out of memory reading a profile");
     json_array_foreach(calls, i, e) {

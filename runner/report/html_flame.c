@@ -35,8 +35,14 @@ typedef struct frame {
     int depth;
 } frame;
 
+/* A profile's calls grouped by caller: calls[order[first[f]] .. order[first[f + 1] - 1]] are f's. */
+typedef struct callers {
+    size_t *first, *order;
+} callers;
+
 typedef struct flame {
     const pg_profile *h, *b;
+    callers ch, cb;
     frame *frames;
     size_t n, cap;
     const char *stack[FLAME_MAX_DEPTH];
@@ -45,14 +51,41 @@ typedef struct flame {
     int depth;
 } flame;
 
-/* The cost of the calls from `from` (an index of p) to the function called `to`; 0 when none. */
-static double call_cost(const pg_profile *p, long from, const char *to)
+static int callers_init(callers *c, const pg_profile *p)
 {
-    size_t i;
+    size_t i, *fill;
 
-    for (i = 0; from >= 0 && i < p->ncalls; i++)
-        if (p->calls[i].from == (size_t)from && strcmp(p->fns[p->calls[i].to].name, to) == 0)
-            return p->calls[i].cost;
+    c->first = calloc(p->nfns + 1, sizeof(*c->first));
+    c->order = calloc(p->ncalls + 1, sizeof(*c->order));
+    fill = calloc(p->nfns + 1, sizeof(*fill));
+    if (!c->first || !c->order || !fill) {
+        free(fill);
+        return -1;
+    }
+    for (i = 0; i < p->ncalls; i++)
+        c->first[p->calls[i].from + 1]++;
+    for (i = 0; i < p->nfns; i++)
+        c->first[i + 1] += c->first[i];
+    for (i = 0; i < p->ncalls; i++)
+        c->order[c->first[p->calls[i].from] + fill[p->calls[i].from]++] = i;
+    free(fill);
+    return 0;
+}
+
+static void callers_clear(callers *c)
+{
+    free(c->first);
+    free(c->order);
+}
+
+/* The cost of the calls from `from` (an index of p) to the function called `to`; 0 when none. */
+static double call_cost(const pg_profile *p, const callers *c, long from, const char *to)
+{
+    size_t k;
+
+    for (k = from >= 0 ? c->first[from] : 0; from >= 0 && k < c->first[from + 1]; k++)
+        if (strcmp(p->fns[p->calls[c->order[k]].to].name, to) == 0)
+            return p->calls[c->order[k]].cost;
     return 0;
 }
 
@@ -102,17 +135,15 @@ static int grow(flame *fl, const char *name, double wh, double wb, double x, int
     /* The head's callees in its order, then those only the base calls (they are as wide as the head says: 0). */
     for (k = 0; k < 2; k++) {
         const pg_profile *p = k ? fl->b : fl->h;
+        const callers *c = k ? &fl->cb : &fl->ch;
         long from = k ? ib : ih;
-        for (i = 0; from >= 0 && i < p->ncalls; i++) {
-            const char *callee;
+        for (i = from >= 0 ? c->first[from] : 0; from >= 0 && i < c->first[from + 1]; i++) {
+            const char *callee = p->fns[p->calls[c->order[i]].to].name;
             double ch, cb;
-            if (p->calls[i].from != (size_t)from)
+            if (on_stack(fl, depth + 1, callee) || (k && call_cost(fl->h, &fl->ch, ih, callee) > 0))
                 continue;
-            callee = p->fns[p->calls[i].to].name;
-            if (on_stack(fl, depth + 1, callee) || (k && call_cost(fl->h, ih, callee) > 0))
-                continue;
-            ch = sh * call_cost(fl->h, ih, callee);
-            cb = sb * call_cost(fl->b, ib, callee);
+            ch = sh * call_cost(fl->h, &fl->ch, ih, callee);
+            cb = sb * call_cost(fl->b, &fl->cb, ib, callee);
             if (fmax(ch, cb) < fl->floor)
                 continue;
             grow(fl, callee, ch, cb, x, depth + 1);
@@ -211,7 +242,7 @@ static void flame_graph(FILE *f, const pg_diagnosis *d)
     memset(&fl, 0, sizeof(fl));
     fl.h = &h;
     fl.b = &b;
-    if ((root = root_of(&h)) >= 0) {
+    if (callers_init(&fl.ch, &h) == 0 && callers_init(&fl.cb, &b) == 0 && (root = root_of(&h)) >= 0) {
         long rb = pg_profile_find(&b, h.fns[root].name);
         fl.floor = FLAME_MIN_SHARE * fmax(h.fns[root].incl, rb >= 0 ? b.fns[rb].incl : 0);
         grow(&fl, h.fns[root].name, h.fns[root].incl, rb >= 0 ? b.fns[rb].incl : 0, 0, 0);
@@ -224,6 +255,8 @@ static void flame_graph(FILE *f, const pg_diagnosis *d)
         draw(f, &fl, FW / fl.frames[0].head);
     }
     free(fl.frames);
+    callers_clear(&fl.ch);
+    callers_clear(&fl.cb);
     pg_profile_clear(&h);
     pg_profile_clear(&b);
 }
