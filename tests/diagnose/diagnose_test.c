@@ -104,6 +104,23 @@ static size_t count_substr(const char *hay, const char *needle)
     return n;
 }
 
+/* The share in percent the comment's "what changed" line gives `fn` ("..., 98 % of it in `fn`"), or -1. */
+static int comment_share(const char *md, const char *fn)
+{
+    char *tail = pg__asprintf(" %% of it in `%s`", fn);
+    const char *at = strstr(md, tail), *p;
+    int share = -1;
+
+    if (at) {
+        for (p = at; p > md && p[-1] >= '0' && p[-1] <= '9'; p--)
+            ;
+        if (p < at)
+            share = atoi(p);
+    }
+    free(tail);
+    return share;
+}
+
 /* The fill of the flame graph's frame of `fn` in a page's DOM: r, g, b. */
 static void frame_fill(int rgb[3], const char *dom, const char *fn)
 {
@@ -136,6 +153,7 @@ Test(diagnose, a_counted_gate_names_the_function_and_the_flame_graph_draws_it_re
     text = slurp(md);
     cr_assert(strstr(text, "**what changed:** +") != NULL, "%s", text);
     cr_assert(strstr(text, "% of it in `sweep` (stencil.c:") != NULL, "%s", text);
+    cr_assert_geq(comment_share(text, "sweep"), 90, "the comment gives sweep under 90 %% of the change:\n%s", text);
     cr_assert(strstr(text, "| `sweep` | `stencil.c:") != NULL, "%s", text);
     free(text);
     d = diagnosis(js, "st/relax[n=64]@1:cpu#instructions");
