@@ -194,16 +194,41 @@ Test(diagnose, a_counted_gate_names_the_function_and_the_flame_graph_draws_it_re
     free(png);
 }
 
-/* An interleaved gate of `base` against `head` over suite `s`, JSON into `js`: its output (caller frees). */
+/*
+ * Runs an interleaved gate that should find a regression. On a machine
+ * others load, its rounds are left out (a side waited for a CPU) or its
+ * confirmation misses, and the gate rightly says UNSURE (exit 4): what these
+ * tests check is what follows a decided regression, so such a gate runs
+ * again, three times in all at most. Any other exit is returned at once.
+ */
+static void run_regressed(pg_proc *p, const char *const *env, const char *const *argv)
+{
+    int tries = 0;
+
+    for (;;) {
+        pg_test_run(p, tmp, env, argv);
+        if (p->status != 4 || ++tries == 3)
+            return;
+        pg_proc_free(p);
+    }
+}
+
+/*
+ * An interleaved gate of `base` against `head` over suite `s`, JSON into
+ * `js`: its output (caller frees). `regressed`: the head is slower (run_regressed).
+ */
 static char *gate(int *status, const char *base, const char *head, const char *s, const char *js, const char *extra,
-                  const char *const *env)
+                  const char *const *env, int regressed)
 {
     const char *argv[] = {"gate", "--no-store", "--base-build", base, "--head-build", head, "--json", js, s, extra,
                           NULL};
     pg_proc p;
     char *all;
 
-    pg_test_run(&p, tmp, env, argv);
+    if (regressed)
+        run_regressed(&p, env, argv);
+    else
+        pg_test_run(&p, tmp, env, argv);
     *status = p.status;
     all = pg__asprintf("%s%s", p.out, p.err);
     pg_proc_free(&p);
@@ -220,7 +245,7 @@ Test(diagnose, a_timed_regression_is_counted_on_both_builds_and_only_then)
     int rc;
 
     /* Three times the sweeps: REGRESSED, then both builds counted for it. */
-    out = gate(&rc, base, head, s, js, NULL, NULL);
+    out = gate(&rc, base, head, s, js, NULL, NULL, 1);
     cr_assert_eq(rc, 1, "exit %d\n%s", rc, out);
     cr_assert(strstr(out, "diagnosing 1 regressed case: counted both builds in") != NULL, "%s", out);
     cr_assert(strstr(out, "st/relax[n=64]@1:cpu: what changed: +") != NULL, "%s", out);
@@ -237,14 +262,14 @@ Test(diagnose, a_timed_regression_is_counted_on_both_builds_and_only_then)
     json_decref(d);
 
     /* Turned off: nothing counted. */
-    out = gate(&rc, base, head, s, js, "--no-diagnose", NULL);
+    out = gate(&rc, base, head, s, js, "--no-diagnose", NULL, 1);
     cr_assert_eq(rc, 1, "exit %d\n%s", rc, out);
     cr_assert(strstr(out, "diagnosing") == NULL, "%s", out);
     cr_assert_null(diagnosis(js, "st/relax[n=64]@1:cpu"));
     free(out);
 
     /* Without Valgrind: the allocations are still counted, the instructions are said to be missing. */
-    out = gate(&rc, base, head, s, js, NULL, novg);
+    out = gate(&rc, base, head, s, js, NULL, novg, 1);
     cr_assert_eq(rc, 1, "exit %d\n%s", rc, out);
     d = diagnosis(js, "st/relax[n=64]@1:cpu");
     cr_assert(d != NULL, "%s", out);
@@ -255,7 +280,7 @@ Test(diagnose, a_timed_regression_is_counted_on_both_builds_and_only_then)
     free(out);
 
     /* The same code on both sides: whatever the rounds say, nothing regressed, nothing is counted. */
-    out = gate(&rc, base, same, s, js, NULL, NULL);
+    out = gate(&rc, base, same, s, js, NULL, NULL, 0);
     cr_assert_eq(rc, pg_test_report_exit(js), "%s", out);
     cr_assert_neq(rc, 1, "the same code regressed:\n%s", out);
     cr_assert(strstr(out, "diagnosing") == NULL && strstr(out, "what changed") == NULL, "%s", out);
@@ -277,7 +302,7 @@ Test(diagnose, rows_that_alias_in_the_caches_regress_with_the_same_instructions)
     json_t *d;
     pg_proc p;
 
-    pg_test_run(&p, tmp, NULL, argv);
+    run_regressed(&p, NULL, argv);
     out = pg__asprintf("%s%s", p.out, p.err);
     cr_assert_eq(p.status, 1, "exit %d\n%s", p.status, out);
     pg_proc_free(&p);
@@ -304,14 +329,15 @@ Test(diagnose, rows_that_alias_in_the_caches_regress_with_the_same_instructions)
     free(db);
 }
 
-/* A program of CBLAS calls; -DEXTRA adds one sgemm of another shape, which takes most of its time. */
+/* A program of CBLAS calls; -DEXTRA adds one sgemm of another shape, which takes several times the
+   rest's time: a change that a neighbour's load on the machine does not hide. */
 static const char blas_prog[] = "#include <cblas.h>\n"
                                 "#ifndef EXTRA\n#define EXTRA 0\n#endif\n"
-                                "static float a[512 * 512], b[512 * 512], c[512 * 512];\n"
+                                "static float a[1024 * 1024], b[1024 * 1024], c[1024 * 1024];\n"
                                 "int main(void)\n"
                                 "{\n"
                                 "    int i;\n"
-                                "    for (i = 0; i < 512 * 512; i++) {\n"
+                                "    for (i = 0; i < 1024 * 1024; i++) {\n"
                                 "        a[i] = (float)(i % 7) * 0.125f;\n"
                                 "        b[i] = (float)(i % 5) * 0.25f;\n"
                                 "    }\n"
@@ -319,8 +345,8 @@ static const char blas_prog[] = "#include <cblas.h>\n"
                                 "        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 128, 128, 128, 1.0f, a, 128, b,"
                                 " 128, 0.0f, c, 128);\n"
                                 "    if (EXTRA)\n"
-                                "        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 512, 512, 512, 1.0f, a, 512, b,"
-                                " 512, 0.0f, c, 512);\n"
+                                "        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 1024, 1024, 1024, 1.0f, a, 1024, b,"
+                                " 1024, 0.0f, c, 1024);\n"
                                 "    return c[7] > 1e30f;\n"
                                 "}\n";
 
@@ -344,15 +370,16 @@ Test(diagnose, a_count_blas_command_names_the_blas_call_that_appeared)
                                         "defaults: {threads: 1, min_run_time: 0.2s, warmup: 20ms, min_samples: 5}\n"
                                         "benchmarks:\n"
                                         "  - {name: prog, command: [\"{build}/prog\"], count: blas}\n");
-    out = gate(&rc, base, head, s, js, NULL, novg);
+    out = gate(&rc, base, head, s, js, NULL, novg, 1);
     cr_assert_eq(rc, 1, "exit %d\n%s", rc, out);
     d = diagnosis(js, "b/prog[]@1:cpu");
     cr_assert(d != NULL, "%s", out);
     line = json_string_value(json_object_get(d, "what_changed"));
-    cr_assert(line && strncmp(line, "+1 call of `sgemm [512,512]x[512,512]` per iteration (new)", 58) == 0, "%s", out);
+    cr_assert(line && strncmp(line, "+1 call of `sgemm [1024,1024]x[1024,1024]` per iteration (new)", 62) == 0, "%s",
+              out);
     cr_assert_eq(json_number_value(json_object_get(json_object_get(d, "flops"), "head")) -
                      json_number_value(json_object_get(json_object_get(d, "flops"), "base")),
-                 2.0 * 512 * 512 * 512);
+                 2.0 * 1024 * 1024 * 1024);
     json_decref(d);
     free(out);
     free(src);
