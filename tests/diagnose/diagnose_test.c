@@ -195,6 +195,13 @@ Test(diagnose, a_counted_gate_names_the_function_and_the_flame_graph_draws_it_re
 }
 
 /*
+ * Rounds at most of the interleaved gates: a case stops once settled, so
+ * on a quiet machine this costs nothing; on a loaded one, the rounds left
+ * out for contention leave enough to decide.
+ */
+#define ROUNDS "60"
+
+/*
  * Runs an interleaved gate that should find a regression. On a machine
  * others load, its rounds are left out (a side waited for a CPU) or its
  * confirmation misses, and the gate rightly says UNSURE (exit 4): what these
@@ -220,8 +227,8 @@ static void run_regressed(pg_proc *p, const char *const *env, const char *const 
 static char *gate(int *status, const char *base, const char *head, const char *s, const char *js, const char *extra,
                   const char *const *env, int regressed)
 {
-    const char *argv[] = {"gate", "--no-store", "--base-build", base, "--head-build", head, "--json", js, s, extra,
-                          NULL};
+    const char *argv[] = {"gate", "--no-store", "--base-build", base, "--head-build", head, "--rounds", ROUNDS, "--json",
+                          js, s, extra, NULL};
     pg_proc p;
     char *all;
 
@@ -296,7 +303,8 @@ Test(diagnose, rows_that_alias_in_the_caches_regress_with_the_same_instructions)
 {
     char *base = build("base", NULL), *head = build("alias", "-DPITCH=8192"), *s = suite("layout", "{n: 2048}");
     char *js = pg__asprintf("%s/l.json", tmp), *db = pg__asprintf("%s/l.db", tmp), *out, *text;
-    const char *argv[] = {"gate", "--db", db, "--base-build", base, "--head-build", head, "--json", js, s, NULL};
+    const char *argv[] = {"gate", "--db", db, "--base-build", base, "--head-build", head, "--rounds", ROUNDS, "--json",
+                          js, s, NULL};
     const char *rep[] = {"report", "--db", db, "--format", "md", NULL};
     const char *line;
     json_t *d;
