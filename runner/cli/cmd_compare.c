@@ -150,7 +150,7 @@ int pg_cmd_compare(int argc, char **argv)
     co.fail_on_missing = fail_missing;
     so.allow_other_machine = allow_other;
     memset(&sc, 0, sizeof(sc));
-    if ((err = pg_store_open(&store, pg_store_path(db))) != 0 ||
+    if ((err = pg_store_open_read(&store, pg_store_path(db))) != 0 ||
         (err = pg_stored_compare_head(&sc, store, head_sel, base_sel, &so, &co)) != 0) {
         rc = pg_cli_fail(err);
         goto cleanup;

@@ -144,7 +144,7 @@ static int db_check(int argc, char **argv)
         fprintf(stderr, "perfgate: %s: no such database\n", pg_store_path(db));
         return 2;
     }
-    if ((err = pg_store_open(&store, pg_store_path(db))) != 0 || (err = pg_store_check(&r, store)) != 0) {
+    if ((err = pg_store_open_read(&store, pg_store_path(db))) != 0 || (err = pg_store_check(&r, store)) != 0) {
         pg_store_close(store);
         return pg_cli_fail(err);
     }

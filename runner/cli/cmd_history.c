@@ -8,6 +8,7 @@
 #include "report/html.h"
 #include "report/report.h"
 #include "store/store.h"
+#include "base/outfile.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -260,7 +261,7 @@ int pg_cmd_history(int argc, char **argv)
     }
     ho.penalty = penalty;
     ho.min_effect = min_effect;
-    if ((err = pg_store_open(&store, pg_store_path(db))) != 0 ||
+    if ((err = pg_store_open_read(&store, pg_store_path(db))) != 0 ||
         (err = pg_history_load(&hs, &nh, store, nargs ? argv[1] : NULL, branch, (size_t)last, &ho)) != 0) {
         rc = pg_cli_fail(err);
         goto cleanup;
@@ -271,14 +272,12 @@ int pg_cmd_history(int argc, char **argv)
         goto cleanup;
     }
     if (html) {
-        FILE *f = fopen(html, "w");
-        if (!f) {
-            rc = pg_cli_fail(pg_error_set(PG_EIO, "%s: cannot write: %s", html, strerror(errno)));
-            goto cleanup;
+        pg_outfile out;
+        /* Written beside its name and renamed over it only when whole (base/outfile.h). */
+        if ((err = pg__outfile_open(&out, html, "HTML page")) == 0) {
+            err = pg_report_html(out.f, "perfgate history", hs, nh, NULL);
+            err = err ? (pg__outfile_abort(&out), err) : pg__outfile_commit(&out, "HTML page");
         }
-        err = pg_report_html(f, "perfgate history", hs, nh, NULL);
-        if (fclose(f) != 0 && !err)
-            err = pg_error_set(PG_EIO, "%s: write failed", html);
         if (err) {
             rc = pg_cli_fail(err);
             goto cleanup;

@@ -8,6 +8,7 @@
 #include "perfgate/errors.h"
 #include "post/post.h"
 #include "gate/gate.h"
+#include "base/text.h"
 #include "base/util.h"
 #include "verdict/verdict.h"
 
@@ -118,19 +119,25 @@ int pg_cli_post(const pg_report_data *d, const pg_cli_post_flags *pf)
     pg_report_options ro = PG_REPORT_OPTIONS_INIT;
     pg_gh_options go = PG_GH_OPTIONS_INIT;
     const pg_report_origin *og = d->origin;
-    const char *id = pf->marker ? pf->marker : d->run->suite_set ? d->run->suite_set : "default";
+    const char *id_text = pf->marker ? pf->marker : d->run->suite_set ? d->run->suite_set : "default";
     const char *repo = pf->repo ? pf->repo : og ? og->repository : NULL;
     const char *sha = pf->sha ? pf->sha : og && og->head_sha ? og->head_sha : d->run->commit;
     const char *url = og && og->run_url ? og->run_url : d->run->ci_url;
     int64_t pr = pf->pr > 0 ? pf->pr : og ? og->pr : 0;
     const char *state = NULL;
-    char *marker = pg__asprintf("<!-- perfgate:%s -->", id);
-    char *context = pf->context ? pg__strdup(pf->context) : pg__asprintf("perfgate/%s", id);
-    pg_buf body = PG_BUF_INIT, desc = PG_BUF_INIT;
+    pg_buf body = PG_BUF_INIT, desc = PG_BUF_INIT, id = PG_BUF_INIT;
+    char *marker = NULL, *context = NULL;
     pg_post_outcome po;
     pg_gh *gh = NULL;
     int err, rc = 0;
 
+    /*
+     * The marker and the context are markup and names GitHub keeps: a report's
+     * suite set (a fork writes it) only ever adds an identifier to them.
+     */
+    pg__text_ident(&id, id_text, 100);
+    marker = id.ptr ? pg__asprintf("<!-- perfgate:%s -->", id.ptr) : NULL;
+    context = pf->context ? pg__text_term_dup(pf->context) : id.ptr ? pg__asprintf("perfgate/%s", id.ptr) : NULL;
     if (!marker || !context) {
         rc = pg_cli_fail(pg_error_set(PG_ENOMEM, "out of memory preparing a post"));
         goto cleanup;
@@ -183,6 +190,7 @@ cleanup:
     pg_gh_free(gh);
     pg__buf_clear(&body);
     pg__buf_clear(&desc);
+    pg__buf_clear(&id);
     free(marker);
     free(context);
     return rc;
@@ -193,7 +201,7 @@ int pg_cli_compare_stored(pg_cli_compared *c, const char *db, const char *head_s
     int err;
 
     memset(c, 0, sizeof(*c));
-    if ((err = pg_store_open(&c->store, pg_store_path(db))) != 0 ||
+    if ((err = pg_store_open_read(&c->store, pg_store_path(db))) != 0 ||
         (err = pg_stored_compare_head(&c->stored, c->store, head_sel, base_sel, NULL, NULL)) != 0)
         return pg_cli_fail(err);
     c->head = c->stored.head;

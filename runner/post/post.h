@@ -29,6 +29,9 @@
 /** GitHub's limit on a comment body, in characters. */
 #define PG_GH_COMMENT_LIMIT 65536
 
+/** The largest API answer kept (a page of 100 comments of 65,536 characters is 6.6 MB). */
+#define PG_GH_ANSWER_MAX_BYTES ((size_t)32 << 20)
+
 typedef struct pg_gh_options {
     unsigned version;
     const char *api_url;      /* NULL: $GITHUB_API_URL, else https://api.github.com */
@@ -76,7 +79,8 @@ void pg_gh_response_clear(pg_gh_response *r);
  * @return 0 when an HTTP answer came (any status: see out->status);
  *         PG_ENET for transport failures, PG_ETIMEOUT when a rate limit
  *         asks for a longer wait than max_wait_s, PG_EUSAGE for a URL
- *         outside the API base.
+ *         outside the API base, PG_EIO for a body over
+ *         PG_GH_ANSWER_MAX_BYTES (refused as it arrives, never kept whole).
  */
 int pg_gh_request(pg_gh_response *out, pg_gh *gh, const char *method, const char *path, const char *json);
 
@@ -87,6 +91,8 @@ int pg_gh_request(pg_gh_response *out, pg_gh *gh, const char *method, const char
  * fetched WITHOUT the token: the signed URL authorises itself and the token
  * never leaves the API host. The Location must be https (http only to a
  * loopback host).
+ * The body, whether the API's own answer or the storage host's, is refused
+ * past `max_bytes` as it arrives (or at once, by its declared length).
  * @return 0 when an answer came (see out->status: 200 on success); PG_EIO
  *         past `max_bytes`; otherwise as pg_gh_request().
  */
@@ -221,6 +227,9 @@ int pg_post_status_for(const char **out_state, pg_buf *desc, const pg_comparison
  * can be fed to them directly (the fuzzer does) without a server.
  */
 int pg__gh_status_error(const pg_gh_response *r, const char *what);
+
+/** What a message may show of a URL that is a credential: scheme, host and port only ("the URL" when unparsable). */
+void pg__post_url_origin(char *out, size_t len, const char *url);
 
 /** Rate-limit hints of one answer's headers. */
 typedef struct pg__gh_hints {

@@ -542,6 +542,7 @@ const pg_store_ops pg__store_postgres = {
     .name = "postgresql",
     .schema_latest = NMIGRATIONS,
     .open = pq_open,
+    .open_read = pq_open,
     .close = pq_close,
     .schema_version = schema_version,
     .save_run = pg__pq_save_run,

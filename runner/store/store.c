@@ -105,6 +105,17 @@ const char *pg_store_path(const char *flag)
     return PG_STORE_DEFAULT_PATH;
 }
 
+int pg_store_open_read(pg_store **out, const char *path)
+{
+    int err;
+
+    if (pg__store_is_url(path))
+        return pg_store_open(out, path);
+    if ((err = pg__store_sqlite.open_read(out, path)) != 0)
+        *out = NULL;
+    return err;
+}
+
 int pg_store_open(pg_store **out, const char *path)
 {
 #if !PG_HAS_POSTGRES
