@@ -5,7 +5,9 @@
 #include "pgserver.h"
 #include "base/util.h"
 
+#include <dirent.h>
 #include <glob.h>
+#include <signal.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,6 +156,46 @@ int pg_test_pg_halt(void)
 int pg_test_pg_resume(void)
 {
     return ctl_start();
+}
+
+/* Signals the postmaster (its pid heads data/postmaster.pid) and every process whose parent it is. */
+int pg_test_pg_signal(int sig)
+{
+    const char *host = getenv(ENV_HOST);
+    char *pidfile = host ? pg__asprintf("%s/data/postmaster.pid", host) : NULL, *text = NULL;
+    size_t len = 0;
+    long master = 0;
+    DIR *d;
+    struct dirent *e;
+
+    if (!pidfile || pg__read_file(&text, &len, pidfile) != 0 || (master = atol(text)) <= 0) {
+        free(pidfile);
+        free(text);
+        return -1;
+    }
+    free(pidfile);
+    free(text);
+    /* Backends first, so none is left running against a stopped postmaster or the other way round. */
+    if ((d = opendir("/proc")) != NULL) {
+        while ((e = readdir(d)) != NULL) {
+            char path[300], buf[512], *rp;
+            long ppid = 0;
+            FILE *f;
+            size_t n;
+            if (e->d_name[0] < '1' || e->d_name[0] > '9')
+                continue;
+            snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+            if (!(f = fopen(path, "r")))
+                continue;
+            n = fread(buf, 1, sizeof(buf) - 1, f);
+            fclose(f);
+            buf[n] = '\0';
+            if ((rp = strrchr(buf, ')')) != NULL && sscanf(rp + 1, " %*c %ld", &ppid) == 1 && ppid == master)
+                kill((pid_t)atol(e->d_name), sig);
+        }
+        closedir(d);
+    }
+    return kill((pid_t)master, sig) == 0 ? 0 : -1;
 }
 
 /* `s` in single quotes for the shell. */
