@@ -381,8 +381,9 @@ static int request(pg_gh_response *out, pg_gh *gh, const char *method, const cha
     if (strncasecmp(path, "http://", 7) == 0 || strncasecmp(path, "https://", 8) == 0) {
         /* A full URL (a Link page) must stay under the API base: the token goes with it. */
         int under = link_under_base(path, gh->api_url) && (path[base] == '/' || path[base] == '?' || path[base] == '\0');
+        /* Such a URL comes from an answer (a Link page, an archive's URL): the server's fault, exit 3. */
         if (!under && strcmp(path, gh->graphql_url) != 0)
-            return pg_error_set(PG_EUSAGE, "GitHub returned a link outside %s; not following it", gh->api_url);
+            return pg_error_set(PG_ENET, "GitHub returned a link outside %s; not following it", gh->api_url);
         url = pg__strdup(path);
     } else {
         url = pg__asprintf("%s%s%s", gh->api_url, path[0] == '/' ? "" : "/", path);
@@ -659,6 +660,8 @@ int pg_gh_download(pg_gh_response *out, pg_gh *gh, const char *path, size_t max_
     pg_gh_response_clear(&first);
     if ((err = pg__post_check_url(location, "the download's redirect")) == 0)
         err = get_unauthenticated(out, gh, location, max_bytes);
+    else
+        err = pg_error_set(PG_ENET, "%s", pg_error_last()); /* GitHub's answer, not the caller's usage */
     free(location);
     return err;
 }

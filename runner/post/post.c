@@ -345,11 +345,12 @@ int pg_post_origin_from_env(pg_report_origin *out)
             out->base_ref = jstr(pr, "base", "ref", NULL);
             out->fork = json_is_true(json_object_get(json_object_get(json_object_get(pr, "head"), "repo"), "fork"));
         } else if (json_is_object(wr)) {
-            /* The trusted half of the fork-safe pattern: the run that produced the report. */
-            json_t *prs = json_object_get(wr, "pull_requests"), *n;
+            /*
+             * The trusted half of the fork-safe pattern: the run that produced
+             * the report. Its pull request is decided by trust.c alone (the
+             * listed one must have this head; a fork's is looked up).
+             */
             out->head_sha = jstr(wr, "head_sha", NULL, NULL);
-            n = json_object_get(json_array_get(prs, 0), "number");
-            out->pr = json_is_integer(n) ? (int64_t)json_integer_value(n) : 0;
         }
         json_decref(ev);
     }

@@ -241,7 +241,7 @@ Test(post_comment, a_link_outside_the_api_is_not_followed)
     for (i = 0; i < 150; i++)
         fakegh_add_comment(srv, 5, "alice", "hello");
     fakegh_set_link_base(srv, "https://evil.example.com");
-    cr_assert_eq(pg_post_sticky_comment(&o, gh, "acme/kernels", 5, MARKER, "body", NULL), PG_EUSAGE);
+    cr_assert_eq(pg_post_sticky_comment(&o, gh, "acme/kernels", 5, MARKER, "body", NULL), PG_ENET);
     cr_assert(strstr(pg_error_last(), "not following") != NULL, "%s", pg_error_last());
     cr_assert_eq(fakegh_count(srv, "POST", "/"), 0);
 }
