@@ -129,7 +129,7 @@ int pg__outfile_open(pg_outfile *o, const char *path, const char *what)
     } else {
         if (!(o->tmp = pg__outfile_temp(path, "tmp"))) {
             pg__outfile_abort(o);
-            return pg_error_set(PG_EIO, "%s: cannot write the %s: %s", path, what, pg_error_last());
+            return PG_EIO; /* the message names the temporary file and why */
         }
         if ((fd = open(o->tmp, O_WRONLY | O_TRUNC | O_CLOEXEC)) < 0 || fchmod(fd, 0666 & ~mask) != 0) {
             e = errno;

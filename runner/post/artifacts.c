@@ -348,7 +348,7 @@ int pg_artifact_restore_db(pg_artifact_restore *out, pg_gh *gh, const char *repo
         err = pg__gh_status_error(&r, "downloading the artifact");
         /* Here a 403/404 means no database: an infrastructure error, not a warning. */
         if (err == PG_ESKIP)
-            err = pg_error_set(PG_ENET, "%s", pg_error_last());
+            err = PG_ENET; /* the message stays as set */
         goto cleanup;
     }
     /*

@@ -661,7 +661,7 @@ int pg_gh_download(pg_gh_response *out, pg_gh *gh, const char *path, size_t max_
     if ((err = pg__post_check_url(location, "the download's redirect")) == 0)
         err = get_unauthenticated(out, gh, location, max_bytes);
     else
-        err = pg_error_set(PG_ENET, "%s", pg_error_last()); /* GitHub's answer, not the caller's usage */
+        err = PG_ENET; /* GitHub's answer, not the caller's usage: exit 3, with the message as set */
     free(location);
     return err;
 }

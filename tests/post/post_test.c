@@ -478,7 +478,7 @@ Test(post_comment, a_link_to_the_api_host_in_other_case_is_followed)
     cr_assert_geq(fakegh_count(srv, "GET", "/repositories/1/issues/5/comments"), 1, "the second page was read");
     /* Only the host's case is forgiven: another path under it is still refused. */
     fakegh_set_link_base(srv, "https://LOCALHOST.evil.example.com");
-    cr_assert_eq(pg_post_sticky_comment(&out, g2, "acme/kernels", 5, MARKER, "body", NULL), PG_EUSAGE);
+    cr_assert_eq(pg_post_sticky_comment(&out, g2, "acme/kernels", 5, MARKER, "body", NULL), PG_ENET);
     pg_gh_free(g2);
     free(api);
     free(link);
