@@ -82,15 +82,10 @@ static int task_children(pid_t *out, int max, pid_t tid)
     return count;
 }
 
-/*
- * Our children by a scan of /proc, where the kernel keeps no children files
- * (built without CONFIG_PROC_CHILDREN). Not for a signal handler.
- */
-static int scanned_children(pid_t *out, int max)
+int pg__proc_children_of(pid_t *out, int max, pid_t parent)
 {
     DIR *d = opendir("/proc");
     struct dirent *e;
-    pid_t self = getpid();
     int count = 0;
 
     while (d && (e = readdir(d)) != NULL && count < max) {
@@ -107,7 +102,7 @@ static int scanned_children(pid_t *out, int max)
         fclose(f);
         buf[n] = '\0';
         /* "pid (comm) state ppid ...": the name may hold spaces and parentheses. */
-        if ((rp = strrchr(buf, ')')) != NULL && sscanf(rp + 1, " %*c %ld", &ppid) == 1 && ppid == (long)self)
+        if ((rp = strrchr(buf, ')')) != NULL && sscanf(rp + 1, " %*c %ld", &ppid) == 1 && ppid == (long)parent)
             out[count++] = (pid_t)atol(e->d_name);
     }
     if (d)
@@ -141,8 +136,9 @@ static void sweep(int64_t deadline_ns, int from_handler)
     do {
         found = 0;
         n = task_children(kids, 256, getpid());
+        /* A kernel without CONFIG_PROC_CHILDREN keeps no children files: scan /proc instead. */
         if (n < 0 && !from_handler)
-            n = scanned_children(kids, 256);
+            n = pg__proc_children_of(kids, 256, getpid());
         for (i = 0; i < n; i++) {
             pid_t pgid;
             if (!escaped(kids[i]))

@@ -68,6 +68,12 @@ void pg__proc_kill_group(pid_t pgid);
 void pg__proc_guard_file(const char *path, int remove);
 
 /**
+ * The processes whose parent is `parent`, by a scan of /proc (at most
+ * `max`). Not for a signal handler. @return how many.
+ */
+int pg__proc_children_of(pid_t *out, int max, pid_t parent);
+
+/**
  * A file for capturing a child's stdout or stderr: unnamed, in $TMPDIR (or
  * /tmp), close-on-exec. @return the descriptor, or -1 with errno set.
  */

@@ -110,38 +110,24 @@ void pg__text_plain_inplace(char *s, int keep_newlines)
     }
 }
 
+/* The three characters both markdown and XML read as markup, as entities. @return 1 when `c` was one. */
+static int put_entity(pg_buf *b, char c)
+{
+    const char *e = c == '&' ? "&amp;" : c == '<' ? "&lt;" : c == '>' ? "&gt;" : NULL;
+
+    if (e)
+        pg__buf_puts(b, e);
+    return e != NULL;
+}
+
 static void put_md(pg_buf *b, const char *c, size_t n)
 {
-    if (n != 1) {
-        pg__buf_put(b, c, n);
+    if (n == 1 && put_entity(b, *c))
         return;
-    }
-    switch (*c) {
-    case '&':
-        pg__buf_puts(b, "&amp;");
-        break;
-    case '<':
-        pg__buf_puts(b, "&lt;");
-        break;
-    case '>':
-        pg__buf_puts(b, "&gt;");
-        break;
-    case '|':
-    case '\\':
-    case '*':
-    case '_':
-    case '`':
-    case '[':
-    case ']':
-    case '~':
-    case '#':
-    case '!':
+    /* Emphasis, code, links and images, table cells: taken literally with a backslash. */
+    if (n == 1 && strchr("|\\*_`[]~", *c))
         pg__buf_put(b, "\\", 1);
-        pg__buf_put(b, c, 1);
-        break;
-    default:
-        pg__buf_put(b, c, 1);
-    }
+    pg__buf_put(b, c, n);
 }
 
 void pg__text_md(pg_buf *b, const char *s)
@@ -188,29 +174,14 @@ int pg__text_md_url(pg_buf *b, const char *url)
 
 static void put_xml(pg_buf *b, const char *c, size_t n)
 {
-    if (n != 1) {
+    if (n != 1)
         pg__buf_put(b, c, n);
-        return;
-    }
-    switch (*c) {
-    case '&':
-        pg__buf_puts(b, "&amp;");
-        break;
-    case '<':
-        pg__buf_puts(b, "&lt;");
-        break;
-    case '>':
-        pg__buf_puts(b, "&gt;");
-        break;
-    case '"':
+    else if (*c == '"')
         pg__buf_puts(b, "&quot;");
-        break;
-    case '\'':
+    else if (*c == '\'')
         pg__buf_puts(b, "&apos;");
-        break;
-    default:
+    else if (!put_entity(b, *c))
         pg__buf_put(b, c, 1);
-    }
 }
 
 void pg__text_xml(pg_buf *b, const char *s)

@@ -221,31 +221,64 @@ Test(proc, command_tree_dies_with_perfgate_on_sigint)
     kill_mid_case(0, SIGINT);
 }
 
-/* Normal runs: every sample's background processes end with the sample, of commands and plugins alike. */
-Test(proc, background_children_of_a_normal_run_are_killed)
+/*
+ * Runs `suite` (its command `script` written as `script_name`, the spawny
+ * plugin built) to a normal end, then expects every pid listed in marker
+ * `list` (at least `min` of them) gone.
+ */
+static void normal_run_leaves_nothing(const char *script_name, const char *script, const char *suite,
+                                      const char *list, size_t min, const char *what)
 {
-    const char *script = "#!/bin/sh\nsleep 300 &\necho $! >> \"$PG_MARK_DIR/bg.list\"\n";
-    const char *suite = "suite: s\n"
-                        "defaults: {min_run_time: 20ms, warmup: 1ms, min_samples: 3, max_run_time: 2s}\n"
-                        "benchmarks:\n"
-                        "  - {name: cmd, command: [sh, '{suite_dir}/bg.sh']}\n"
-                        "  - {name: plug, plugin: libspawny.so, symbol: bg}\n";
     const char *args[] = {"run", "--no-store", "s.yaml", NULL};
     pid_t pids[4096], pg;
     size_t n;
     int status;
 
     free(pg_test_build_plugin(dir, "plugin/spawny.c", "spawny", NULL));
-    free(pg_test_write(dir, "bg.sh", script));
+    free(pg_test_write(dir, script_name, script));
     free(pg_test_write(dir, "s.yaml", suite));
     pg = start_perfgate(args);
     cr_assert_eq(waitpid(pg, &status, 0), pg);
     cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "perfgate: status %#x (see %s/perfgate.out)", status,
               dir);
-    n = read_marker(pids, 4096, "bg.list", 0);
+    n = read_marker(pids, 4096, list, 0);
+    cr_assert_geq(n, min, "only %zu %s processes were recorded", n, what);
+    expect_gone(pids, n, what);
+}
+
+/* Normal runs: every sample's background processes end with the sample, of commands and plugins alike. */
+Test(proc, background_children_of_a_normal_run_are_killed)
+{
     /* The command's warm-up and samples, and the plugin's blocks: several processes each. */
-    cr_assert_geq(n, 6, "only %zu background processes were recorded", n);
-    expect_gone(pids, n, "background child");
+    normal_run_leaves_nothing("bg.sh", "#!/bin/sh\nsleep 300 &\necho $! >> \"$PG_MARK_DIR/bg.list\"\n",
+                              "suite: s\n"
+                              "defaults: {min_run_time: 20ms, warmup: 1ms, min_samples: 3, max_run_time: 2s}\n"
+                              "benchmarks:\n"
+                              "  - {name: cmd, command: [sh, '{suite_dir}/bg.sh']}\n"
+                              "  - {name: plug, plugin: libspawny.so, symbol: bg}\n",
+                              "bg.list", 6, "background child");
+}
+
+/*
+ * Daemons leave every process group perfgate made: setsid, a double fork,
+ * a child of the daemon's own in its new session. Each dies with its
+ * sample still (perfgate is their subreaper and sweeps every child it did
+ * not start), for commands and plugins alike, and nothing outlives perfgate.
+ */
+Test(proc, daemons_in_new_sessions_die_with_their_sample)
+{
+    normal_run_leaves_nothing("d.sh",
+                              "#!/bin/sh\n"
+                              "setsid sh -c 'echo $$ >> \"$PG_MARK_DIR/daemon.list\"; sleep 300 & "
+                              "echo $! >> \"$PG_MARK_DIR/daemon.list\"; wait' &\n"
+                              "( setsid sh -c 'echo $$ >> \"$PG_MARK_DIR/daemon.list\"; exec sleep 300' & )\n"
+                              "sleep 0.05\n",
+                              "suite: s\n"
+                              "defaults: {min_run_time: 20ms, warmup: 1ms, min_samples: 3, max_run_time: 2s}\n"
+                              "benchmarks:\n"
+                              "  - {name: cmd, command: [sh, '{suite_dir}/d.sh']}\n"
+                              "  - {name: plug, plugin: libspawny.so, symbol: daemon}\n",
+                              "daemon.list", 6, "daemon");
 }
 
 /* A plugin writing 100 MB to each of stdout and stderr: `run --json -` still prints one valid JSON document. */

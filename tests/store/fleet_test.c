@@ -372,6 +372,36 @@ static pid_t halt_when_started(void)
     return pid;
 }
 
+/* The server holds exactly one run, on `commit`, with `nresults` results. */
+static void server_holds_one_run(const char *db, const char *commit, size_t nresults)
+{
+    pg_run_list list;
+    pg_store *s;
+
+    pg_assert_ok(pg_store_open(&s, db));
+    pg_assert_ok(pg_store_list_runs(&list, s, NULL));
+    cr_assert_eq(list.count, 1);
+    cr_assert_str_eq(list.items[0].commit, commit);
+    cr_assert_eq(list.items[0].nresults, nresults);
+    pg_run_list_clear(&list);
+    pg_store_close(s);
+}
+
+/* The spool file a failed save names ("... saved to PATH: bring it in ..."), which must exist. Caller frees. */
+static char *spooled_path(const char *err)
+{
+    const char *at = strstr(err, "saved to ");
+    char *path, *end;
+
+    cr_assert_not_null(at, "%s", err);
+    path = pg__strdup(at + strlen("saved to "));
+    end = strchr(path, ':');
+    cr_assert_not_null(end, "%s", err);
+    *end = '\0';
+    cr_assert_eq(access(path, F_OK), 0, "%s does not exist", path);
+    return path;
+}
+
 Test(fleet, a_server_stopped_mid_run_exits_3_saves_the_run_locally_and_merge_brings_it_in)
 {
     char *suite = pg_test_write(tmp, "fleet.yaml",
@@ -386,7 +416,7 @@ Test(fleet, a_server_stopped_mid_run_exits_3_saves_the_run_locally_and_merge_bri
     pg_proc p, m;
     pg_run_list list;
     pg_store *s;
-    char *saved, *end, *line;
+    char *saved, *line;
     pid_t halter;
     int status, resumed;
 
@@ -405,13 +435,7 @@ Test(fleet, a_server_stopped_mid_run_exits_3_saves_the_run_locally_and_merge_bri
     cr_assert_not_null(line, "%s", p.err);
     cr_assert_eq(strchr(line, '\n'), line + strlen(line) - 1, "one line: %s", line);
     cr_assert(strstr(p.err, "hunter2") == NULL, "%s", p.err);
-    saved = strstr(line, "saved to ");
-    cr_assert_not_null(saved, "%s", p.err);
-    saved = pg__strdup(saved + strlen("saved to "));
-    end = strchr(saved, ':');
-    cr_assert_not_null(end);
-    *end = '\0';
-    cr_assert_eq(access(saved, F_OK), 0, "%s does not exist", saved);
+    saved = spooled_path(line);
 
     /* Nothing reached the server. */
     pg_assert_ok(pg_store_open(&s, url));
@@ -429,13 +453,7 @@ Test(fleet, a_server_stopped_mid_run_exits_3_saves_the_run_locally_and_merge_bri
     cr_assert(strstr(m.out, "0 added, 1 already present") != NULL, "%s", m.out);
     pg_proc_free(&m);
 
-    pg_assert_ok(pg_store_open(&s, url));
-    pg_assert_ok(pg_store_list_runs(&list, s, NULL));
-    cr_assert_eq(list.count, 1);
-    cr_assert_str_eq(list.items[0].commit, "c0ffee");
-    cr_assert_eq(list.items[0].nresults, 2);
-    pg_run_list_clear(&list);
-    pg_store_close(s);
+    server_holds_one_run(url, "c0ffee", 2);
     pg_proc_free(&p);
     free(saved);
     free(spool);
@@ -543,9 +561,7 @@ Test(fleet, a_frozen_server_fails_the_gate_within_its_deadline_spools_the_run_an
     char *spool = pg__asprintf("PERFGATE_SPOOL_DIR=%s", tmp);
     const char *env[] = {spool, "PERFGATE_DB=", "PERFGATE_DB_TIMEOUT=2", NULL};
     pg_proc p, c, m;
-    pg_run_list list;
-    pg_store *s;
-    char *saved, *end;
+    char *saved;
     int64_t t0, gate_ms, check_ms;
     pid_t freezer;
     int status;
@@ -569,24 +585,12 @@ Test(fleet, a_frozen_server_fails_the_gate_within_its_deadline_spools_the_run_an
     cr_assert(strstr(p.err, "did not answer within the deadline") != NULL, "%s", p.err);
     cr_assert_eq(c.status, 3, "db check: exit %d\n%s", c.status, c.err);
     cr_assert(strstr(c.err, "deadline") != NULL, "%s", c.err);
-    saved = strstr(p.err, "saved to ");
-    cr_assert_not_null(saved, "%s", p.err);
-    saved = pg__strdup(saved + strlen("saved to "));
-    end = strchr(saved, ':');
-    cr_assert_not_null(end);
-    *end = '\0';
-    cr_assert_eq(access(saved, F_OK), 0, "%s does not exist", saved);
+    saved = spooled_path(p.err);
 
     pg_test_run(&m, tmp, env, (const char *[]){"db", "merge", "-o", url, saved, NULL});
     cr_assert_eq(m.status, 0, "%s%s", m.out, m.err);
     cr_assert(strstr(m.out, "1 added") != NULL, "%s", m.out);
-    pg_assert_ok(pg_store_open(&s, url));
-    pg_assert_ok(pg_store_list_runs(&list, s, NULL));
-    cr_assert_eq(list.count, 1);
-    cr_assert_str_eq(list.items[0].commit, "f1f1f1");
-    cr_assert_eq(list.items[0].nresults, 2);
-    pg_run_list_clear(&list);
-    pg_store_close(s);
+    server_holds_one_run(url, "f1f1f1", 2);
     pg_proc_free(&p);
     pg_proc_free(&c);
     pg_proc_free(&m);

@@ -3,9 +3,9 @@
 
 #include "perfgate/config.h"
 #include "pgserver.h"
+#include "base/proc.h"
 #include "base/util.h"
 
-#include <dirent.h>
 #include <glob.h>
 #include <signal.h>
 #include <pwd.h>
@@ -165,8 +165,8 @@ int pg_test_pg_signal(int sig)
     char *pidfile = host ? pg__asprintf("%s/data/postmaster.pid", host) : NULL, *text = NULL;
     size_t len = 0;
     long master = 0;
-    DIR *d;
-    struct dirent *e;
+    pid_t kids[256];
+    int n, i;
 
     if (!pidfile || pg__read_file(&text, &len, pidfile) != 0 || (master = atol(text)) <= 0) {
         free(pidfile);
@@ -176,25 +176,9 @@ int pg_test_pg_signal(int sig)
     free(pidfile);
     free(text);
     /* Backends first, so none is left running against a stopped postmaster or the other way round. */
-    if ((d = opendir("/proc")) != NULL) {
-        while ((e = readdir(d)) != NULL) {
-            char path[300], buf[512], *rp;
-            long ppid = 0;
-            FILE *f;
-            size_t n;
-            if (e->d_name[0] < '1' || e->d_name[0] > '9')
-                continue;
-            snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
-            if (!(f = fopen(path, "r")))
-                continue;
-            n = fread(buf, 1, sizeof(buf) - 1, f);
-            fclose(f);
-            buf[n] = '\0';
-            if ((rp = strrchr(buf, ')')) != NULL && sscanf(rp + 1, " %*c %ld", &ppid) == 1 && ppid == master)
-                kill((pid_t)atol(e->d_name), sig);
-        }
-        closedir(d);
-    }
+    n = pg__proc_children_of(kids, 256, (pid_t)master);
+    for (i = 0; i < n; i++)
+        kill(kids[i], sig);
     return kill((pid_t)master, sig) == 0 ? 0 : -1;
 }
 
