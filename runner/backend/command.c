@@ -57,6 +57,7 @@ typedef struct metric {
 typedef struct command_run {
     const pg_case *c;
     char **argv;              /* expanded, NULL-terminated */
+    char **envp;              /* environ with the case's env: (pointers into both) */
     char *shown;              /* argv joined for messages */
     int metrics_json;
     double timeout;
@@ -163,7 +164,7 @@ static int run_process(command_run *x, int64_t *wall_ns)
     pg__proc_begin(&old);
     posix_spawnattr_setsigmask(&attr, &old);
     t0 = pg__mono_ns();
-    rc = posix_spawnp(&pid, x->argv[0], &fa, &attr, x->argv, environ);
+    rc = posix_spawnp(&pid, x->argv[0], &fa, &attr, x->argv, x->envp);
     if (rc == 0)
         pg__proc_track(pid);
     pg__proc_end(&old);
@@ -375,6 +376,7 @@ static void run_free(command_run *x)
     for (i = 0; x->argv && x->argv[i]; i++)
         free(x->argv[i]);
     free(x->argv);
+    free(x->envp);
     free(x->shown);
     for (i = 0; i < x->nmetrics; i++) {
         free(x->metrics[i].name);
@@ -424,7 +426,8 @@ static int expand_argv(command_run *x, const pg_case *c)
         pg__buf_printf(&shown, "%s%s", i ? " " : "", x->argv[i]);
     }
     x->shown = pg__buf_detach(&shown);
-    return x->shown ? 0 : pg_error_set(PG_ENOMEM, "out of memory expanding a command");
+    x->envp = pg_case_environ(c, environ);
+    return x->shown && x->envp ? 0 : pg_error_set(PG_ENOMEM, "out of memory expanding a command");
 }
 
 int pg__backend_command_once(const pg_case *c)
@@ -489,7 +492,7 @@ int pg_backend_command_case(pg_result *out, const pg_case *c, const pg_backend_o
     err = pg_stats_summarize(&out->summary, out->samples, out->nsamples);
     if (!err && c->count_blas) {
         /* Counted apart from the samples: the preload library never runs in a timed process. */
-        if ((err = pg_count_run(&x.counts, x.argv, x.timeout, 1)) != 0) {
+        if ((err = pg_count_run_env(&x.counts, x.argv, x.envp, x.timeout, PG_COUNT_QUIET)) != 0) {
             pg__result_error(out, pg_error_last());
             run_free(&x);
             return err == PG_ENOMEM ? err : 0;

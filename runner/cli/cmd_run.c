@@ -87,7 +87,7 @@ static int do_run(const run_cli *cl, pg_gate_options *go, char **paths, int npat
     pg_cli_outputs outs;
     pg_cli_gate_view view;
     pg_suite_set set = {0};
-    pg_store *store = NULL;
+    pg_store *store = NULL, *roofs_from = NULL;
     pg_gate_result res = {0};
     int err, rc;
 
@@ -112,6 +112,11 @@ static int do_run(const run_cli *cl, pg_gate_options *go, char **paths, int npat
         fprintf(view.human, "note: --canary is for comparisons with stored runs; interleaved rounds cancel machine "
                             "drift themselves\n");
     go->store = store;
+    go->exec.roofline = !cl->no_roofline && !(getenv("PERFGATE_ROOFLINE") && strcmp(getenv("PERFGATE_ROOFLINE"), "off") == 0);
+    /* --no-store stores nothing, but a plain run reads the machine's roofs from a database that already exists
+       (interleaved rounds measure no roofs). */
+    if (cl->no_store && go->exec.roofline && !interleaved)
+        go->roofs_from = roofs_from = pg_cli_open_existing(pg_store_path(cl->db));
     go->rounds = (int)cl->rounds;
     go->max_time = cl->max_time;
     go->exec.progress = outs.quiet ? PG_PROGRESS_NONE : pg_progress_mode_for(stderr);
@@ -120,7 +125,6 @@ static int do_run(const run_cli *cl, pg_gate_options *go, char **paths, int npat
     go->exec.cpu_clock = cl->clock && strcmp(cl->clock, "cpu") == 0;
     if (cl->instrument)
         pg_cli_instruments(&go->exec.instruments, cl->instrument);
-    go->exec.roofline = !cl->no_roofline && !(getenv("PERFGATE_ROOFLINE") && strcmp(getenv("PERFGATE_ROOFLINE"), "off") == 0);
     go->ab_progress = go->exec.progress ? stderr : NULL;
     go->notify = pg_cli_gate_step;
     go->payload = &view;
@@ -129,6 +133,7 @@ static int do_run(const run_cli *cl, pg_gate_options *go, char **paths, int npat
 cleanup:
     pg_gate_result_clear(&res);
     pg_store_close(store);
+    pg_store_close(roofs_from);
     pg_suite_set_clear(&set);
     pg_cli_outputs_clear(&outs);
     return rc;

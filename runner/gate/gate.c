@@ -29,6 +29,7 @@ typedef struct gate_state {
     pg_stored_comparison stored;  /* history mode: the baseline runs and the comparison */
     pg_comparison *own_cmp;       /* nothing compared: every case NEW */
     int64_t t_rounds;             /* interleaved mode: when the rounds began (--max-time) */
+    pg_roof_table roofs;          /* the machine's roofs: as stored, plus those this run measured */
 } gate_state;
 
 static void notify(const pg_gate_options *o, const pg_gate_result *r, pg_gate_step step, const char *text)
@@ -259,6 +260,38 @@ static int compare_history(pg_gate_result *r, const pg_suite_set *set, const pg_
     return o->confirm ? confirm_stored(r, set, o) : 0;
 }
 
+/*
+ * A plain run: the cases and checks, with the machine's stored roofs (from
+ * the store, else from opts->roofs_from, which is only read); the roofs this
+ * run had to measure are stored for the next runs, never in roofs_from.
+ */
+static int measure_plain(pg_gate_result *r, const pg_suite_set *set, const pg_gate_options *o)
+{
+    gate_state *st = r->internal;
+    pg_exec_options eo = o->exec;
+    pg_store *from = o->store ? o->store : o->roofs_from;
+    size_t i, fresh = 0;
+    int err;
+
+    if (from && r->run->machine_hash && (err = pg_store_roofs_load(&st->roofs, from, r->run->machine_hash)) != 0) {
+        if (o->store)
+            return err;
+        note(o, r, "roofs: %s; measuring them for this run", pg_error_last());
+    }
+    eo.roofs = &st->roofs;
+    if ((err = pg_exec_run(r->run, set, &eo)) != 0)
+        return err;
+    for (i = 0; i < st->roofs.n; i++)
+        fresh += st->roofs.items[i].fresh != 0;
+    if (fresh && !o->store)
+        note(o, r, "the machine's roofs were measured for this run only: --no-store keeps nothing; perfgate doctor "
+                   "--roofs stores them once for every later run");
+    else if (fresh)
+        note(o, r, "the machine's roofs were measured and stored: later runs on this machine reuse them (perfgate "
+                   "doctor --roofs measures them again)");
+    return o->store && r->run->machine_hash ? pg_store_roofs_save(o->store, r->run->machine_hash, &st->roofs) : 0;
+}
+
 static int suite_names(pg_run *run, const pg_suite_set *set)
 {
     pg_buf names = PG_BUF_INIT;
@@ -299,7 +332,9 @@ int pg_gate_run(pg_gate_result *out, const pg_suite_set *set, const pg_gate_opti
     /* A damaged database can neither give a baseline nor take a run: say so before measuring. */
     if (opts->store && (err = pg_store_quick_check(opts->store)) != 0)
         return err;
-    err = interleaved ? measure_interleaved(out, set, opts) : pg_exec_run(run, set, &opts->exec);
+    if (!interleaved && (err = measure_plain(out, set, opts)) != 0)
+        return err;
+    err = interleaved ? measure_interleaved(out, set, opts) : 0;
     /* Counts alone compare across machines of one software setup: their fingerprint says which. */
     if (!err)
         err = pg_meter_fingerprint_run(run);
@@ -360,6 +395,7 @@ void pg_gate_result_clear(pg_gate_result *r)
         pg_comparison_free(st->own_cmp);
         pg_stored_clear(&st->stored);
         pg_ab_result_clear(&st->ab);
+        pg_roof_table_clear(&st->roofs);
         free(st);
     }
     pg_run_free(r->run);

@@ -57,11 +57,12 @@ typedef struct pg_gate_options {
     void *payload;
     int fixed_rounds;         /* interleaved: every case all rounds, no sequential stopping */
     double max_time;          /* interleaved: seconds for the rounds (confirmation included); <= 0: no limit */
+    pg_store *roofs_from;     /* without `store`: where the machine's stored roofs are read (never written) */
 } pg_gate_options;
 
 #define PG_GATE_OPTIONS_VERSION 1
 #define PG_GATE_OPTIONS_INIT \
-    {PG_GATE_OPTIONS_VERSION, PG_EXEC_OPTIONS_INIT, {NULL, NULL}, NULL, 0, NULL, 0, -1.0, -1.0, 0, 300.0, NULL, NULL, 0, NULL, NULL, NULL, 0, 0.0}
+    {PG_GATE_OPTIONS_VERSION, PG_EXEC_OPTIONS_INIT, {NULL, NULL}, NULL, 0, NULL, 0, -1.0, -1.0, 0, 300.0, NULL, NULL, 0, NULL, NULL, NULL, 0, 0.0, NULL}
 
 typedef struct pg_gate_result {
     pg_run *run;              /* the head run (stored when a store was given) */

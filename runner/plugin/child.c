@@ -103,7 +103,10 @@ static void measure_in_child(pg_result *out, const plugin_job *job)
         pg_plugin_gate pg = {gate_enter, gate_leave, job->gate, gate_arrive};
         pg__plugin_set_gate(&pg);
     }
-    if (pg_plugin_open(&lib, job->path) != 0 ||
+    /* The case's env: is set before the library loads, so what it reads at load time sees it too. */
+    if (pg_case_setenv(job->c, NULL) != 0)
+        pg__result_error(out, "cannot set the case's env: variables");
+    else if (pg_plugin_open(&lib, job->path) != 0 ||
         pg_plugin_find(&b, lib, job->c->symbol ? job->c->symbol : job->c->name) != 0)
         pg__result_error(out, pg_error_last());
     else
@@ -446,8 +449,16 @@ static void worker_measure(pg_result *r, const pg_plugin_worker *w, const pg_chi
         mo.warmup = mo.warmup < PG_PLUGIN_REWARM_S ? mo.warmup : PG_PLUGIN_REWARM_S;
         mo.start_number = numbers[rq->index];
     }
+    /* A worker measures several cases: each gets its own env:, none keeps the last one's. A library the
+       worker loaded for an earlier case read its load-time variables then (docs/suites.md). */
+    static const pg_case *env_of;
+
+    if (c && pg_case_setenv(c, env_of) == 0)
+        env_of = c;
     if (!c || !c->plugin)
         pg__result_error(r, "the worker was asked for a case without a plugin");
+    else if (env_of != c)
+        pg__result_error(r, "cannot set the case's env: variables");
     else if (worker_lib(&lib, wl, c->plugin) != 0 || pg_plugin_find(&b, lib, c->symbol ? c->symbol : c->name) != 0)
         pg__result_error(r, pg_error_last());
     else if (pg_plugin_measure(r, b, c, &mo) == 0 && r->status == PG_STATUS_OK)

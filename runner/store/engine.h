@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "base/model.h"
+#include "machine/roofline.h"
 #include "store/types.h"
 
 typedef struct pg_store_ops pg_store_ops;
@@ -55,6 +56,9 @@ struct pg_store_ops {
     int (*quick_check)(pg_store *store);
     /* The file behind the store, absolute where the engine knows it; NULL if none. */
     const char *(*filename)(pg_store *store);
+    /* Every roof stored for `machine_hash`; one entry written, replacing its device and thread count. */
+    int (*roofs_load)(pg_roof_table *out, pg_store *store, const char *machine_hash);
+    int (*roofs_save)(pg_store *store, const char *machine_hash, const pg_roof_entry *e);
 };
 
 /** The SQLite engine (sqlite.c, sqlite_runs.c). */

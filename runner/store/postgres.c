@@ -92,6 +92,18 @@ static const char *migrations[] = {
     "  pinned_at BIGINT NOT NULL,"
     "  PRIMARY KEY(name, run_id));"
     "CREATE INDEX baselines_run ON baselines(run_id);",
+    /* 1 -> 2: the machine's roofs, measured once per machine (roofline.h). */
+    "CREATE TABLE roofs ("
+    "  machine_hash TEXT NOT NULL,"
+    "  device TEXT NOT NULL,"
+    "  threads INTEGER NOT NULL,"
+    "  peak_gflops DOUBLE PRECISION NOT NULL,"
+    "  triad_gbs DOUBLE PRECISION NOT NULL,"
+    "  copy_gbs DOUBLE PRECISION NOT NULL,"
+    "  llc_bytes DOUBLE PRECISION NOT NULL,"
+    "  blas TEXT NOT NULL,"
+    "  measured_at BIGINT NOT NULL,"
+    "  PRIMARY KEY(machine_hash, device, threads));",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -561,4 +573,6 @@ const pg_store_ops pg__store_postgres = {
     .prune = pq_prune,
     .check = pq_check,
     .filename = pq_filename,
+    .roofs_load = pg__pq_roofs_load,
+    .roofs_save = pg__pq_roofs_save,
 };

@@ -80,4 +80,8 @@ int pg__pq_save_run(int *out_added, pg_store *store, pg_run *run);
 int pg__pq_load_run(pg_run **out, pg_store *store, int64_t run_id);
 int pg__pq_list_runs(pg_run_list *out, pg_store *store, const pg_run_filter *filter);
 
+/* The machine's roofs (postgres_roofs.c). */
+int pg__pq_roofs_load(pg_roof_table *out, pg_store *store, const char *machine_hash);
+int pg__pq_roofs_save(pg_store *store, const char *machine_hash, const pg_roof_entry *e);
+
 #endif

@@ -81,6 +81,18 @@ static const char *migrations[] = {
     "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
     "  pinned_at INTEGER NOT NULL,"
     "  PRIMARY KEY(name, run_id));",
+    /* 1 -> 2: the machine's roofs, measured once per machine (roofline.h). */
+    "CREATE TABLE roofs ("
+    "  machine_hash TEXT NOT NULL,"
+    "  device TEXT NOT NULL,"
+    "  threads INTEGER NOT NULL,"
+    "  peak_gflops REAL NOT NULL,"
+    "  triad_gbs REAL NOT NULL,"
+    "  copy_gbs REAL NOT NULL,"
+    "  llc_bytes REAL NOT NULL,"
+    "  blas TEXT NOT NULL,"
+    "  measured_at INTEGER NOT NULL,"
+    "  PRIMARY KEY(machine_hash, device, threads));",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -499,4 +511,6 @@ const pg_store_ops pg__store_sqlite = {
     .check = sqlite_check,
     .quick_check = sqlite_quick_check,
     .filename = sqlite_filename,
+    .roofs_load = pg__sqlite_roofs_load,
+    .roofs_save = pg__sqlite_roofs_save,
 };

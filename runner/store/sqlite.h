@@ -55,6 +55,10 @@ int pg__sqlite_save_run(int *out_added, pg_store *store, pg_run *run);
 int pg__sqlite_load_run(pg_run **out, pg_store *store, int64_t run_id);
 int pg__sqlite_list_runs(pg_run_list *out, pg_store *store, const pg_run_filter *filter);
 
+/* The machine's roofs (sqlite_roofs.c). */
+int pg__sqlite_roofs_load(pg_roof_table *out, pg_store *store, const char *machine_hash);
+int pg__sqlite_roofs_save(pg_store *store, const char *machine_hash, const pg_roof_entry *e);
+
 /* The history rows, by case key and run (sqlite_history.c). */
 int pg__sqlite_history_rows(pg_store *store, const char *glob, const char *branch, pg_store_history_cb cb,
                             void *payload);

@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "base/model.h"
+#include "machine/roofline.h"
 #include "store/types.h"
 
 /** The default database path, relative to the working directory. */
@@ -90,6 +91,20 @@ void pg_run_list_clear(pg_run_list *list);
  */
 int pg_store_history_rows(pg_store *store, const char *glob, const char *branch, pg_store_history_cb cb,
                           void *payload);
+
+/**
+ * The roofs stored for the machine `machine_hash` (roofline.h): measured
+ * once per machine, device and thread count, and reused by every run.
+ * @param[out] out empty when none; free with pg_roof_table_clear().
+ */
+int pg_store_roofs_load(pg_roof_table *out, pg_store *store, const char *machine_hash);
+
+/**
+ * Stores the fresh entries of `roofs` (those measured by this process) for
+ * `machine_hash`, each replacing the stored roof of its device and thread
+ * count, and marks them stored.
+ */
+int pg_store_roofs_save(pg_store *store, const char *machine_hash, pg_roof_table *roofs);
 
 /** Test hook: called after each result row is written inside save_run. */
 extern void (*pg__store_after_result_hook)(size_t index);
