@@ -169,10 +169,12 @@ static int run_process(command_run *x, int64_t *wall_ns)
         pg__proc_track(pid);
     pg__proc_end(&old);
     if (rc != 0) {
+        /* PG_ENOTFOUND: the build has no such program (pg_result.absent), unlike one that fails to start. */
         if (rc == ENOENT && !strchr(x->argv[0], '/'))
-            err = pg_error_set(PG_EKERNEL, "command '%s' not found: '%s' is not in PATH", x->shown, x->argv[0]);
+            err = pg_error_set(PG_ENOTFOUND, "command '%s' not found: '%s' is not in PATH", x->shown, x->argv[0]);
         else
-            err = pg_error_set(PG_EKERNEL, "cannot execute command '%s': %s", x->shown, strerror(rc));
+            err = pg_error_set(rc == ENOENT ? PG_ENOTFOUND : PG_EKERNEL, "cannot execute command '%s': %s", x->shown,
+                               strerror(rc));
         goto cleanup;
     }
     status = wait_child(pid, x->timeout, &timed_out, &t1);
@@ -482,7 +484,7 @@ int pg_backend_command_case(pg_result *out, const pg_case *c, const pg_backend_o
     }
     if (err) {
         free(m.samples);
-        pg__result_error(out, pg_error_last());
+        (err == PG_ENOTFOUND ? pg__result_absent : pg__result_error)(out, pg_error_last());
         run_free(&x);
         return 0;
     }

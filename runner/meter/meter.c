@@ -134,7 +134,7 @@ static int read_child_file(reading *out, char **why, const char *path)
         long long v = 0;
         if (strcmp(line, "ok") == 0)
             ok = 1;
-        else if (strncmp(line, "skip ", 5) == 0 || strncmp(line, "error ", 6) == 0)
+        else if (strncmp(line, "skip ", 5) == 0 || strncmp(line, "error ", 6) == 0 || strncmp(line, "absent ", 7) == 0)
             *why = pg__strdup(line);
         else if (sscanf(line, "iterations %lld", &v) == 1)
             out->iterations = v;
@@ -564,10 +564,11 @@ int pg_meter_case(pg_run *run, const pg_case *c, unsigned instrument, const pg_m
     char *why = NULL, *vg = NULL, *program = NULL, *shim = NULL;
     reading *rs = NULL;
     json_t *extra = json_object();
-    int n, i, err = 0, regions;
+    int n, i, err = 0, regions, absent = 0;
     int64_t iters;
     double timeout;
     pg_status status = PG_STATUS_OK;
+    size_t first = run->nresults;
 
     if (!opts)
         opts = &dflt;
@@ -601,7 +602,8 @@ int pg_meter_case(pg_run *run, const pg_case *c, unsigned instrument, const pg_m
             goto done;
     if (why) {
         status = strncmp(why, "skip ", 5) == 0 ? PG_STATUS_SKIPPED : PG_STATUS_ERROR;
-        if (strncmp(why, "skip ", 5) == 0 || strncmp(why, "error ", 6) == 0) {
+        absent = strncmp(why, "absent ", 7) == 0;
+        if (strncmp(why, "skip ", 5) == 0 || strncmp(why, "error ", 6) == 0 || absent) {
             char *plain = pg__strdup(strchr(why, ' ') + 1);
             free(why);
             why = plain;
@@ -640,6 +642,8 @@ int pg_meter_case(pg_run *run, const pg_case *c, unsigned instrument, const pg_m
 done:
     if (!err)
         err = add_results(run, c, instrument, rs, n * regions, why, status, extra);
+    for (i = (int)first; !err && absent && i < (int)run->nresults; i++)
+        run->results[i].absent = 1;
     json_decref(extra);
     free(rs);
     free(why);

@@ -368,6 +368,7 @@ char *pg_post_summary_text(const pg_report_data *d)
     pg__buf_puts(&b, "perfgate ");
     pg__text_term(&b, d->run->suite_set ? d->run->suite_set : "");
     pg__buf_printf(&b, ": %s: ", d->cmp->outcome == PG_OUTCOME_NOTHING_COMPARED ? "nothing compared"
+                                 : d->cmp->outcome == PG_OUTCOME_ERROR        ? "ERROR"
                                  : d->cmp->exit_code                          ? "FAIL"
                                                                               : "pass");
     pg_render_summary_line(&b, d->cmp);
@@ -388,11 +389,13 @@ int pg_post_status_for(const char **out_state, pg_buf *desc, const pg_comparison
 {
     size_t before = desc->len;
 
-    if (cmp->outcome == PG_OUTCOME_NOTHING_COMPARED) {
-        /* "error", not "success": a green check would vouch for changes nobody measured. */
+    if (cmp->outcome == PG_OUTCOME_NOTHING_COMPARED || cmp->outcome == PG_OUTCOME_ERROR) {
+        /* "error", not "success": a green check would vouch for changes nobody measured, or a case that never ran. */
         *out_state = "error";
-        pg__buf_puts(desc, "nothing compared: ");
-        pg__text_term(desc, cmp->outcome_reason ? cmp->outcome_reason : "no case was decided");
+        pg__buf_puts(desc, cmp->outcome == PG_OUTCOME_ERROR ? "ERROR: " : "nothing compared: ");
+        pg__text_term(desc, cmp->outcome_reason ? cmp->outcome_reason
+                            : cmp->outcome == PG_OUTCOME_ERROR ? "a case could not be measured"
+                                                               : "no case was decided");
         return desc->len > before ? 0 : pg_error_set(PG_ENOMEM, "out of memory describing the status");
     }
     *out_state = pg_outcome_exit_code(cmp) ? "failure" : "success";

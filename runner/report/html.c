@@ -188,7 +188,12 @@ static void plot(FILE *f, const pg_history *h, const pg_case_verdict *v, const p
         fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%s\" class=\"pt\"><title>", px(i, n),
                 py(h->points[i].median, lo, hi), n > 60 ? "1.2" : "2.2");
         esc_short(f, h->points[i].commit, 12);
-        fprintf(f, ": %s</title></circle>\n", a);
+        fprintf(f, ": %s", a);
+        if (h->points[i].verdict) { /* what the gate decided at this commit */
+            fprintf(f, ", gate: ");
+            esc(f, h->points[i].verdict);
+        }
+        fprintf(f, "</title></circle>\n");
     }
     for (i = 0; i < h->nchanges; i++) {
         const pg_change_point *c = &h->changes[i];
@@ -245,6 +250,45 @@ static void page_head(FILE *f, const char *title)
     fprintf(f, "</h1>\n");
 }
 
+/* What the run was compared with: the base build an interleaved gate measured, or the stored runs. */
+static void baseline_line(FILE *f, const pg_comparison *cmp)
+{
+    const pg_run *b = cmp->base;
+
+    if (!b)
+        return;
+    fprintf(f, "<p class=\"baseline\">baseline: ");
+    if (cmp->build.path) {
+        fprintf(f, "base build <code>");
+        esc(f, cmp->build.path);
+        fprintf(f, "</code>");
+        if (cmp->build.commit) {
+            fprintf(f, " at <code>");
+            esc_short(f, cmp->build.commit, 12);
+            fprintf(f, "</code>");
+        }
+        if (cmp->build.sha256) {
+            fprintf(f, ", sha256 <code>");
+            esc(f, cmp->build.sha256);
+            fprintf(f, "</code>");
+        }
+        fprintf(f, ", measured in interleaved rounds with the head");
+    } else {
+        fprintf(f, "run %lld (<code>", (long long)b->id);
+        esc_short(f, b->commit ? b->commit : "no commit", 12);
+        fprintf(f, "</code>");
+        if (b->branch) {
+            fprintf(f, " on <code>");
+            esc(f, b->branch);
+            fprintf(f, "</code>");
+        }
+        fprintf(f, ")");
+        if (cmp->nbases > 1)
+            fprintf(f, " and %zu earlier runs, pooled", cmp->nbases - 1);
+    }
+    fprintf(f, "</p>\n");
+}
+
 /* The summary line and a badge per verdict that occurred, or what the page holds when nothing was compared. */
 static void summary_panel(FILE *f, const pg_history *hs, size_t nh, const pg_comparison *cmp)
 {
@@ -266,6 +310,8 @@ static void summary_panel(FILE *f, const pg_history *hs, size_t nh, const pg_com
         fprintf(f, "%zu case%s over up to %zu commits", nh, nh == 1 ? "" : "s", commits);
     }
     fprintf(f, "</p>\n");
+    if (cmp)
+        baseline_line(f, cmp);
     if (cmp) {
         fprintf(f, "<p class=\"counts\">");
         for (i = 0; i < PG_VERDICT__COUNT; i++)
@@ -288,8 +334,8 @@ static void verdict_panel(FILE *f, const pg_comparison *cmp)
     for (i = 0; i < cmp->ncases; i++) {
         const pg_case_verdict *v = &cmp->cases[i];
         char base[32], head[32], ch[32], lo[32], hi[32];
-        pg_fmt_value(base, sizeof(base), v->base ? v->est.base_median : NAN, pg_verdict_unit(v));
-        pg_fmt_value(head, sizeof(head), v->head ? v->est.head_median : NAN, pg_verdict_unit(v));
+        pg_fmt_value(base, sizeof(base), v->est.base_median > 0 ? v->est.base_median : NAN, pg_verdict_unit(v));
+        pg_fmt_value(head, sizeof(head), v->est.head_median > 0 ? v->est.head_median : NAN, pg_verdict_unit(v));
         pg_fmt_change(ch, sizeof(ch), v->est.ratio);
         pg_fmt_change(lo, sizeof(lo), v->est.ci_lo);
         pg_fmt_change(hi, sizeof(hi), v->est.ci_hi);

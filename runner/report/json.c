@@ -85,6 +85,8 @@ static json_t *result_json(const pg_result *r)
             json_array_append_new(warn, json_string(pg__warning_name(bit)));
     set(o, "warnings", warn);
     set(o, "extra", embedded(r->extra_json));
+    if (r->status != PG_STATUS_OK && r->absent) /* the build measured has no such case */
+        set(o, "absent", json_true());
     return o;
 }
 
@@ -181,6 +183,7 @@ int pg_render_json(pg_buf *out, const pg_report_data *d, const pg_report_options
     set(o, "pr", json_integer(run->pr));
     set(o, "ci_url", str(run->ci_url));
     set(o, "source", str(run->source));
+    set(o, "mode", str(pg_run_mode_name(run->mode)));
     set(o, "tool_version", str(run->tool_version));
     set(o, "started_at", json_integer(run->started_at));
     set(o, "finished_at", json_integer(run->finished_at));
@@ -220,6 +223,7 @@ int pg_render_json(pg_buf *out, const pg_report_data *d, const pg_report_options
         set(cy, "memory", cmp->canary.memory > 0 ? num(cmp->canary.memory) : json_null());
         set(cy, "compute_drift", json_boolean(cmp->canary.drift & PG_CANARY_DRIFT_COMPUTE));
         set(cy, "memory_drift", json_boolean(cmp->canary.drift & PG_CANARY_DRIFT_MEMORY));
+        set(cy, "summary", str(cmp->canary.summary));
         set(o, "canaries", cy);
     }
     set(root, "summary", o);
@@ -232,6 +236,11 @@ int pg_render_json(pg_buf *out, const pg_report_data *d, const pg_report_options
         set(o, "commit", str(cmp->base->commit));
         set(o, "branch", str(cmp->base->branch));
         set(o, "started_at", json_integer(cmp->base->started_at));
+        set(o, "mode", str(pg_run_mode_name(cmp->base->mode)));
+        if (cmp->build.path) /* an interleaved gate: the base build measured, as its decision names it */
+            set(o, "build",
+                json_pack("{s:s, s:o, s:o}", "path", cmp->build.path, "commit", str(cmp->build.commit), "sha256",
+                          str(cmp->build.sha256)));
         set(root, "baseline", o);
     } else {
         set(root, "baseline", json_null());

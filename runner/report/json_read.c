@@ -13,6 +13,7 @@
 
 #include "perfgate/errors.h"
 #include "base/json_walk.h"
+#include "verdict/canary.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -107,6 +108,7 @@ static int load_result(pg_run *run, const json_t *o)
                 r->warnings |= bit;
     }
     r->extra_json = get_embedded(o, "extra");
+    r->absent = r->status != PG_STATUS_OK && json_is_true(json_object_get(o, "absent"));
     return r->key ? 0 : pg_error_set(PG_EFORMAT, "a result without a key");
 }
 
@@ -164,6 +166,54 @@ static int load_verdict(pg_case_verdict *v, const json_t *o)
         v->paired = 1;
         v->est.settled_at = (size_t)get_int(o, "settled_at");
     }
+    v->confirm.ratio = get_num(o, "confirm_ratio", NAN);
+    v->confirm.lo = get_num(o, "confirm_ci_lo", NAN);
+    v->confirm.hi = get_num(o, "confirm_ci_hi", NAN);
+    name = get_str(o, "confirm");
+    v->confirm.state = !name                               ? PG_CONFIRM_NONE
+                       : strcmp(name, "confirmed") == 0    ? PG_CONFIRM_CONFIRMED
+                       : strcmp(name, "refuted") == 0      ? PG_CONFIRM_REFUTED
+                       : strcmp(name, "not_run") == 0      ? PG_CONFIRM_NOT_RUN
+                                                           : PG_CONFIRM_NONE;
+    free(name);
+    return 0;
+}
+
+/* A run's "mode"; plain when absent (a report from before modes were recorded) or unknown. */
+static void read_mode(pg_run_mode *out, const json_t *o)
+{
+    const char *m = json_string_value(json_object_get(o, "mode"));
+
+    if (!m || pg_run_mode_parse(out, m) != 0)
+        *out = PG_MODE_PLAIN;
+}
+
+/*
+ * The canaries' figures; their line is made again from them (canary.h),
+ * never taken from the report, where a fork could put any text.
+ */
+static int read_canaries(pg_comparison *c, const json_t *cy)
+{
+    c->canary.compute = c->canary.memory = NAN;
+    if (!json_is_object(cy))
+        return 0;
+    c->canary.compute = get_num(cy, "compute", NAN);
+    c->canary.memory = get_num(cy, "memory", NAN);
+    c->canary.drift = (json_is_true(json_object_get(cy, "compute_drift")) ? PG_CANARY_DRIFT_COMPUTE : 0) |
+                      (json_is_true(json_object_get(cy, "memory_drift")) ? PG_CANARY_DRIFT_MEMORY : 0);
+    return pg_canary_summary(&c->canary.summary, &c->canary);
+}
+
+/* The base build of an interleaved gate; the base run then names it as the gate's own did. */
+static int read_build(pg_comparison *c, pg_run *base, const json_t *b)
+{
+    if (!json_is_object(b))
+        return 0;
+    c->build.path = get_str(b, "path");
+    c->build.commit = get_str(b, "commit");
+    c->build.sha256 = get_str(b, "sha256");
+    if (!base->ref && c->build.path && !(base->ref = pg__strdup(c->build.path)))
+        return pg_error_set(PG_ENOMEM, "out of memory reading a report");
     return 0;
 }
 
@@ -254,6 +304,7 @@ static void fill_run(pg_report_doc *doc, const reader *rd)
     r->ci_url = get_str(run, "ci_url");
     r->source = get_str(run, "source");
     r->tool_version = get_str(run, "tool_version");
+    read_mode(&r->mode, run);
     r->started_at = get_int(run, "started_at");
     r->finished_at = get_int(run, "finished_at");
     r->machine_hash = get_str(machine, "hash");
@@ -283,14 +334,17 @@ static int fill_comparison(pg_report_doc *doc, reader *rd)
     /* Reports from before outcomes existed carry only the exit code. */
     outcome = get_str(sum, "outcome");
     c->outcome = outcome && strcmp(outcome, "NOTHING_COMPARED") == 0 ? PG_OUTCOME_NOTHING_COMPARED
-                 : c->exit_code                                     ? PG_OUTCOME_FAIL
-                                                                    : PG_OUTCOME_PASS;
+                 : outcome && strcmp(outcome, "ERROR") == 0          ? PG_OUTCOME_ERROR
+                 : c->exit_code == 1                                 ? PG_OUTCOME_FAIL
+                                                                     : PG_OUTCOME_PASS;
     free(outcome);
-    if (c->outcome == PG_OUTCOME_NOTHING_COMPARED)
-        c->exit_code = 0;
+    /* The comparison's exit rule (1: a regression or a failed check); the outcome says the rest. */
+    c->exit_code = c->outcome == PG_OUTCOME_FAIL;
     c->outcome_reason = get_str(sum, "outcome_reason");
     c->checks_total = (size_t)get_int(sum, "checks_total");
     c->checks_failed = (size_t)get_int(sum, "checks_failed");
+    if ((err = read_canaries(c, json_object_get(sum, "canaries"))) != 0)
+        return err;
     /* Each verdict's head by an index of the results, not a scan per verdict: linear in the report. */
     for (i = 0; i < doc->run->nresults; i++)
         if ((err = pg__keymap_put(&keys, doc->run->results[i].key, i)) != 0) {
@@ -312,6 +366,9 @@ static int fill_comparison(pg_report_doc *doc, reader *rd)
         doc->base->commit = get_str(base, "commit");
         doc->base->branch = get_str(base, "branch");
         doc->base->started_at = get_int(base, "started_at");
+        read_mode(&doc->base->mode, base);
+        if ((err = read_build(c, doc->base, json_object_get(base, "build"))) != 0)
+            return err;
         c->base = doc->base;
         c->nbases = (size_t)get_int(base, "runs");
         if (!c->nbases)

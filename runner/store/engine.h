@@ -42,6 +42,10 @@ struct pg_store_ops {
     /* As pg_store_save_run(); *out_added (may be NULL) says whether a row was written. */
     int (*save_run)(int *out_added, pg_store *store, pg_run *run);
     int (*load_run)(pg_run **out, pg_store *store, int64_t run_id);
+    /* As pg_store_save_decision(); the run exists. *out_added (may be NULL) says whether a row was written. */
+    int (*save_decision)(int *out_added, pg_store *store, const pg_decision *d);
+    /* As pg_store_load_decision(): PG_ENOTFOUND when the run has none. */
+    int (*load_decision)(pg_decision *out, pg_store *store, int64_t run_id);
     int (*list_runs)(pg_run_list *out, pg_store *store, const pg_run_filter *filter);
     /* The run is known to exist; pinned_at is the caller's clock. */
     int (*pin)(pg_store *store, const char *name, int64_t run_id, int64_t pinned_at);

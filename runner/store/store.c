@@ -191,6 +191,47 @@ int pg_store_load_run(pg_run **out, pg_store *store, int64_t run_id)
     return store->ops->load_run(out, store, run_id);
 }
 
+int pg_store_save_decision(pg_store *store, const pg_decision *d)
+{
+    return store->ops->save_decision(NULL, store, d);
+}
+
+int pg_store_load_decision(pg_decision *out, pg_store *store, int64_t run_id)
+{
+    return store->ops->load_decision(out, store, run_id);
+}
+
+void pg_decision_clear(pg_decision *d)
+{
+    size_t i;
+
+    if (!d)
+        return;
+    for (i = 0; i < d->ncases; i++) {
+        pg_decision_case *c = &d->cases[i];
+        free(c->key);
+        free(c->verdict);
+        free(c->reason);
+        free(c->method);
+        free(c->confirm);
+        free(c->detail);
+    }
+    free(d->cases);
+    free(d->outcome);
+    free(d->reason);
+    free(d->method);
+    free(d->baseline);
+    free(d->base_ids);
+    free(d->base_uuids);
+    free(d->base_described);
+    free(d->base_build);
+    free(d->base_commit);
+    free(d->base_hash);
+    free(d->canary);
+    free(d->detail);
+    memset(d, 0, sizeof(*d));
+}
+
 int pg_store_list_runs(pg_run_list *out, pg_store *store, const pg_run_filter *filter)
 {
     return store->ops->list_runs(out, store, filter);
@@ -235,6 +276,7 @@ void pg_run_list_clear(pg_run_list *list)
         free(list->items[i].suite_set);
         free(list->items[i].machine_hash);
         free(list->items[i].source);
+        free(list->items[i].mode);
     }
     free(list->items);
     list->items = NULL;

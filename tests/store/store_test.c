@@ -3,6 +3,7 @@
  * (suite `store`) and a real PostgreSQL server started for this binary
  * (suite `store_pg`, a fresh database per test).
  */
+#include "engines.h"
 #include "support.h"
 
 #include "base/model.h"
@@ -18,47 +19,35 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static char *tmp;
-static char *dbpath;
+char *tmp;
+char *dbpath;
+int on_server;
 
-static int on_server;
-
-static void setup(void)
+void store_setup(void)
 {
     tmp = pg_test_tmpdir();
     dbpath = pg__asprintf("%s/test.db", tmp);
     on_server = 0;
 }
 
-static void setup_server(void)
+void store_setup_server(void)
 {
     tmp = pg_test_tmpdir();
     dbpath = pg_test_pg_database();
     on_server = 1;
 }
 
-static void teardown(void)
+void store_teardown(void)
 {
     pg_test_rmtree(tmp);
     free(tmp);
     free(dbpath);
 }
 
-TestSuite(store, .init = setup, .fini = teardown);
-TestSuite(store_pg, .init = setup_server, .fini = teardown);
+TestSuite(store, .init = store_setup, .fini = store_teardown);
+TestSuite(store_pg, .init = store_setup_server, .fini = store_teardown);
 
-/* A test of the store's contract: the same body on each engine. */
-#define ENGINE_TEST(name)                   \
-    static void name(void);                 \
-    Test(store, name)                       \
-    {                                       \
-        name();                             \
-    }                                       \
-    Test(store_pg, name)                    \
-    {                                       \
-        name();                             \
-    }                                       \
-    static void name(void)
+#define ENGINE_TEST(name) ENGINE_TEST_IN(store, store_pg, name)
 
 /* Runs and results stored, as the engine's own check counts them. */
 static void counts(int64_t *runs, int64_t *results)
@@ -580,24 +569,31 @@ ENGINE_TEST(roofs_are_kept_per_machine_and_replaced_when_measured_again)
 
 Test(store, a_version_1_database_gains_the_roofs_table_and_keeps_its_runs)
 {
+    char *v1 = pg_test_data("store/v1.db"), *bytes = NULL;
+    size_t len = 0;
     pg_store *s;
-    pg_run *run = make_run("main", "abc1234", 2, 5), *back = NULL;
-    pg_roof_table t = {0};
+    pg_run *back = NULL;
+    pg_roof_table t = {0}, got = {0};
     pg_roof_entry e = roof(1, 50, "0.3.21", 1);
+    pg_run_list list;
     sqlite3 *db;
     sqlite3_stmt *st;
+    FILE *f;
 
-    /* A database as the previous schema left it: a run, no roofs table, user_version 1. */
-    pg_assert_ok(pg_store_open(&s, dbpath));
-    pg_assert_ok(pg_store_save_run(s, run));
-    pg_store_close(s);
-    cr_assert_eq(sqlite3_open(dbpath, &db), SQLITE_OK);
-    cr_assert_eq(sqlite3_exec(db, "DROP TABLE roofs; PRAGMA user_version = 1", NULL, NULL, NULL), SQLITE_OK);
-    sqlite3_close(db);
+    /* A database as perfgate of schema version 1 wrote it (tests/data/store/README.md): runs, no roofs table. */
+    cr_assert_eq(pg__read_file(&bytes, &len, v1), 0, "%s", pg_error_last());
+    cr_assert((f = fopen(dbpath, "wb")) != NULL);
+    cr_assert_eq(fwrite(bytes, 1, len, f), len);
+    fclose(f);
     pg_assert_ok(pg_store_open(&s, dbpath));
     cr_assert_eq(pg_store_schema_version(s), pg_store_schema_latest());
-    pg_assert_ok(pg_store_load_run(&back, s, run->id));
-    cr_assert_eq(back->nresults, 2, "the run survives the migration");
+    pg_assert_ok(pg_store_roofs_load(&got, s, "aaaa000000000000"));
+    cr_assert_eq(got.n, 0, "a migrated database holds no roofs: the next run measures them");
+    pg_assert_ok(pg_store_list_runs(&list, s, NULL));
+    cr_assert_eq(list.count, 2, "the runs survive the migration");
+    pg_assert_ok(pg_store_load_run(&back, s, list.items[0].id));
+    cr_assert_eq(back->nresults, 2);
+    pg_run_list_clear(&list);
     pg_assert_ok(pg_roof_table_put(&t, &e));
     pg_assert_ok(pg_store_roofs_save(s, "aaaa000000000000", &t));
     pg_store_close(s);
@@ -610,8 +606,10 @@ Test(store, a_version_1_database_gains_the_roofs_table_and_keeps_its_runs)
     sqlite3_finalize(st);
     sqlite3_close(db);
     pg_roof_table_clear(&t);
-    pg_run_free(run);
+    pg_roof_table_clear(&got);
     pg_run_free(back);
+    free(bytes);
+    free(v1);
 }
 
 Test(store_pg, the_doctor_stores_roofs_on_a_server_and_a_run_reuses_them, .timeout = 120)
