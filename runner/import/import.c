@@ -4,6 +4,7 @@
 #include "perfgate/errors.h"
 #include "stats/stats.h"
 #include "base/json_walk.h"
+#include "base/text.h"
 #include "base/util.h"
 
 #include <jansson.h>
@@ -57,6 +58,8 @@ int pg__import_note(pg_import_notes *notes, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(line, (size_t)n + 1, fmt, ap);
     va_end(ap);
+    /* A note quotes names from the file: one line of plain text, as every message (base/text.h). */
+    pg__text_plain_inplace(line, 0);
     p = realloc(notes->lines, (notes->count + 1) * sizeof(*p));
     if (!p) {
         free(line);
