@@ -9,6 +9,7 @@
  * Prints the archive's size, the time to refuse, the bytes written to the
  * output file and the message.
  */
+#include "perfgate/errors.h"
 #include "post/artifacts.h"
 #include "base/util.h"
 

@@ -125,9 +125,10 @@ Test(hostile_cli, a_commit_with_markup_is_escaped_in_every_html_page)
 }
 
 /*
- * A page that cannot be written whole (a file-size limit stands in for a
- * full disk) fails with exit 3 and leaves the page already there whole, and
- * no temporary file, for both HTML writers.
+ * A page that cannot be written whole (a file-size limit of 48 KiB stands in
+ * for a full disk; 60 commits make pages of about 80 KB, while the
+ * database's own files stay within the limit) fails with exit 3 and leaves
+ * the page already there whole, and no temporary file, for both HTML writers.
  */
 Test(hostile_cli, an_html_page_that_cannot_be_written_leaves_the_old_one_whole)
 {
@@ -138,12 +139,15 @@ Test(hostile_cli, an_html_page_that_cannot_be_written_leaves_the_old_one_whole)
     const char *const *cmds[] = {report, history};
     size_t i;
 
-    import_run(db, "c0ffee00c0ffee00");
-    import_run(db, "c0ffee00c0ffee01");
+    for (i = 0; i < 60; i++) {
+        char commit[32];
+        snprintf(commit, sizeof(commit), "c0ffee00c0ffee%02zu", i);
+        import_run(db, commit);
+    }
     for (i = 0; i < 2; i++) {
         char *text, *cmd;
         free(pg_test_write(tmp, "page.html", old));
-        cr_assert_eq(run_limited(NULL, 4096, cmds[i]), 3, "%s on a full disk", cmds[i][0]);
+        cr_assert_eq(run_limited(NULL, 48 << 10, cmds[i]), 3, "%s on a full disk", cmds[i][0]);
         text = slurp(page);
         cr_assert_str_eq(text, old, "%s cut the previous page", cmds[i][0]);
         free(text);
