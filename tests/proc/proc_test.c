@@ -11,6 +11,7 @@
 #include "support.h"
 
 #include "compile.h"
+#include "base/outfile.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -279,6 +280,52 @@ Test(proc, daemons_in_new_sessions_die_with_their_sample)
                               "  - {name: cmd, command: [sh, '{suite_dir}/d.sh']}\n"
                               "  - {name: plug, plugin: libspawny.so, symbol: daemon}\n",
                               "daemon.list", 6, "daemon");
+}
+
+/*
+ * A temporary file perfgate writes by name (a restored database being
+ * checked) is removed by the guard when perfgate dies before renaming it,
+ * however it dies: SIGKILL and SIGTERM alike.
+ */
+static void temporary_file_dies_with(int sig)
+{
+    char *final = pg__asprintf("%s/perfgate.db", dir), *marker = pg__asprintf("%s/tmp.path", dir);
+    char *tmp = NULL;
+    size_t len, tries;
+    pid_t pid = fork();
+    int status;
+
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        char *t = pg__outfile_temp(final, "fetch");
+        if (!t)
+            _exit(1);
+        free(pg_test_write(dir, "tmp.path", t));
+        for (;;)
+            pause();
+    }
+    for (tries = 0; tries < 6000 && access(marker, F_OK) != 0; tries++)
+        nap_ms(10);
+    pg_assert_ok(pg__read_file(&tmp, &len, marker));
+    cr_assert_eq(access(tmp, F_OK), 0, "the temporary file %s was never made", tmp);
+    cr_assert_eq(kill(pid, sig), 0);
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    for (tries = 0; tries < 500 && access(tmp, F_OK) == 0; tries++)
+        nap_ms(10);
+    cr_assert_neq(access(tmp, F_OK), 0, "%s outlived the process that wrote it (signal %d)", tmp, sig);
+    free(tmp);
+    free(final);
+    free(marker);
+}
+
+Test(proc, a_temporary_file_is_removed_when_perfgate_is_killed)
+{
+    temporary_file_dies_with(SIGKILL);
+}
+
+Test(proc, a_temporary_file_is_removed_when_perfgate_is_terminated)
+{
+    temporary_file_dies_with(SIGTERM);
 }
 
 /* A plugin writing 100 MB to each of stdout and stderr: `run --json -` still prints one valid JSON document. */
