@@ -144,8 +144,12 @@ static void sweep(int64_t deadline_ns, int from_handler)
             if (!escaped(kids[i]))
                 continue;
             found = 1;
-            /* Its group too: a daemon's own children share the group it made. */
-            if ((pgid = getpgid(kids[i])) > 0 && pgid != getpgrp())
+            /*
+             * Its group too when it made a session of its own (a daemon's
+             * children share the group it made); a group of perfgate's own
+             * session may be the user's other job, so there only the process.
+             */
+            if ((pgid = getpgid(kids[i])) > 0 && pgid != getpgrp() && getsid(kids[i]) != getsid(0))
                 kill(-pgid, SIGKILL);
             kill(kids[i], SIGKILL);
             if (!from_handler)
