@@ -73,8 +73,10 @@ char *pg__outfile_temp(const char *path, const char *tag)
         }
         fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
         if (fd < 0 && errno != EEXIST) {
-            pg_error_set(PG_EIO, "%s: cannot create a temporary file: %s", tmp, strerror(errno));
+            int e = errno;
+            pg_error_set(PG_EIO, "%s: cannot create a temporary file: %s", tmp, strerror(e));
             free(tmp);
+            errno = e; /* for a caller that words its own message */
             return NULL;
         }
     }
@@ -128,8 +130,9 @@ int pg__outfile_open(pg_outfile *o, const char *path, const char *what)
         o->fd = fd;
     } else {
         if (!(o->tmp = pg__outfile_temp(path, "tmp"))) {
+            e = errno;
             pg__outfile_abort(o);
-            return PG_EIO; /* the message names the temporary file and why */
+            return pg_error_set(PG_EIO, "%s: cannot write the %s: %s", path, what, strerror(e));
         }
         if ((fd = open(o->tmp, O_WRONLY | O_TRUNC | O_CLOEXEC)) < 0 || fchmod(fd, 0666 & ~mask) != 0) {
             e = errno;

@@ -56,7 +56,7 @@ int pg__outfile_write(const char *path, const char *text, size_t len, const char
  * with mode 0600) that the guard removes if perfgate ends, however, before
  * pg__outfile_release(): for a file another library must open by name (a
  * database checked before it is moved into place).
- * @return the path (caller frees), or NULL with the message set.
+ * @return the path (caller frees), or NULL with the message and errno set.
  */
 char *pg__outfile_temp(const char *path, const char *tag);
 
