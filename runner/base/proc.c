@@ -283,11 +283,26 @@ static size_t guard_parse(guard_state *g, const char *buf, size_t len)
     return at;
 }
 
+/* Reads what the pipe holds on into `g`. @return read()'s result. */
+static ssize_t guard_read(guard_state *g, int rfd, char *buf, size_t cap, size_t *have)
+{
+    ssize_t n = read(rfd, buf + *have, cap - *have);
+    size_t used;
+
+    if (n > 0) {
+        *have += (size_t)n;
+        used = guard_parse(g, buf, *have);
+        memmove(buf, buf + used, *have - used);
+        *have -= used;
+    }
+    return n;
+}
+
 static void guard_main(int rfd, pid_t parent)
 {
     static guard_state g;
     static char buf[2 * (FILE_PATH_MAX + 64)];
-    size_t have = 0, used;
+    size_t have = 0;
     int devnull = open("/dev/null", O_RDWR), i;
 
     /* Out of the terminal's process group and the caller's pipes: only perfgate's end decides. */
@@ -309,15 +324,21 @@ static void guard_main(int rfd, pid_t parent)
             break;
         if (poll(&p, 1, 200) <= 0)
             continue;
-        n = read(rfd, buf + have, sizeof(buf) - have);
+        n = guard_read(&g, rfd, buf, sizeof(buf), &have);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
             break;
-        have += (size_t)n;
-        used = guard_parse(&g, buf, have);
-        memmove(buf, buf + used, have - used);
-        have -= used;
+    }
+    /*
+     * perfgate may have died (a new parent) before its last records were
+     * read: what it wrote is still in the pipe, and counts.
+     */
+    fcntl(rfd, F_SETFL, O_NONBLOCK);
+    for (;;) {
+        ssize_t n = guard_read(&g, rfd, buf, sizeof(buf), &have);
+        if (n <= 0 && !(n < 0 && errno == EINTR))
+            break;
     }
     for (i = 0; i < MAX_GROUPS; i++)
         if (g.groups[i] > 0)

@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sqlite3.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -102,8 +103,10 @@ static void write_concurrently(char *paths[3], const char *shared)
             char branch[16];
             int i;
             snprintf(branch, sizeof(branch), "runner%d", w);
-            if (pg_store_open(&own, paths[w]) != 0 || pg_store_open(&sh, shared) != 0)
+            if (pg_store_open(&own, paths[w]) != 0 || pg_store_open(&sh, shared) != 0) {
+                fprintf(stderr, "writer %d: %s\n", w, pg_error_last());
                 _exit(3);
+            }
             for (i = 0; i < 20; i++) {
                 pg_run *r = make_run(branch, i, 1700000000 + i);
                 if (pg_store_save_run(own, r) != 0)
