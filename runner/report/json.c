@@ -80,7 +80,7 @@ static json_t *result_json(const pg_result *r)
     set(o, "warmup_s", num(r->warmup_s));
     set(o, "threshold", num(r->threshold));
     set(o, "alpha", num(r->alpha));
-    for (bit = 1; bit && bit <= PG_WARN_THROTTLED; bit <<= 1)
+    for (bit = 1; bit && bit <= PG_WARN__LAST; bit <<= 1)
         if ((r->warnings & bit) && pg__warning_name(bit))
             json_array_append_new(warn, json_string(pg__warning_name(bit)));
     set(o, "warnings", warn);
@@ -121,6 +121,26 @@ static json_t *check_json(const pg_check_result *c)
     return o;
 }
 
+static const char *const decided_by_names[] = {"both", "median", "fastest_tenth", "conflict"};
+
+const char *pg__decided_by_name(unsigned by)
+{
+    return by < 4 ? decided_by_names[by] : NULL;
+}
+
+static json_t *bounds_json(const pg_estimator_bounds *b)
+{
+    return json_pack("{s:o, s:o, s:o}", "ratio", num(b->ratio), "ci_lo", num(b->lo), "ci_hi", num(b->hi));
+}
+
+static void estimators_json(json_t *o, const pg_case_verdict *v)
+{
+    set(o, "estimators", json_pack("{s:s, s:o, s:o}", "decided_by", decided_by_names[v->dual.by % 4], "median",
+                                   bounds_json(&v->dual.median), "fastest_tenth", bounds_json(&v->dual.low)));
+    set(o, "regime", str(v->regime));
+    set(o, "rounds_left_out", json_integer((json_int_t)v->rounds.contended));
+}
+
 static json_t *verdict_json(const pg_case_verdict *v)
 {
     json_t *o = json_object();
@@ -146,6 +166,10 @@ static json_t *verdict_json(const pg_case_verdict *v)
         set(o, "rounds", json_integer((json_int_t)v->est.head_n));
         set(o, "settled_at", v->est.settled_at ? json_integer((json_int_t)v->est.settled_at) : json_null());
     }
+    if (v->dual.on) /* two estimators per round: what each saw, which decided, and the rounds' regimes */
+        estimators_json(o, v);
+    else if (v->regime) /* history mode: the head's samples held two regimes */
+        set(o, "regime", str(v->regime));
     if (v->confirm.state != PG_CONFIRM_NONE) { /* only when there was a re-run to make */
         static const char *const names[] = {"none", "confirmed", "refuted", "not_run"};
         set(o, "confirm", str(names[v->confirm.state]));

@@ -103,7 +103,7 @@ static int load_result(pg_run *run, const json_t *o)
     warn = json_object_get(o, "warnings");
     json_array_foreach(warn, i, w)
     {
-        for (bit = 1; bit <= PG_WARN_THROTTLED; bit <<= 1)
+        for (bit = 1; bit <= PG_WARN__LAST; bit <<= 1)
             if (json_is_string(w) && strcmp(json_string_value(w), pg__warning_name(bit)) == 0)
                 r->warnings |= bit;
     }
@@ -128,6 +128,29 @@ static int load_check(pg_run *run, const json_t *o)
     c->skipped = json_is_true(json_object_get(o, "skipped"));
     c->message = get_str(o, "message");
     return 0;
+}
+
+/* Reads "estimators" back (the claim intervals are not written: they become the intervals shown). */
+static void load_estimators(pg_case_verdict *v, const json_t *o)
+{
+    json_t *e = json_object_get(o, "estimators"), *by = json_object_get(e, "decided_by");
+    pg_estimator_bounds *b[2] = {&v->dual.median, &v->dual.low};
+    json_t *src[2] = {json_object_get(e, "median"), json_object_get(e, "fastest_tenth")};
+    unsigned i;
+
+    v->regime = get_str(o, "regime");
+    if (!json_is_object(e))
+        return;
+    v->dual.on = 1;
+    for (i = 0; pg__decided_by_name(i); i++)
+        if (json_is_string(by) && strcmp(json_string_value(by), pg__decided_by_name(i)) == 0)
+            v->dual.by = (pg_decided_by)i;
+    for (i = 0; i < 2; i++) {
+        b[i]->ratio = get_num(src[i], "ratio", NAN);
+        b[i]->lo = b[i]->claim_lo = get_num(src[i], "ci_lo", NAN);
+        b[i]->hi = b[i]->claim_hi = get_num(src[i], "ci_hi", NAN);
+    }
+    v->rounds.contended = (size_t)get_int(o, "rounds_left_out");
 }
 
 /* One verdict; its head result is bound once the whole report is read. */
@@ -166,6 +189,7 @@ static int load_verdict(pg_case_verdict *v, const json_t *o)
         v->paired = 1;
         v->est.settled_at = (size_t)get_int(o, "settled_at");
     }
+    load_estimators(v, o);
     v->confirm.ratio = get_num(o, "confirm_ratio", NAN);
     v->confirm.lo = get_num(o, "confirm_ci_lo", NAN);
     v->confirm.hi = get_num(o, "confirm_ci_hi", NAN);

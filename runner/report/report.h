@@ -215,6 +215,8 @@ void pg_report_doc_free(pg_report_doc *doc);
  */
 /** The name of one PG_WARN_* bit ("noisy"), NULL for an unknown bit. */
 const char *pg__warning_name(unsigned bit);
+/** The JSON name of a pg_decided_by ("fastest_tenth"), NULL past the last. */
+const char *pg__decided_by_name(unsigned by);
 /** Indices of the comparison's cases ordered for reports: worst regression first. */
 size_t *pg__report_order(const pg_comparison *cmp, pg_verdict only, size_t *out_n);
 

@@ -290,7 +290,36 @@ Test(db, check_reports_health_and_damage)
     free(db);
 }
 
-/* Starts `perfgate db merge -o out a b` without waiting. */
+/* A sample blob cut short of its count (a damaged or forged file whose pages are whole): check names it, exit 3. */
+Test(db, check_reports_a_sample_blob_shorter_than_its_count)
+{
+    char *db = pg__asprintf("%s/b.db", tmp);
+    pg_store *s;
+    pg_proc p;
+    const char *argv[] = {"db", "check", "--db", db, NULL};
+    sqlite3 *h;
+
+    pg_assert_ok(pg_store_open(&s, db));
+    for (int i = 0; i < 2; i++) {
+        pg_run *r = make_run("main", i, 1700000000 + i);
+        pg_assert_ok(pg_store_save_run(s, r));
+        pg_run_free(r);
+    }
+    pg_store_close(s);
+    cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(h,
+                              "UPDATE results SET samples = substr(samples, 1, 80)"
+                              " WHERE id = (SELECT MIN(id) FROM results)",
+                              NULL, NULL, NULL),
+                 SQLITE_OK, "%s", sqlite3_errmsg(h));
+    sqlite3_close(h);
+    pg_test_run(&p, NULL, NULL, argv);
+    cr_assert_eq(p.status, 3, "a short blob passed: %s%s", p.out, p.err);
+    cr_assert(strstr(p.out, "samples: 1 result") || strstr(p.err, "samples: 1 result"), "%s%s", p.out, p.err);
+    pg_proc_free(&p);
+    free(db);
+}
+
 /* One page overwritten: the gate refuses the database (exit 3) before measuring, and writes nothing to it. */
 Test(db, gate_refuses_a_damaged_database_and_stores_nothing)
 {
