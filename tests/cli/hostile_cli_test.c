@@ -86,6 +86,22 @@ static void import_run(const char *db, const char *commit)
     free(data);
 }
 
+/* The first column of `sql`'s first row in `db`, as an integer (-1 when there is none). */
+static int64_t q_int(const char *db, const char *sql)
+{
+    sqlite3 *h;
+    sqlite3_stmt *st;
+    int64_t v = -1;
+
+    cr_assert_eq(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    cr_assert_eq(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK, "%s", sqlite3_errmsg(h));
+    if (sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    return v;
+}
+
 static char *slurp(const char *path)
 {
     char *text = NULL;
@@ -247,11 +263,19 @@ Test(hostile_cli, import_refuses_a_damaged_database)
 
     import_run(db, "c0ffee00c0ffee00");
     {
-        /* Page 3 overwritten with garbage: a structure quick_check sees. */
+        /*
+         * The roofs table's page overwritten with garbage: a structure
+         * quick_check sees and an import never reads, so only a check made
+         * before writing keeps the import out of this file.
+         */
         char junk[4096];
+        int64_t root = q_int(db, "SELECT rootpage FROM sqlite_master WHERE name = 'roofs'");
+        int64_t size = q_int(db, "PRAGMA page_size");
+        cr_assert(root > 1 && size == (int64_t)sizeof(junk), "roofs at page %lld of %lld bytes", (long long)root,
+                  (long long)size);
         memset(junk, 0x5a, sizeof(junk));
         fd = open(db, O_WRONLY);
-        cr_assert(fd >= 0 && pwrite(fd, junk, sizeof(junk), 2 * 4096) == (ssize_t)sizeof(junk));
+        cr_assert(fd >= 0 && pwrite(fd, junk, sizeof(junk), (off_t)((root - 1) * size)) == (ssize_t)sizeof(junk));
         close(fd);
     }
     pg_assert_ok(pg__read_file(&before, &lb, db));
