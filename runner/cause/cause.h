@@ -66,6 +66,10 @@ char *pg_cause_to_json(const pg_diagnosis *d);
  */
 int pg_cause_from_json(pg_diagnosis **out, const char *text);
 
+struct json_t;
+/** pg_cause_from_json() for a JSON object already parsed (a report's verdict, read by report/json_read.c). */
+int pg_cause_from_json_value(pg_diagnosis **out, const struct json_t *o);
+
 /** The file name a report shows for a path: its last component ("src/mylib.c" -> "mylib.c"). */
 const char *pg_cause_file_name(const char *path);
 

@@ -95,27 +95,27 @@ char *pg_cause_to_json(const pg_diagnosis *d)
 
 /* ---- reading back ------------------------------------------------------- */
 
-static char *get_str(json_t *o, const char *k)
+static char *get_str(const json_t *o, const char *k)
 {
     const char *s = json_string_value(json_object_get(o, k));
 
     return s ? pg__strdup(s) : NULL;
 }
 
-static double get_num(json_t *o, const char *k)
+static double get_num(const json_t *o, const char *k)
 {
     json_t *v = json_object_get(o, k);
 
     return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-static void get_pair(double *base, double *head, json_t *o)
+static void get_pair(double *base, double *head, const json_t *o)
 {
     *base = get_num(o, "base");
     *head = get_num(o, "head");
 }
 
-static int fns_from(pg_fn_delta **out, size_t *n, json_t *a)
+static int fns_from(pg_fn_delta **out, size_t *n, const json_t *a)
 {
     json_t *e;
     size_t i;
@@ -146,7 +146,7 @@ static int fns_from(pg_fn_delta **out, size_t *n, json_t *a)
     return 0;
 }
 
-static int counts_from(pg_diagnosis *d, json_t *a)
+static int counts_from(pg_diagnosis *d, const json_t *a)
 {
     json_t *e;
     size_t i;
@@ -174,28 +174,24 @@ static int counts_from(pg_diagnosis *d, json_t *a)
     return 0;
 }
 
-static char *profile_from(json_t *o, const char *k)
+static char *profile_from(const json_t *o, const char *k)
 {
     json_t *p = json_object_get(o, k);
 
     return json_is_object(p) ? json_dumps(p, JSON_COMPACT | JSON_REAL_PRECISION(12)) : NULL;
 }
 
-int pg_cause_from_json(pg_diagnosis **out, const char *text)
+int pg_cause_from_json_value(pg_diagnosis **out, const struct json_t *o)
 {
-    json_t *o = text ? json_loads(text, 0, NULL) : NULL, *fns, *prof;
+    json_t *fns, *prof;
     pg_diagnosis *d;
     int err;
 
     *out = NULL;
-    if (!json_is_object(o)) {
-        json_decref(o);
+    if (!json_is_object(o))
         return 0;
-    }
-    if (!(d = calloc(1, sizeof(*d)))) {
-        json_decref(o);
+    if (!(d = calloc(1, sizeof(*d))))
         return pg_error_set(PG_ENOMEM, "out of memory reading a diagnosis");
-    }
     d->line = get_str(o, "what_changed");
     d->source = get_str(o, "source");
     d->note = get_str(o, "note");
@@ -215,11 +211,19 @@ int pg_cause_from_json(pg_diagnosis **out, const char *text)
     d->head_profile = profile_from(prof, "head");
     if (!d->source && !err)
         d->source = pg__strdup("counted");
-    json_decref(o);
     if (err || !d->source) {
         pg_diagnosis_free(d);
         return err ? err : pg_error_set(PG_ENOMEM, "out of memory reading a diagnosis");
     }
     *out = d;
     return 0;
+}
+
+int pg_cause_from_json(pg_diagnosis **out, const char *text)
+{
+    json_t *o = text ? json_loads(text, 0, NULL) : NULL;
+    int err = pg_cause_from_json_value(out, o);
+
+    json_decref(o);
+    return err;
 }

@@ -2,15 +2,28 @@
 #include "cli/cli.h"
 
 #include "cli/report_cli.h"
+#include "base/outfile.h"
 #include "base/util.h"
 
 #include "history/history.h"
 #include "perfgate/errors.h"
 #include "report/html.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* One HTML page, written beside its name and renamed over it only when whole (base/outfile.h). */
+static int write_page(const char *out_path, const char *title, const pg_history *hs, size_t nh,
+                      const pg_comparison *cmp)
+{
+    pg_outfile out;
+    int err;
+
+    if ((err = pg__outfile_open(&out, out_path, "HTML report")) != 0)
+        return err;
+    err = pg_report_html(out.f, title ? title : "perfgate", hs, nh, cmp);
+    return err ? (pg__outfile_abort(&out), err) : pg__outfile_commit(&out, "HTML report");
+}
 
 /*
  * HTML: the run's verdict table plus, per case of the run, its trend over
@@ -21,7 +34,6 @@ static int write_html(const pg_cli_compared *c, const char *out_path)
     pg_history_options ho = PG_HISTORY_OPTIONS_INIT;
     pg_history *hs = NULL, *keep = NULL;
     size_t nh = 0, nkeep = 0, i;
-    FILE *f = NULL;
     char *title = NULL;
     int err;
 
@@ -44,13 +56,7 @@ static int write_html(const pg_cli_compared *c, const char *out_path)
     }
     title = pg__asprintf("perfgate: run %lld (%s @ %.12s)", (long long)c->head->id,
                          c->head->branch ? c->head->branch : "?", c->head->commit ? c->head->commit : "no commit");
-    f = strcmp(out_path, "-") == 0 ? stdout : fopen(out_path, "w");
-    if (!f)
-        err = pg_error_set(PG_EIO, "%s: cannot write: %s", out_path, strerror(errno));
-    else
-        err = pg_report_html(f, title ? title : "perfgate", keep, nkeep, c->cmp);
-    if (f && f != stdout && fclose(f) != 0 && !err)
-        err = pg_error_set(PG_EIO, "%s: write failed", out_path);
+    err = write_page(out_path, title, keep, nkeep, c->cmp);
     free(title);
     pg_history_free_all(keep, nkeep);
     pg_history_free_all(hs, nh);
@@ -60,17 +66,10 @@ static int write_html(const pg_cli_compared *c, const char *out_path)
 /* A page of a saved JSON report: its verdicts and what changed (no history: no database is read). */
 static int html_from(const pg_report_doc *doc, const char *from, const char *out_path)
 {
-    FILE *f = strcmp(out_path, "-") == 0 ? stdout : fopen(out_path, "w");
     char *title = pg__asprintf("perfgate: %s (%s @ %.12s)", from, doc->run->branch ? doc->run->branch : "?",
                                doc->run->commit ? doc->run->commit : "no commit");
-    int err;
+    int err = write_page(out_path, title, NULL, 0, doc->cmp);
 
-    if (!f)
-        err = pg_error_set(PG_EIO, "%s: cannot write: %s", out_path, strerror(errno));
-    else
-        err = pg_report_html(f, title ? title : "perfgate", NULL, 0, doc->cmp);
-    if (f && f != stdout && fclose(f) != 0 && !err)
-        err = pg_error_set(PG_EIO, "%s: write failed", out_path);
     free(title);
     return err ? pg_cli_fail(err) : 0;
 }

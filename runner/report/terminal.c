@@ -87,7 +87,7 @@ static int table_row(table *t, const char *const *vals, const char *color)
         t->color = col;
     }
     for (i = 0; i < t->ncols; i++)
-        c[t->nrows * t->ncols + i] = pg__strdup(vals[i] ? vals[i] : "");
+        c[t->nrows * t->ncols + i] = pg__text_term_dup(vals[i] ? vals[i] : "");
     col[t->nrows] = color ? color : "";
     t->nrows++;
     return 0;
@@ -284,10 +284,50 @@ static void render_run(pg_buf *b, const pg_run *run, int color)
         const pg_check_result *c = &run->checks[i];
         const char *state = c->skipped ? "skipped" : c->passed ? "passed" : "FAILED";
         const char *esc = !color ? "" : c->skipped ? "\033[33m" : c->passed ? "\033[32m" : "\033[1;31m";
-        pg__buf_printf(b, "check %s/%s (%s): %s%s%s%s%s\n", c->suite, c->name, c->kind, esc, state,
-                       *esc ? "\033[0m" : "", c->message ? " - " : "", c->message ? c->message : "");
-        if (c->detail) /* e.g. the per-module FLOP table, already indented */
-            pg__buf_printf(b, "%s%s", c->detail, c->detail[0] && c->detail[strlen(c->detail) - 1] != '\n' ? "\n" : "");
+        pg__buf_puts(b, "check ");
+        pg__text_term(b, c->suite);
+        pg__buf_puts(b, "/");
+        pg__text_term(b, c->name);
+        pg__buf_puts(b, " (");
+        pg__text_term(b, c->kind);
+        pg__buf_printf(b, "): %s%s%s%s", esc, state, *esc ? "\033[0m" : "", c->message ? " - " : "");
+        pg__text_term(b, c->message);
+        pg__buf_puts(b, "\n");
+        if (c->detail) { /* e.g. the per-module FLOP table, already indented */
+            char *d = pg__strdup(c->detail);
+            if (d) {
+                pg__text_plain_inplace(d, 1);
+                pg__buf_printf(b, "%s%s", d, d[0] && d[strlen(d) - 1] != '\n' ? "\n" : "");
+            }
+            free(d);
+        }
+    }
+}
+
+/*
+ * Under the table, per changed case: who accepted it, and what changed.
+ * Keys, acceptances, lines and notes may come from a saved report, so they
+ * are plain terminal text (base/text.h).
+ */
+static void case_notes(pg_buf *b, const pg_case_verdict *v)
+{
+    if (v->accepted) {
+        pg__text_term(b, v->key);
+        pg__buf_puts(b, ": ");
+        pg__text_term(b, v->accepted);
+        pg__buf_puts(b, "\n");
+    }
+    if (v->diag && (v->diag->line || v->diag->note) &&
+        (v->verdict == PG_VERDICT_REGRESSED || v->verdict == PG_VERDICT_IMPROVED)) {
+        pg__text_term(b, v->key);
+        pg__buf_puts(b, ": what changed: ");
+        pg__text_term(b, v->diag->line ? v->diag->line : "not counted");
+        if (v->diag->note) {
+            pg__buf_puts(b, " (");
+            pg__text_term(b, v->diag->note);
+            pg__buf_puts(b, ")");
+        }
+        pg__buf_puts(b, "\n");
     }
 }
 
@@ -325,27 +365,18 @@ static void render_compare(pg_buf *b, const pg_comparison *cmp, int color)
     }
     table_print(b, &t, color);
     table_free(&t);
-    for (i = 0; i < cmp->ncases; i++) {
-        /* Under the table, per changed case: who accepted it, and what changed. */
-        const pg_case_verdict *v = &cmp->cases[i];
-        if (v->accepted)
-            pg__buf_printf(b, "%s: %s\n", v->key, v->accepted);
-        if (v->diag && (v->diag->line || v->diag->note) &&
-            (v->verdict == PG_VERDICT_REGRESSED || v->verdict == PG_VERDICT_IMPROVED)) {
-            pg__buf_printf(b, "%s: what changed: %s", v->key, v->diag->line ? v->diag->line : "not counted");
-            if (v->diag->note)
-                pg__buf_printf(b, " (%s)", v->diag->note);
-            pg__buf_puts(b, "\n");
-        }
-    }
+    for (i = 0; i < cmp->ncases; i++)
+        case_notes(b, &cmp->cases[i]);
     pg__buf_puts(b, "\n");
     pg_render_summary_line(b, cmp);
     pg__buf_puts(b, "\n");
     if (cmp->canary.summary) {
-        pg__buf_puts(b, cmp->canary.summary);
+        pg__text_term(b, cmp->canary.summary);
         pg__buf_puts(b, "\n");
     }
-    pg__buf_printf(b, "method: %s\n", cmp->method ? cmp->method : "-");
+    pg__buf_puts(b, "method: ");
+    pg__text_term(b, cmp->method ? cmp->method : "-");
+    pg__buf_puts(b, "\n");
 }
 
 /*
