@@ -1,6 +1,7 @@
 /* main.c - perfgate's entry point: the table of subcommands. */
 #include "cli/cli.h"
 
+#include "perfgate/commit.h"
 #include "perfgate/config.h"
 
 #include <stdio.h>
@@ -79,8 +80,10 @@ int main(int argc, char **argv)
         return 0;
     }
     if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
-        printf("perfgate %s (CUDA backend: %s)\nlicence: Apache-2.0 (SPDX-License-Identifier: Apache-2.0)\n",
-               PG_VERSION_STRING, PG_HAS_CUDA ? "built" : "not built");
+        /* The commit: from git when built in a checkout, from cmake/commit.txt in a source archive. */
+        printf("perfgate %s (CUDA backend: %s)\ncommit: %s\nlicence: Apache-2.0 (SPDX-License-Identifier: "
+               "Apache-2.0)\n",
+               PG_VERSION_STRING, PG_HAS_CUDA ? "built" : "not built", PG_COMMIT_STRING);
         return 0;
     }
     for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
