@@ -15,6 +15,7 @@ typedef struct pg_command {
 } pg_command;
 
 static const pg_command commands[] = {
+    {"init", pg_cmd_init, "a starter suite for a build directory, and the CI workflows"},
     {"run", pg_cmd_run, "run suites, store the run, print results"},
     {"gate", pg_cmd_gate, "run + compare with the baseline + report; the CI entry point"},
     {"compare", pg_cmd_compare, "verdicts between stored runs"},
