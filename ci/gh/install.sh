@@ -85,12 +85,17 @@ fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+filled=$(tr -d '[:space:]' <"$src/cmake/commit.txt" 2>/dev/null || true)
 if [[ -n "${PERFGATE_TARBALL:-}" ]]; then
   tarball=$PERFGATE_TARBALL
-elif git -C "$src" rev-parse --git-dir >/dev/null 2>&1; then
+elif [[ "$filled" =~ ^[0-9a-f]+(-dirty)?$ ]]; then
+  # An unpacked source tarball (git archive filled commit.txt in): built as it is.
+  tarball=""
+elif [[ "$(git -C "$src" rev-parse --show-toplevel 2>/dev/null)" == "$src" ]]; then
   tarball=$(bash "$src/ci/release/tarball.sh" --out "$work" HEAD)
 else
-  tarball=""
+  echo "install.sh: $src is neither a git checkout of perfgate nor an unpacked source tarball" >&2
+  exit 2
 fi
 if [[ -n "$tarball" ]]; then
   tar -xzf "$tarball" -C "$work"
@@ -100,7 +105,6 @@ if [[ -n "$tarball" ]]; then
     exit 2
   fi
 else
-  # No git: this checkout is an unpacked source tarball already.
   tree=$src
 fi
 read -ra extra <<<"${PERFGATE_CMAKE_ARGS:-}"

@@ -33,6 +33,10 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 src=$(cd "$(dirname "$0")/../.." && pwd)
+if [[ "$(git -C "$src" rev-parse --show-toplevel 2>/dev/null)" != "$src" ]]; then
+  echo "tarball.sh: $src is not a git checkout (an unpacked tarball builds as it is)" >&2
+  exit 2
+fi
 if ! git -C "$src" rev-parse --verify -q "$rev^{commit}" >/dev/null; then
   echo "tarball.sh: '$rev' is not a commit of the git checkout $src" >&2
   exit 2
