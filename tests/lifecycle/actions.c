@@ -164,7 +164,7 @@ const char *gha_runner_temp(gha *g, int self_hosted)
 
 /* ---- a job's environment -------------------------------------------------- */
 
-static const char *ref_name(const char *ref)
+const char *gha_ref_name(const char *ref)
 {
     if (strncmp(ref, "refs/heads/", 11) == 0 || strncmp(ref, "refs/tags/", 10) == 0)
         return strchr(ref + 5, '/') + 1;
@@ -191,7 +191,7 @@ static void runner_env(gha_job *j, const char *workflow, const char *job)
     lc_env_set(e, "GITHUB_EVENT_PATH", "%s/_github_workflow/event.json", j->temp);
     lc_env_set(e, "GITHUB_SHA", "%s", ev->sha);
     lc_env_set(e, "GITHUB_REF", "%s", ev->ref);
-    lc_env_set(e, "GITHUB_REF_NAME", "%s", ref_name(ev->ref));
+    lc_env_set(e, "GITHUB_REF_NAME", "%s", gha_ref_name(ev->ref));
     lc_env_set(e, "GITHUB_HEAD_REF", "%s", ev->head_ref ? ev->head_ref : "");
     lc_env_set(e, "GITHUB_BASE_REF", "%s", ev->base_ref ? ev->base_ref : "");
     lc_env_set(e, "GITHUB_RUN_ID", "%ld", j->run_id);

@@ -113,9 +113,7 @@ static val github_value(gha_job *j, char **seg, size_t n)
     }
     if (n != 2)
         return mk(V_NULL, "");
-    ref_name = strrchr(ev->ref, '/') ? strrchr(ev->ref, '/') + 1 : ev->ref;
-    if (strncmp(ev->ref, "refs/heads/", 11) == 0)
-        ref_name = ev->ref + 11;
+    ref_name = gha_ref_name(ev->ref);
     if (strcmp(seg[1], "event_name") == 0)
         return mk(V_STR, ev->name);
     if (strcmp(seg[1], "sha") == 0)

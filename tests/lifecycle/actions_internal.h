@@ -78,6 +78,9 @@ typedef struct gha_job {
     char *error;               /* why an expression or an action could not run */
 } gha_job;
 
+/* GITHUB_REF_NAME of a ref: main of refs/heads/main, 7/merge of refs/pull/7/merge. */
+const char *gha_ref_name(const char *ref);
+
 /* ${{ }} in `text` expanded (a whole-text expression keeps its value's text). 0, or -1 with j->error. */
 int gha_expand(char **out, gha_job *j, const char *text);
 /* An if: condition (with or without ${{ }}). 0 with *truth, or -1 with j->error. */
