@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Pins perfgate's caller workflows to a release: every call of perfgate's
 # reusable workflows (uses: .../.github/workflows/{gate,post,record,nightly}.yml@REF)
-# and every `perfgate-ref:` get the commit the release's tag names, and the
+# or composite action (uses: .../ci/github@REF) and every `perfgate-ref:` get
+# the commit the release's tag names, and the
 # version comment its tag. It fills in the placeholder PERFGATE_SHA (what
 # docs/ci.md shows, written before that commit existed) and moves files
 # already pinned to another release. `perfgate init` pins to the commit it
@@ -45,7 +46,7 @@ for f in "${files[@]}"; do
     exit 2
   fi
   sed -E -i \
-    -e "s#(/\.github/workflows/(gate|post|record|nightly)\.yml@)(PERFGATE_SHA|[0-9a-f]{40})( *\# *[^ ]*)?#\1$sha \# $tag#" \
+    -e "s#(/(\.github/workflows/(gate|post|record|nightly)\.yml|ci/github)@)(PERFGATE_SHA|[0-9a-f]{40})( *\# *[^ ]*)?#\1$sha \# $tag#" \
     -e "s#(perfgate-ref: *)(PERFGATE_SHA|[0-9a-f]{40})#\1$sha#" "$f"
   echo "pin-workflows.sh: $f -> $tag ($sha)"
 done
