@@ -359,9 +359,10 @@ int pg_init_run(pg_init_result *out, const pg_init_options *opts)
         goto out;
     if (f.nplugins == 0 && f.nprograms == 0) {
         err = pg_error_set(PG_EUSAGE,
-                           "%s holds no perfgate plugin (a shared library made with PG_PLUGIN_DEFINE, "
-                           "docs/plugins.md) and no program; build first, or name the build directory%s%s",
-                           opts->build_dir, f.notes.len ? ". Passed over:\n" : "", f.notes.len ? f.notes.ptr : "");
+                           "%s holds no perfgate plugin that loads (a shared library made with PG_PLUGIN_DEFINE, "
+                           "docs/plugins.md) and no program; build first, or name the build directory%s%.*s",
+                           opts->build_dir, f.notes.len ? ". Passed over:\n" : "",
+                           (int)(f.notes.len ? f.notes.len - 1 : 0), f.notes.len ? f.notes.ptr : "");
         goto out;
     }
     if ((err = make_texts(texts, &p, &f)) != 0)

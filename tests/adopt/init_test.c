@@ -215,8 +215,18 @@ Test(init, a_plugin_that_crashes_as_it_loads_is_passed_over)
 {
     const char *argv[] = {"init", "--no-workflows", "build", NULL};
     char *build = pg__asprintf("%s/build", repo), *lib = pg_test_build_plugin(build, "adopt/crash_on_load.c", "crash", NULL);
+    char *cmd;
     pg_proc p;
 
+    /* Files that only look like libraries are read, never trusted: an ELF header over junk, a cut library. */
+    cmd = pg__asprintf("cd '%s' && python3 -c 'import struct, sys\n"
+                       "h = b\"\\x7fELF\\x02\\x01\\x01\" + bytes(9) + struct.pack(\"<HHIQQQIHHHHHH\", 3, 62, 1, 0, "
+                       "1 << 40, 1 << 62, 0, 64, 56, 5, 64, 100, 0)\n"
+                       "open(\"libjunk.so\", \"wb\").write(h + b\"x\" * 4000)' && "
+                       "head -c 300 libmylib_bench.so > libcut.so && chmod +x libjunk.so libcut.so",
+                       build);
+    cr_assert_eq(pg_test_sh(NULL, cmd), 0);
+    free(cmd);
     pg_test_run(&p, repo, NULL, argv);
     cr_assert_eq(p.status, 0, "%s%s", p.out, p.err);
     cr_assert(strstr(p.out, "passed over:\n    libcrash.so: a perfgate plugin, not used: loading it crashed") != NULL,

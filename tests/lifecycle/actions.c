@@ -535,3 +535,104 @@ void gha_job_run(gha_run *out, const gha_job_call *c, const char *name, const pg
     free(j.temp);
     free(j.home);
 }
+
+/* ---- composite actions ----------------------------------------------------- */
+
+/* The inputs of a composite action: `with:` over its defaults, every key one it declares. */
+static int composite_inputs(gha_job *j, gha_map *in, const pg_node *declared, const pg_node *with)
+{
+    size_t i;
+
+    for (i = 0; with && with->type == PG_NODE_MAP && i < with->count; i++) {
+        char *v = NULL;
+        if (!pg_node_get(declared, with->keys[i]->scalar))
+            return gha_fail(j, "the action takes no input '%s'", with->keys[i]->scalar);
+        if (gha_expand(&v, j, with->items[i]->scalar ? with->items[i]->scalar : "") != 0)
+            return -1;
+        gha_map_set(in, with->keys[i]->scalar, v);
+        free(v);
+    }
+    for (i = 0; declared && declared->type == PG_NODE_MAP && i < declared->count; i++) {
+        const pg_node *dflt = pg_node_get(declared->items[i], "default");
+        char *v = NULL;
+        if (gha_map_get(in, declared->keys[i]->scalar))
+            continue;
+        if (gha_expand(&v, j, dflt && dflt->scalar ? dflt->scalar : "") != 0)
+            return -1;
+        gha_map_set(in, declared->keys[i]->scalar, v);
+        free(v);
+    }
+    return 0;
+}
+
+int gha_composite(gha_job *j, const char *dir, const pg_node *with, gha_map *outputs)
+{
+    char *file = pg__asprintf("%s/action.yml", dir);
+    const pg_node *root, *steps, *outs;
+    gha_map in = {0};
+    pg_doc *doc = NULL;
+    gha_job sub;
+    size_t i;
+    int rc = -1;
+
+    if (pg_doc_load(&doc, file, NULL, 0) != 0) {
+        gha_fail(j, "%s: %s", file, pg_error_last());
+        goto out;
+    }
+    root = pg_doc_root(doc);
+    steps = pg_node_get(pg_node_get(root, "runs"), "steps");
+    if (!pg_node_is(pg_node_get(pg_node_get(root, "runs"), "using"), "composite") || !steps) {
+        gha_fail(j, "%s is not a composite action", file);
+        goto out;
+    }
+    if (composite_inputs(j, &in, pg_node_get(root, "inputs"), with) != 0)
+        goto out;
+    /* Its own steps and inputs; the job's environment, file commands and log. */
+    sub = *j;
+    memset(sub.steps, 0, sizeof(sub.steps));
+    sub.nsteps = 0;
+    sub.inputs = &in;
+    sub.status = "success";
+    memset(&sub.env, 0, sizeof(sub.env));
+    for (i = 0; i < (size_t)j->env.n; i++) {
+        char *key = pg__strdup(j->env.v[i]), *eq = strchr(key, '=');
+        *eq = '\0';
+        lc_env_set(&sub.env, key, "%s", eq + 1);
+        free(key);
+    }
+    lc_env_set(&sub.env, "GITHUB_ACTION_PATH", "%s", dir);
+    for (i = 0; i < steps->count && sub.nsteps < 64; i++) {
+        const pg_node *st = steps->items[i];
+        if (pg_node_get(st, "run") && !pg_node_is(pg_node_get(st, "shell"), "bash")) {
+            gha_fail(j, "%s: a run: step of a composite action needs shell: bash", file);
+            break;
+        }
+        do_step(&sub, "composite", st, NULL, NULL);
+    }
+    for (i = 0, outs = pg_node_get(root, "outputs"); !j->error && outs && i < outs->count; i++) {
+        const pg_node *value = pg_node_get(outs->items[i], "value");
+        char *v = NULL;
+        if (value && value->scalar && gha_expand(&v, &sub, value->scalar) == 0)
+            gha_map_set(outputs, outs->keys[i]->scalar, v);
+        free(v);
+    }
+    if (!j->error)
+        rc = strcmp(sub.status, "success") != 0;
+    /* What its steps wrote to GITHUB_ENV and GITHUB_PATH stays for the job's later steps. */
+    j->env_file = sub.env_file;
+    j->path_prefix = sub.path_prefix;
+    for (i = 0; i < sub.nsteps; i++) {
+        free(sub.steps[i].id);
+        gha_map_clear(&sub.steps[i].outputs);
+    }
+    if (sub.error && !j->error)
+        j->error = sub.error;
+    else
+        free(sub.error);
+    lc_env_free(&sub.env);
+out:
+    gha_map_clear(&in);
+    pg_doc_free(doc);
+    free(file);
+    return rc;
+}

@@ -104,6 +104,12 @@ void gha_job_run(gha_run *out, const gha_job_call *c, const char *name, const pg
 /* Runs action `uses` with its `with:` (expanded); outputs go to `outputs`. 0 success, 1 failure. */
 int gha_use(gha_job *j, const char *uses, const pg_node *with, gha_map *outputs);
 
+/* The directory of a composite action `uses` names (./PATH in the workspace, or OWNER/REPO/PATH@REF of a
+   registered tree), or NULL (caller frees). */
+char *gha_composite_dir(gha_job *j, const char *uses);
+/* Runs the composite action in `dir` within job `j`, as gha_use() runs an action. */
+int gha_composite(gha_job *j, const char *dir, const pg_node *with, gha_map *outputs);
+
 /* A job's error message (printf into j->error; returns -1). */
 int gha_fail(gha_job *j, const char *fmt, ...)
 #if defined(__GNUC__)

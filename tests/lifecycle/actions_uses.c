@@ -319,16 +319,55 @@ out:
     return j->error ? -1 : rc;
 }
 
+char *gha_composite_dir(gha_job *j, const char *uses)
+{
+    const char *at = strrchr(uses, '@');
+    char *dir = NULL, *file;
+    size_t i;
+
+    if (strncmp(uses, "./", 2) == 0) {
+        dir = pg__asprintf("%s/%s", j->workspace, uses + 2);
+    } else if (at) {
+        for (i = 0; i < j->g->nrepos && !dir; i++) {
+            const gha_repo *r = &j->g->repos[i];
+            size_t n = strlen(r->name);
+            if (r->tree && strcmp(r->ref, at + 1) == 0 && strncmp(uses, r->name, n) == 0 && uses[n] == '/')
+                dir = pg__asprintf("%s/%.*s", r->tree, (int)(at - uses - n - 1), uses + n + 1);
+        }
+    }
+    file = dir ? pg__asprintf("%s/action.yml", dir) : NULL;
+    if (file && !lc_exists(file)) {
+        free(dir);
+        dir = NULL;
+    }
+    free(file);
+    return dir;
+}
+
 int gha_use(gha_job *j, const char *uses, const pg_node *with, gha_map *outputs)
 {
     const char *at = strrchr(uses, '@');
     size_t len = at ? (size_t)(at - uses) : strlen(uses), i;
+    char *composite;
 
+    if (strncmp(uses, "./", 2) == 0) {
+        if (!(composite = gha_composite_dir(j, uses)))
+            return gha_fail(j, "%s holds no action.yml", uses);
+        i = (size_t)gha_composite(j, composite, with, outputs);
+        free(composite);
+        return (int)i;
+    }
     /* Pinned by commit, or it does not run (as zizmor would have it). */
     for (i = 1; at && at[i] && isxdigit((unsigned char)at[i]); i++)
         ;
     if (!at || i != 41 || at[i])
         return gha_fail(j, "%s is not pinned to a full commit SHA", uses);
+    /* A composite action of a repository registered at that commit. */
+    if ((composite = gha_composite_dir(j, uses)) != NULL) {
+        int rc = gha_composite(j, composite, with, outputs);
+        free(composite);
+        return rc;
+    }
     if (len == 16 && strncmp(uses, "actions/checkout", len) == 0)
         return checkout(j, with);
     if (len == 21 && strncmp(uses, "actions/cache/restore", len) == 0)

@@ -557,3 +557,65 @@ Test(userrepo, adopt_record_regress_fix_fork_nightly)
     step5_a_fork_is_posted_only_to_its_own_pull_request();
     step6_the_second_night_compares_with_the_first();
 }
+
+/* ---- the composite action, for those who prefer steps ----------------------- */
+
+static const char composite_workflow[] =
+    "name: perf\n"
+    "on: pull_request\n"
+    "permissions: {}\n"
+    "jobs:\n"
+    "  gate:\n"
+    "    runs-on: ubuntu-latest\n"
+    "    permissions: {contents: read}\n"
+    "    steps:\n"
+    "      - uses: actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1 # v7.0.1\n"
+    "        with: {path: head, persist-credentials: false}\n"
+    "      - uses: actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1 # v7.0.1\n"
+    "        with: {path: base, ref: \"${{ github.event.pull_request.base.sha }}\", persist-credentials: false}\n"
+    "      - id: perfgate\n"
+    "        uses: perfgate/perfgate/ci/github@%s # v0.1.0\n"
+    "        with: {build: make, build-dir: build, suites: perf/perfgate.yaml, threshold: 5%%}\n"
+    "      - if: always()\n"
+    "        env: {CODE: \"${{ steps.perfgate.outputs.exit-code }}\"}\n"
+    "        run: echo \"the gate exited $CODE\"\n";
+
+Test(userrepo, the_composite_action_gates_with_the_same_inputs)
+{
+    char *text = pg__asprintf(composite_workflow, u.ref), *out;
+    const gha_job_result *j;
+    gha_run r;
+    json_t *rep;
+
+    /* The benchmarks and a suite (perfgate init, no workflows: the user writes their own). */
+    free(lc_sh_ok("cp -a '%s/bench/.' '%s/' && cd '%s' && PKG_CONFIG_PATH='%s/lib/pkgconfig' make >/dev/null 2>&1 && "
+                  "'%s/bin/perfgate' init --no-workflows build >/dev/null && mkdir -p .github/workflows",
+                  DATA, u.origin, u.origin, u.perfgate->prefix, u.perfgate->prefix));
+    free(pg_test_write(u.origin, ".github/workflows/perf.yml", text));
+    lc_commit(u.origin, u.adopt, "perfgate: benchmarks and a gate of my own");
+    free(lc_sh_ok("git -C '%s' checkout -q -b dc-blocker && cp '%s/slow/src/mylib.c' '%s/src/mylib.c'", u.origin, DATA,
+                  u.origin));
+    lc_commit(u.origin, u.slow, "mylib_filter: end every cascade in a DC blocker");
+    {
+        char *payload = pg__asprintf("{\"number\": 2, \"pull_request\": {\"number\": 2, \"head\": {\"sha\": \"%s\", "
+                                     "\"ref\": \"dc-blocker\", \"repo\": {\"fork\": false}}, \"base\": {\"sha\": \"%s\", "
+                                     "\"ref\": \"main\"}}}",
+                                     u.slow, u.adopt);
+        gha_event ev = {"pull_request", payload, REPO, u.slow, "refs/pull/2/merge", u.slow, "dc-blocker", "main",
+                        "main"};
+        run(&r, u.slow, "perf.yml", &ev);
+        free(payload);
+    }
+    j = job_of(&r, "gate");
+    assert_installed_from_cache(&r);
+    cr_assert(strstr(r.log, "build.sh: built base") && strstr(r.log, "build.sh: built head"), "%s", r.log);
+    cr_assert_str_eq(j->conclusion, "failure", "the slower head did not fail:\n%s", r.log);
+    cr_assert(strstr(r.log, "the gate exited 1") != NULL, "the action's exit-code output:\n%s", r.log);
+    out = pg__asprintf("%s/perfgate-report.json", j->workspace);
+    rep = lc_report(out);
+    cr_assert_str_eq(lc_verdict_of(rep, "filter"), "REGRESSED", "%s", r.log);
+    json_decref(rep);
+    free(out);
+    free(text);
+    gha_run_clear(&r);
+}
