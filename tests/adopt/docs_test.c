@@ -29,20 +29,6 @@ typedef struct block {
 
 static char *tmp;
 
-static char *sh(const char *fmt, ...)
-{
-    char cmd[16384], *out = NULL;
-    va_list ap;
-    int rc;
-
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof(cmd), fmt, ap);
-    va_end(ap);
-    rc = pg_test_sh(&out, cmd);
-    pg_test_assert_no_sanitizer(rc, out, cmd);
-    cr_assert_eq(rc, 0, "%s: exit %d\n%s", cmd, rc, out);
-    return out;
-}
 
 /* The section's fenced blocks, each with its language and the file label before it. */
 static size_t blocks_of(block *out, size_t max, char **section_out)
@@ -115,14 +101,14 @@ Test(docs, the_adoption_section_runs_as_written, .timeout = 300)
     n = blocks_of(b, 24, &section);
     prefix = pg__asprintf("%s/prefix", tmp);
     repo = pg__asprintf("%s/mylib", tmp);
-    free(sh("cmake --install '%s' --prefix '%s' 2>&1", build, prefix));
-    free(sh("cp -a '%s/userrepo/v1' '%s' && cp -a '%s/userrepo/bench/.' '%s/' && git -C '%s' init -q -b main",
+    free(pg_test_sh_expect(0, "cmake --install '%s' --prefix '%s' 2>&1", build, prefix));
+    free(pg_test_sh_expect(0, "cp -a '%s/userrepo/v1' '%s' && cp -a '%s/userrepo/bench/.' '%s/' && git -C '%s' init -q -b main",
             PG_TEST_DATA_DIR, repo, PG_TEST_DATA_DIR, repo, repo));
     /* perfgate's repository with the release tag the pin script resolves. */
-    free(sh("git init -q '%s/release' && cd '%s/release' && git -c user.name=R -c user.email=r@example.com commit "
+    free(pg_test_sh_expect(0, "git init -q '%s/release' && cd '%s/release' && git -c user.name=R -c user.email=r@example.com commit "
             "-q --allow-empty -m v0.1.0 && git -c user.name=R -c user.email=r@example.com tag -a -m v0.1.0 v0.1.0",
             tmp, tmp));
-    sha = sh("git -C '%s/release' rev-parse 'v0.1.0^{commit}'", tmp);
+    sha = pg_test_sh_expect(0, "git -C '%s/release' rev-parse 'v0.1.0^{commit}'", tmp);
     sha[40] = '\0';
     env = pg__asprintf("PATH='%s/bin':\"$PATH\" PKG_CONFIG_PATH='%s/lib/pkgconfig' PERFGATE_REMOTE='%s/release'",
                        prefix, prefix, tmp);
@@ -132,7 +118,7 @@ Test(docs, the_adoption_section_runs_as_written, .timeout = 300)
         if (strcmp(b[i].lang, "sh") != 0)
             continue;
         script = pg_test_write(tmp, "block.sh", b[i].text);
-        out = sh("cd '%s' && export %s && bash -eo pipefail '%s' 2>&1", repo, env, script);
+        out = pg_test_sh_expect(0, "cd '%s' && export %s && bash -eo pipefail '%s' 2>&1", repo, env, script);
         pg__buf_puts(&log, out);
         free(out);
         free(script);
@@ -155,10 +141,10 @@ Test(docs, the_adoption_section_runs_as_written, .timeout = 300)
         shown++;
     }
     cr_assert_eq(shown, 3, "the section shows the pull request, post and main workflows");
-    free(sh("bash '" PG_TEST_SOURCE_DIR "/ci/gh/audit.sh' '%s/.github/workflows' 2>&1", repo));
+    free(pg_test_sh_expect(0, "bash '" PG_TEST_SOURCE_DIR "/ci/gh/audit.sh' '%s/.github/workflows' 2>&1", repo));
 
     /* The nightly: what `perfgate init --nightly` writes, shown with the placeholder. */
-    free(sh("rm -rf '%s/.github' '%s/perf' && cd '%s' && export %s && perfgate init --nightly --perfgate-ref %s build",
+    free(pg_test_sh_expect(0, "rm -rf '%s/.github' '%s/perf' && cd '%s' && export %s && perfgate init --nightly --perfgate-ref %s build",
             repo, repo, repo, env, sha));
     for (i = 0; i < n; i++)
         if (b[i].label && strstr(b[i].label, "perfgate-nightly")) {
@@ -168,7 +154,7 @@ Test(docs, the_adoption_section_runs_as_written, .timeout = 300)
             shown++;
         }
     cr_assert_eq(shown, 4, "the section shows the nightly workflow");
-    free(sh("bash '" PG_TEST_SOURCE_DIR "/ci/gh/audit.sh' '%s/.github/workflows' 2>&1", repo));
+    free(pg_test_sh_expect(0, "bash '" PG_TEST_SOURCE_DIR "/ci/gh/audit.sh' '%s/.github/workflows' 2>&1", repo));
 
     for (i = 0; i < n; i++) {
         free(b[i].label);

@@ -30,20 +30,6 @@ static int exists(const char *path)
 }
 
 /* Runs `cmd` through the shell, asserting its exit code; its output (caller frees). */
-static char *sh(int want, const char *fmt, ...)
-{
-    char cmd[8192], *out = NULL;
-    va_list ap;
-    int rc;
-
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof(cmd), fmt, ap);
-    va_end(ap);
-    rc = pg_test_sh(&out, cmd);
-    pg_test_assert_no_sanitizer(rc, out, cmd);
-    cr_assert_eq(rc, want, "%s: exit %d, not %d\n%s", cmd, rc, want, out);
-    return out;
-}
 
 static void setup(void)
 {
@@ -51,7 +37,7 @@ static void setup(void)
 
     tmp = pg_test_tmpdir();
     prefix = pg__asprintf("%s/prefix", tmp);
-    free(sh(0, "cmake --install '%s' --prefix '%s' 2>&1", build, prefix));
+    free(pg_test_sh_expect(0, "cmake --install '%s' --prefix '%s' 2>&1", build, prefix));
     free(build);
 }
 
@@ -85,11 +71,11 @@ Test(install, the_usual_places)
     cr_assert_eq(exists(path), PG_HAS_CUDA, "the CUDA module is installed exactly when it is built");
     free(path);
     /* The installed program names its version, the commit it was built from, and its licence. */
-    out = sh(0, "'%s/bin/perfgate' --version", prefix);
+    out = pg_test_sh_expect(0, "'%s/bin/perfgate' --version", prefix);
     cr_assert(strncmp(out, "perfgate " PG_VERSION_STRING " (CUDA backend: ", 25) == 0, "%s", out);
     cr_assert(strstr(out, "\ncommit: ") && strstr(out, "\nlicence: Apache-2.0"), "%s", out);
     free(out);
-    out = sh(0, "PKG_CONFIG_PATH='%s/lib/pkgconfig' pkg-config --modversion perfgate", prefix);
+    out = pg_test_sh_expect(0, "PKG_CONFIG_PATH='%s/lib/pkgconfig' pkg-config --modversion perfgate", prefix);
     cr_assert_str_eq(out, PG_VERSION_STRING "\n");
     free(out);
 }
@@ -110,13 +96,13 @@ static char *suite_for(const char *name, const char *lib)
 
 static void runs_under_the_installed_perfgate(const char *p, const char *suite)
 {
-    char *out = sh(0, "cd '%s' && '%s/bin/perfgate' run --no-store '%s' 2>&1", tmp, p, suite);
+    char *out = pg_test_sh_expect(0, "cd '%s' && '%s/bin/perfgate' run --no-store '%s' 2>&1", tmp, p, suite);
 
     cr_assert(strstr(out, "/filter[]@1:cpu") && strstr(out, "/design[]@1:cpu"), "%s", out);
     cr_assert(strstr(out, "ERROR") == NULL, "%s", out);
     free(out);
     /* The counting instrument: perfgate-meter and the allocation counter, from the prefix. */
-    out = sh(0, "cd '%s' && '%s/bin/perfgate' run --no-store --instrument memory '%s' 2>&1", tmp, p, suite);
+    out = pg_test_sh_expect(0, "cd '%s' && '%s/bin/perfgate' run --no-store --instrument memory '%s' 2>&1", tmp, p, suite);
     cr_assert(strstr(out, "#allocs_per_iter") != NULL && strstr(out, "ERROR") == NULL, "%s", out);
     free(out);
 }
@@ -126,9 +112,9 @@ Test(install, plugins_built_with_pkg_config_and_find_package_run)
     char *out, *suite;
 
     /* pkg-config: the user's own Makefile, which reads pkg-config --cflags perfgate. */
-    free(sh(0, "cp -a '%s/userrepo/v1' '%s/mk' && cp -a '%s/userrepo/bench/.' '%s/mk/'", PG_TEST_DATA_DIR, tmp,
+    free(pg_test_sh_expect(0, "cp -a '%s/userrepo/v1' '%s/mk' && cp -a '%s/userrepo/bench/.' '%s/mk/'", PG_TEST_DATA_DIR, tmp,
             PG_TEST_DATA_DIR, tmp));
-    out = sh(0, "cd '%s/mk' && PKG_CONFIG_PATH='%s/lib/pkgconfig' make 2>&1", tmp, prefix);
+    out = pg_test_sh_expect(0, "cd '%s/mk' && PKG_CONFIG_PATH='%s/lib/pkgconfig' make 2>&1", tmp, prefix);
     cr_assert(strstr(out, "-I") && strstr(out, "/include"), "%s", out);
     free(out);
     suite = suite_for("mk", "mk/build/libmylib_bench.so");
@@ -136,7 +122,7 @@ Test(install, plugins_built_with_pkg_config_and_find_package_run)
     free(suite);
 
     /* find_package(perfgate) and perfgate::plugin. */
-    out = sh(0, "cmake -S '%s/adopt/cmake-plugin' -B '%s/cm' -DCMAKE_PREFIX_PATH='%s' -DMYLIB_SRC='%s/userrepo' "
+    out = pg_test_sh_expect(0, "cmake -S '%s/adopt/cmake-plugin' -B '%s/cm' -DCMAKE_PREFIX_PATH='%s' -DMYLIB_SRC='%s/userrepo' "
                 "2>&1 && cmake --build '%s/cm' 2>&1",
              PG_TEST_DATA_DIR, tmp, prefix, PG_TEST_DATA_DIR, tmp);
     cr_assert(strstr(out, "perfgate " PG_VERSION_STRING ": ") != NULL, "%s", out);
@@ -151,24 +137,24 @@ Test(install, companions_come_from_the_prefix_wherever_it_goes)
     char *moved = pg__asprintf("%s/elsewhere/tree", tmp), *out, *suite;
 
     /* Moved (as a cache restores it at another path): still whole, and pkg-config follows. */
-    free(sh(0, "mkdir -p '%s/elsewhere' && mv '%s' '%s'", tmp, prefix, moved));
-    out = sh(0, "PKG_CONFIG_PATH='%s/lib/pkgconfig' pkg-config --cflags perfgate", moved);
+    free(pg_test_sh_expect(0, "mkdir -p '%s/elsewhere' && mv '%s' '%s'", tmp, prefix, moved));
+    out = pg_test_sh_expect(0, "PKG_CONFIG_PATH='%s/lib/pkgconfig' pkg-config --cflags perfgate", moved);
     cr_assert(strstr(out, "/elsewhere/tree/") != NULL, "%s", out);
     free(out);
-    free(sh(0, "cp -a '%s/userrepo/v1' '%s/mk' && cp -a '%s/userrepo/bench/.' '%s/mk/' && cd '%s/mk' && "
+    free(pg_test_sh_expect(0, "cp -a '%s/userrepo/v1' '%s/mk' && cp -a '%s/userrepo/bench/.' '%s/mk/' && cd '%s/mk' && "
                "PKG_CONFIG_PATH='%s/lib/pkgconfig' make 2>&1",
             PG_TEST_DATA_DIR, tmp, PG_TEST_DATA_DIR, tmp, tmp, moved));
     suite = suite_for("mk", "mk/build/libmylib_bench.so");
     runs_under_the_installed_perfgate(moved, suite);
-    out = sh(0, "'%s/bin/perfgate' count -- /bin/true 2>&1", moved);
+    out = pg_test_sh_expect(0, "'%s/bin/perfgate' count -- /bin/true 2>&1", moved);
     cr_assert(strstr(out, "Total: 0 FLOP") != NULL, "%s", out);
     free(out);
     /* Without them in the prefix, the installed program fails and says where it looked: never the build tree. */
-    free(sh(0, "rm '%s/lib/perfgate/libperfgate_count.so' '%s/lib/perfgate/perfgate-meter'", moved, moved));
-    out = sh(2, "'%s/bin/perfgate' count -- /bin/true 2>&1", moved);
+    free(pg_test_sh_expect(0, "rm '%s/lib/perfgate/libperfgate_count.so' '%s/lib/perfgate/perfgate-meter'", moved, moved));
+    out = pg_test_sh_expect(2, "'%s/bin/perfgate' count -- /bin/true 2>&1", moved);
     cr_assert(strstr(out, "libperfgate_count.so not found") != NULL && strstr(out, "lib/perfgate") != NULL, "%s", out);
     free(out);
-    out = sh(2, "cd '%s' && '%s/bin/perfgate' run --no-store --instrument memory '%s' 2>&1", tmp, moved, suite);
+    out = pg_test_sh_expect(2, "cd '%s' && '%s/bin/perfgate' run --no-store --instrument memory '%s' 2>&1", tmp, moved, suite);
     cr_assert(strstr(out, "perfgate-meter") != NULL, "%s", out);
     free(out);
     free(suite);

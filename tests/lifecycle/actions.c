@@ -276,18 +276,27 @@ char *gha_runner_sh(gha *g, int self_hosted, const char *cmd)
 
 /* ---- run: steps ----------------------------------------------------------- */
 
-/* Reads a file command (GITHUB_OUTPUT, GITHUB_ENV): NAME=value lines and NAME<<DELIM blocks; empties it. */
-static void read_file_command(gha_job *j, const char *var, gha_map *into)
+/* The contents of the file command `var` names (caller frees; NULL when empty), which it then empties. */
+static char *take_file_command(gha_job *j, const char *var)
 {
     const char *path = lc_env_get(&j->env, var);
-    char *text = NULL, *p, *save = NULL;
+    char *text = NULL;
     size_t len = 0;
 
-    if (pg__read_file(&text, &len, path) != 0) {
+    if (pg__read_file(&text, &len, path) != 0 || len == 0) {
         free(text);
-        return;
+        return NULL;
     }
-    for (p = strtok_r(text, "\n", &save); p; p = strtok_r(NULL, "\n", &save)) {
+    cr_assert(truncate(path, 0) == 0, "%s", path);
+    return text;
+}
+
+/* GITHUB_OUTPUT or GITHUB_ENV: NAME=value lines and NAME<<DELIM blocks. */
+static void read_file_command(gha_job *j, const char *var, gha_map *into)
+{
+    char *text = take_file_command(j, var), *p, *save = NULL;
+
+    for (p = text ? strtok_r(text, "\n", &save) : NULL; p; p = strtok_r(NULL, "\n", &save)) {
         char *eq = strchr(p, '='), *heredoc = strstr(p, "<<");
         if (heredoc && (!eq || heredoc < eq)) {
             pg_buf v = PG_BUF_INIT;
@@ -303,28 +312,20 @@ static void read_file_command(gha_job *j, const char *var, gha_map *into)
         }
     }
     free(text);
-    cr_assert(truncate(path, 0) == 0, "%s", path);
 }
 
+/* GITHUB_PATH: one directory a line; later additions go first, as on a runner. */
 static void read_path_command(gha_job *j)
 {
-    const char *path = lc_env_get(&j->env, "GITHUB_PATH");
-    char *text = NULL, *p, *save = NULL;
-    size_t len = 0;
+    char *text = take_file_command(j, "GITHUB_PATH"), *p, *save = NULL;
 
-    if (pg__read_file(&text, &len, path) != 0) {
-        free(text);
-        return;
-    }
-    /* Later additions go first, as on a runner. */
-    for (p = strtok_r(text, "\n", &save); p; p = strtok_r(NULL, "\n", &save)) {
+    for (p = text ? strtok_r(text, "\n", &save) : NULL; p; p = strtok_r(NULL, "\n", &save)) {
         pg_buf b = PG_BUF_INIT;
         pg__buf_printf(&b, "%s:%s", p, j->path_prefix.ptr ? j->path_prefix.ptr : "");
         pg__buf_clear(&j->path_prefix);
         j->path_prefix = b;
     }
     free(text);
-    cr_assert(truncate(path, 0) == 0, "%s", path);
 }
 
 /* Runs `script` with bash as Actions does (bash --noprofile --norc -eo pipefail) in `cwd` with `env`. */
@@ -538,25 +539,26 @@ void gha_job_run(gha_run *out, const gha_job_call *c, const char *name, const pg
 
 /* ---- composite actions ----------------------------------------------------- */
 
-/* The inputs of a composite action: `with:` over its defaults, every key one it declares. */
-static int composite_inputs(gha_job *j, gha_map *in, const pg_node *declared, const pg_node *with)
+int gha_inputs(gha_map *in, gha_job *j, const pg_node *declared, const pg_node *with, int check_required)
 {
     size_t i;
 
     for (i = 0; with && with->type == PG_NODE_MAP && i < with->count; i++) {
         char *v = NULL;
         if (!pg_node_get(declared, with->keys[i]->scalar))
-            return gha_fail(j, "the action takes no input '%s'", with->keys[i]->scalar);
+            return gha_fail(j, "input '%s' is not defined in the called workflow or action", with->keys[i]->scalar);
         if (gha_expand(&v, j, with->items[i]->scalar ? with->items[i]->scalar : "") != 0)
             return -1;
         gha_map_set(in, with->keys[i]->scalar, v);
         free(v);
     }
     for (i = 0; declared && declared->type == PG_NODE_MAP && i < declared->count; i++) {
-        const pg_node *dflt = pg_node_get(declared->items[i], "default");
+        const pg_node *d = declared->items[i], *dflt = pg_node_get(d, "default");
         char *v = NULL;
         if (gha_map_get(in, declared->keys[i]->scalar))
             continue;
+        if (check_required && pg_node_is(pg_node_get(d, "required"), "true"))
+            return gha_fail(j, "input '%s' is required by the called workflow", declared->keys[i]->scalar);
         if (gha_expand(&v, j, dflt && dflt->scalar ? dflt->scalar : "") != 0)
             return -1;
         gha_map_set(in, declared->keys[i]->scalar, v);
@@ -585,7 +587,7 @@ int gha_composite(gha_job *j, const char *dir, const pg_node *with, gha_map *out
         gha_fail(j, "%s is not a composite action", file);
         goto out;
     }
-    if (composite_inputs(j, &in, pg_node_get(root, "inputs"), with) != 0)
+    if (gha_inputs(&in, j, pg_node_get(root, "inputs"), with, 0) != 0)
         goto out;
     /* Its own steps and inputs; the job's environment, file commands and log. */
     sub = *j;

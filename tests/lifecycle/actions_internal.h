@@ -104,6 +104,10 @@ void gha_job_run(gha_run *out, const gha_job_call *c, const char *name, const pg
 /* Runs action `uses` with its `with:` (expanded); outputs go to `outputs`. 0 success, 1 failure. */
 int gha_use(gha_job *j, const char *uses, const pg_node *with, gha_map *outputs);
 
+/* The inputs of a call (`with:`, expanded in `j`'s context, over the declared defaults): every key one
+   `declared` has, and with `check_required` every required one given. 0, or -1 with j->error. */
+int gha_inputs(gha_map *in, gha_job *j, const pg_node *declared, const pg_node *with, int check_required);
+
 /* The directory of a composite action `uses` names (./PATH in the workspace, or OWNER/REPO/PATH@REF of a
    registered tree), or NULL (caller frees). */
 char *gha_composite_dir(gha_job *j, const char *uses);

@@ -114,32 +114,6 @@ static char *resolve(gha *g, const gha_event *ev, const char *uses)
     return path && lc_exists(path) ? path : (free(path), NULL);
 }
 
-/* The inputs of a call: `with:` (expanded in the caller's context) over the declared defaults. */
-static int call_inputs(gha_run *out, gha_map *inputs, gha_job *caller, const pg_node *declared, const pg_node *with)
-{
-    size_t i;
-
-    for (i = 0; with && with->type == PG_NODE_MAP && i < with->count; i++) {
-        char *v = NULL;
-        if (!pg_node_get(declared, with->keys[i]->scalar))
-            return run_error(out, "input '%s' is not defined in the called workflow", with->keys[i]->scalar);
-        if (gha_expand(&v, caller, with->items[i]->scalar ? with->items[i]->scalar : "") != 0)
-            return run_error(out, "with: %s: %s", with->keys[i]->scalar, caller->error);
-        gha_map_set(inputs, with->keys[i]->scalar, v);
-        free(v);
-    }
-    for (i = 0; declared && declared->type == PG_NODE_MAP && i < declared->count; i++) {
-        const pg_node *d = declared->items[i], *req = pg_node_get(d, "required"), *dflt = pg_node_get(d, "default");
-        const char *name = declared->keys[i]->scalar;
-        if (gha_map_get(inputs, name))
-            continue;
-        if (req && req->scalar && strcmp(req->scalar, "true") == 0)
-            return run_error(out, "input '%s' is required by the called workflow", name);
-        gha_map_set(inputs, name, dflt && dflt->scalar ? dflt->scalar : "");
-    }
-    return 0;
-}
-
 typedef struct caller {
     const gha_job_call *c;
     const pg_node *wf_perms;
@@ -178,9 +152,11 @@ static int call_workflow(gha_run *out, const caller *k)
             rc = run_error(out, "%s is not a reusable workflow (no on: workflow_call)", uses->scalar);
             goto done;
         }
-        if (call_inputs(out, &inputs, &ctx, pg_node_get(call, "inputs"), pg_node_get(k->job, "with")) != 0 ||
-            gha_condition(&run, &ctx, cond && cond->scalar ? cond->scalar : "success()") != 0)
+        if (gha_inputs(&inputs, &ctx, pg_node_get(call, "inputs"), pg_node_get(k->job, "with"), 1) != 0 ||
+            gha_condition(&run, &ctx, cond && cond->scalar ? cond->scalar : "success()") != 0) {
+            rc = run_error(out, "%s: %s", uses->scalar, ctx.error);
             goto done;
+        }
         for (i = 0; jobs && i < jobs->count; i++) {
             const pg_node *asked = pg_node_get(jobs->items[i], "permissions");
             const char *over = exceeds(asked ? asked : pg_node_get(root, "permissions"), granted);

@@ -73,16 +73,13 @@ void lc_env_base(lc_env *e, const char *home)
 
 char *lc_sh_ok(const char *fmt, ...)
 {
-    char cmd[16384], *out = NULL;
+    char cmd[16384];
     va_list ap;
-    int rc;
 
     va_start(ap, fmt);
     vsnprintf(cmd, sizeof(cmd), fmt, ap);
     va_end(ap);
-    rc = pg_test_sh(&out, cmd);
-    cr_assert_eq(rc, 0, "%s: exit %d\n%s", cmd, rc, out);
-    return out;
+    return pg_test_sh_expect(0, "%s", cmd);
 }
 
 char *lc_slurp(const char *dir, const char *rel)
