@@ -8,7 +8,7 @@
  * cuBLAS refused (no device, a bad handle or argument) is recorded as
  * OP!failed with zero FLOPs, so a count says what the program asked for and
  * what ran. The library links no CUDA: the program's own cuBLAS is reached
- * through dlsym(RTLD_NEXT), and cuBLASLt's layout queries through the
+ * as the BLAS is (resolve.c), and cuBLASLt's layout queries through the
  * program's cuBLASLt.
  */
 #include "count_internal.h"
@@ -16,9 +16,6 @@
 
 #include <cublasLt.h>
 #include <cublas_v2.h>
-#include <dlfcn.h>
-
-#define EXPORT __attribute__((visibility("default")))
 
 static int complex_type(cudaDataType t)
 {
@@ -39,19 +36,20 @@ static void count_call(const char *op, const char *failed_op, void *caller, cubl
         pg__count_record(failed_op, caller, &s, 0, 0);
 }
 
-/* Forwards `call_args` to the real `name`; counts when on and not nested. */
+/* Forwards `call_args` to the real `name`; counts when on and not nested. With no real cuBLAS to reach, the
+   call fails as cuBLAS fails without a device context. */
 #define PG_CUBLAS(op, fn_type, name, call_args, m, n, k, batch, cplx)                                           \
     do {                                                                                                        \
         static fn_type real;                                                                                    \
         cublasStatus_t st;                                                                                      \
-        if (!real)                                                                                              \
-            *(void **)&real = pg__count_next(name);                                                             \
+        void *caller = __builtin_return_address(0);                                                             \
+        PG_COUNT_FIND(real, name, caller, return CUBLAS_STATUS_NOT_INITIALIZED);                                \
         if (!pg__count_on || pg__count_inside)                                                                  \
             return real call_args;                                                                              \
         pg__count_inside = 1;                                                                                   \
         st = real call_args;                                                                                    \
         pg__count_inside = 0;                                                                                   \
-        count_call(op, op "!failed", __builtin_return_address(0), st, m, n, k, batch, cplx);                   \
+        count_call(op, op "!failed", caller, st, m, n, k, batch, cplx);                                         \
         return st;                                                                                              \
     } while (0)
 
@@ -148,13 +146,14 @@ typedef cublasStatus_t (*layout_get_fn)(cublasLtMatrixLayout_t, cublasLtMatrixLa
 typedef cublasStatus_t (*desc_get_fn)(cublasLtMatmulDesc_t, cublasLtMatmulDescAttributes_t, void *, size_t, size_t *);
 
 /* rows, cols, batch and element type of a layout; 1 when cuBLASLt cannot say. */
-static int layout_dims(cublasLtMatrixLayout_t l, uint64_t *rows, uint64_t *cols, int32_t *batch, uint32_t *type)
+static int layout_dims(cublasLtMatrixLayout_t l, uint64_t *rows, uint64_t *cols, int32_t *batch, uint32_t *type,
+                       void *caller)
 {
     static layout_get_fn get;
     size_t w;
 
     if (!get)
-        *(void **)&get = dlsym(RTLD_DEFAULT, "cublasLtMatrixLayoutGetAttribute");
+        *(void **)&get = pg__count_next("cublasLtMatrixLayoutGetAttribute", caller);
     *batch = 1;
     return !get || get(l, CUBLASLT_MATRIX_LAYOUT_ROWS, rows, sizeof(*rows), &w) != CUBLAS_STATUS_SUCCESS ||
            get(l, CUBLASLT_MATRIX_LAYOUT_COLS, cols, sizeof(*cols), &w) != CUBLAS_STATUS_SUCCESS ||
@@ -175,29 +174,29 @@ EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t h, cublasLtMatmulDesc_t de
 {
     static ltmatmul_fn real;
     static desc_get_fn dget;
+    void *caller = __builtin_return_address(0);
     cublasStatus_t st;
     uint64_t ar = 0, ac = 0, dr = 0, dc = 0;
     int32_t ab = 1, db = 1, ta = CUBLAS_OP_N;
     uint32_t at = 0, dt = 0;
     size_t w;
 
-    if (!real)
-        *(void **)&real = pg__count_next("cublasLtMatmul");
+    PG_COUNT_FIND(real, "cublasLtMatmul", caller, return CUBLAS_STATUS_NOT_INITIALIZED);
     if (!pg__count_on || pg__count_inside)
         return real(h, desc, alpha, a, ad, b, bd, beta, c, cd, d, dd, algo, ws, wss, stream);
     pg__count_inside = 1;
     st = real(h, desc, alpha, a, ad, b, bd, beta, c, cd, d, dd, algo, ws, wss, stream);
     pg__count_inside = 0;
     if (!dget)
-        *(void **)&dget = dlsym(RTLD_DEFAULT, "cublasLtMatmulDescGetAttribute");
+        *(void **)&dget = pg__count_next("cublasLtMatmulDescGetAttribute", caller);
     /* D is m x n; A is m x k, or k x m when transposed. */
-    if (layout_dims(ad, &ar, &ac, &ab, &at) || layout_dims(dd, &dr, &dc, &db, &dt) || !dget ||
+    if (layout_dims(ad, &ar, &ac, &ab, &at, caller) || layout_dims(dd, &dr, &dc, &db, &dt, caller) || !dget ||
         dget(desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof(ta), &w) != CUBLAS_STATUS_SUCCESS) {
         shape s = {SHAPE_GEMM, {0, 0, 0}, 0, 1};
-        pg__count_record("cublasLtMatmul!unreadable", __builtin_return_address(0), &s, 0, 0);
+        pg__count_record("cublasLtMatmul!unreadable", caller, &s, 0, 0);
         return st;
     }
-    count_call("cublasLtMatmul", "cublasLtMatmul!failed", __builtin_return_address(0), st, (int64_t)dr,
+    count_call("cublasLtMatmul", "cublasLtMatmul!failed", caller, st, (int64_t)dr,
                (int64_t)dc, (int64_t)(ta == CUBLAS_OP_N ? ac : ar), db, complex_type((cudaDataType)at));
     return st;
 }

@@ -2,8 +2,9 @@
  * fuzz_trace.c - libFuzzer target for the Chrome-trace reader.
  *
  * Any byte string must either read into a trace whose parent links stay in
- * range (and which key_averages() and the exporter can walk) or fail with
- * PG_EFORMAT and a one-line message; never crash, leak or read out of bounds.
+ * range (and which key_averages(), the FLOPs of each op and the exporter can
+ * walk) or fail with PG_EFORMAT and a one-line message; never crash, leak or
+ * read out of bounds.
  */
 #include "trace/steps.h"
 #include "trace/trace.h"
@@ -36,6 +37,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (p >= (int32_t)t->nevents || p < -1)
             abort();
         (void)pg_trace_inside(t, i, 0);
+        /* args.flops, else the shapes of a matrix product: a count is never below -1. */
+        if (pg_trace_op_flops(t, i, NULL) < -1)
+            abort();
     }
     if (pg_trace_aggregate(&rows, &n, t, 1, PG_TRACE_SORT_SELF) == 0)
         free(rows);

@@ -216,6 +216,26 @@ char *pg__check_path(const char *suite_path, const char *rel)
     return full;
 }
 
+int pg__check_read_trace(pg_trace **out, const pg_suite *suite, const pg_node *tn, const pg_trace_read_options *ro)
+{
+    char *path, why[512];
+    int err;
+
+    *out = NULL;
+    if (tn->type != PG_NODE_SCALAR || !tn->scalar || !tn->scalar[0])
+        return pg_error_set(PG_ESUITE, "%s:%d:%d: trace must be a file path", tn->file, tn->line, tn->col);
+    if (!(path = pg__check_path(suite->path, tn->scalar)))
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    if ((err = pg_trace_read_file(out, path, ro)) != 0) {
+        /* Name the suite line too: the user fixes the file or the path there. The message is copied first
+           because pg_error_set() writes the same buffer. */
+        snprintf(why, sizeof(why), "%s", pg_error_last());
+        err = pg_error_set(err == PG_EIO ? PG_EINVAL : err, "%s:%d:%d: %s", tn->file, tn->line, tn->col, why);
+    }
+    free(path);
+    return err;
+}
+
 int pg__check_unknown_key(const pg_node *key, const char *kind, const char *known)
 {
     return pg_error_set(PG_ESUITE, "%s:%d:%d: unknown key '%s' in the expect of a %s check (%s)", key->file,

@@ -50,6 +50,12 @@ int pg__check_eval(int64_t *out, const pg_node *n, const pg_case *c, const char 
 /** A trace path of a suite: absolute as given, else relative to the suite file's folder. Caller frees. */
 char *pg__check_path(const char *suite_path, const char *rel);
 
+/**
+ * Reads the trace a check's `trace:` names (relative to the suite file) with `ro`; a bad path or file is an
+ * error naming the suite position and the file's own.
+ */
+int pg__check_read_trace(pg_trace **out, const pg_suite *suite, const pg_node *tn, const pg_trace_read_options *ro);
+
 /** Reports an expect key no kind knows, with its position. */
 int pg__check_unknown_key(const pg_node *key, const char *kind, const char *known);
 

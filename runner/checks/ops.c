@@ -557,30 +557,17 @@ int pg__check_ops(pg_check_result *out, const pg_suite *suite, const pg_check *c
         pg_trace_read_options ro = PG_TRACE_READ_OPTIONS_INIT;
         const pg_node *tn = check->trace;
         struct stat st;
-        if (tn->type != PG_NODE_SCALAR || !tn->scalar || !tn->scalar[0]) {
-            err = pg_error_set(PG_ESUITE, "%s:%d:%d: trace must be a file path", tn->file, tn->line, tn->col);
-            goto cleanup;
-        }
         if ((err = parse_spec(&s, check->expect, NULL)) != 0)
             goto cleanup;
-        if (!(path = pg__check_path(suite->path, tn->scalar))) {
-            err = pg_error_set(PG_ENOMEM, "out of memory");
-            goto cleanup;
-        }
         /* Small traces are read whole so messages can show every ancestor; big ones keep
          * only what the patterns can match, which bounds memory. */
-        if (stat(path, &st) == 0 && st.st_size > FILTER_ABOVE) {
+        if (tn->scalar && (path = pg__check_path(suite->path, tn->scalar)) != NULL && stat(path, &st) == 0 &&
+            st.st_size > FILTER_ABOVE) {
             ro.keep = keep_event;
             ro.payload = &s;
         }
-        if ((err = pg_trace_read_file(&read, path, &ro)) != 0) {
-            /* Name the suite line too: the user fixes the file or the path there. The
-             * message is copied first because pg_error_set() writes the same buffer. */
-            char why[512];
-            snprintf(why, sizeof(why), "%s", pg_error_last());
-            err = pg_error_set(err == PG_EIO ? PG_EINVAL : err, "%s:%d:%d: %s", tn->file, tn->line, tn->col, why);
+        if ((err = pg__check_read_trace(&read, suite, tn, &ro)) != 0)
             goto cleanup;
-        }
         source = pg__asprintf("trace %s", tn->scalar);
         if (!source) {
             err = PG_ENOMEM;

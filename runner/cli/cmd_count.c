@@ -11,18 +11,21 @@
 #include <string.h>
 
 static const char count_desc[] =
-    "Runs PROGRAM with libperfgate_count.so preloaded, which counts every CBLAS\n"
-    "level-3 and level-2 call (s/d/c/z gemm, symm, syrk, trmm, trsm, gemv) with\n"
-    "the FLOP formulas of perfgate's own FLOP counter (2*m*n*k for a GEMM; a\n"
-    "complex multiply-add is 8 real FLOPs), and prints the FLOPs by calling\n"
-    "function, by op and shape, and by range (PG_COUNT_RANGE_PUSH from\n"
-    "perfgate/count.h, or NVTX ranges). Children the program starts are counted\n"
-    "too. The program's own output goes where perfgate's goes, before the table.\n"
-    "A program linked statically against its BLAS, or setuid, cannot be counted.\n"
-    "Function names come from the program's symbol table: build with symbols\n"
-    "(not stripped) and mark small functions noinline to see them by name.\n\n"
+    "Runs PROGRAM with libperfgate_count.so preloaded, which counts every BLAS\n"
+    "level-3 and level-2 call (s/d/c/z gemm, symm, syrk, trmm, trsm, gemv),\n"
+    "through CBLAS (cblas_sgemm: NumPy, C programs) or Fortran (sgemm_: PyTorch,\n"
+    "SciPy) alike, with the FLOP formulas of perfgate's own FLOP counter\n"
+    "(2*m*n*k for a GEMM; a complex multiply-add is 8 real FLOPs), and prints the\n"
+    "FLOPs by calling function, by op and shape, and by range (PG_COUNT_RANGE_PUSH\n"
+    "from perfgate/count.h, NVTX ranges, or python/perfgate_count.py). Children\n"
+    "the program starts are counted too. The program's own output goes where\n"
+    "perfgate's goes, before the table. A program linked statically against its\n"
+    "BLAS, or setuid, cannot be counted. Function names come from the program's\n"
+    "symbol table: build with symbols (not stripped) and mark small functions\n"
+    "noinline to see them by name.\n\n"
     "examples:\n"
     "  perfgate count -- ./build/examples/blas_prog\n"
+    "  perfgate count -- python3 examples/torch/mlp_step.py\n"
     "  perfgate count --json -- python3 train.py --steps 1";
 
 static json_t *rows_json(const pg_counts *c)

@@ -182,6 +182,14 @@ static int read_one(pg_counts *c, const char *path)
             free(text);
             return pg_error_set(PG_EINVAL, "%s: a FLOP count overflowed int64 in the program", path);
         }
+        if (strncmp(line, PG_COUNT_UNFORWARDED "\t", sizeof(PG_COUNT_UNFORWARDED)) == 0) {
+            rc = pg_error_set(PG_EKERNEL,
+                              "the program called %s, which no library loaded in it defines: the call reached "
+                              "perfgate's counting wrapper and did nothing, so its results and counts are wrong",
+                              line + sizeof(PG_COUNT_UNFORWARDED));
+            free(text);
+            return rc;
+        }
         f[nf++] = line;
         for (char *p = line; *p && nf < 6; p++)
             if (*p == '\t') {
@@ -203,6 +211,21 @@ static int read_one(pg_counts *c, const char *path)
     free(text);
     c->processes++;
     return 0;
+}
+
+/* Largest first, then by op, shape, function and range: the same program prints the same table every run,
+   whatever order its processes' hash tables held the calls in. */
+static int row_cmp(const void *pa, const void *pb)
+{
+    const pg_count_row *a = pa, *b = pb;
+    int r;
+
+    if (a->flops != b->flops)
+        return a->flops > b->flops ? -1 : 1;
+    if ((r = strcmp(a->op, b->op)) != 0 || (r = strcmp(a->shape, b->shape)) != 0 ||
+        (r = strcmp(a->function, b->function)) != 0)
+        return r;
+    return strcmp(a->range, b->range);
 }
 
 /* Reads every count file in `dir` and removes them and the directory. */
@@ -230,6 +253,8 @@ static int read_dir(pg_counts *c, const char *dir)
     }
     closedir(d);
     rmdir(dir);
+    if (!err && c->n > 1)
+        qsort(c->rows, c->n, sizeof(*c->rows), row_cmp);
     return err;
 }
 
@@ -367,6 +392,18 @@ int64_t pg_counts_sum(const pg_counts *c, const char *field, const char *name)
     return sum;
 }
 
+/* 1 when a row of group `g` before `j` (from `from`) has row j's op and shape: it was shown with it. */
+static int same_call_before(const pg_counts *c, const char *field, const char *g, size_t j, size_t from)
+{
+    size_t k;
+
+    for (k = from; k < j; k++)
+        if (strcmp(row_field(&c->rows[k], field), g) == 0 && strcmp(c->rows[k].op, c->rows[j].op) == 0 &&
+            strcmp(c->rows[k].shape, c->rows[j].shape) == 0)
+            return 1;
+    return 0;
+}
+
 /* One table: FLOPs and calls grouped by `field`, each group followed by its ops and shapes. */
 static void group_table(pg_buf *b, const pg_counts *c, const char *field, const char *title)
 {
@@ -399,13 +436,22 @@ static void group_table(pg_buf *b, const pg_counts *c, const char *field, const 
                        c->total ? 100.0 * (double)sum / (double)c->total : 0.0);
         for (j = i; j < c->n; j++) {
             char label[256];
-            if (strcmp(row_field(&c->rows[j], field), g) != 0)
+            int64_t f = 0, n = 0;
+            size_t k;
+            if (strcmp(row_field(&c->rows[j], field), g) != 0 || same_call_before(c, field, g, j, i))
                 continue;
+            /* One line per op and shape in the group, whatever else (function, range) tells rows apart. */
+            for (k = j; k < c->n; k++)
+                if (strcmp(row_field(&c->rows[k], field), g) == 0 && strcmp(c->rows[k].op, c->rows[j].op) == 0 &&
+                    strcmp(c->rows[k].shape, c->rows[j].shape) == 0) {
+                    f += c->rows[k].flops;
+                    n += c->rows[k].calls;
+                }
             snprintf(label, sizeof(label), "%s %s", c->rows[j].op, c->rows[j].shape);
-            pg_fmt_int(num, sizeof(num), c->rows[j].flops);
-            pg_fmt_int(calls, sizeof(calls), c->rows[j].calls);
+            pg_fmt_int(num, sizeof(num), f);
+            pg_fmt_int(calls, sizeof(calls), n);
             pg__buf_printf(b, "     - %-*s  %18s  %10s  %7.2f%%\n", (int)w - 3, label, num, calls,
-                           c->total ? 100.0 * (double)c->rows[j].flops / (double)c->total : 0.0);
+                           c->total ? 100.0 * (double)f / (double)c->total : 0.0);
         }
     }
 }

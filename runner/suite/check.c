@@ -205,8 +205,8 @@ void pg__load_check(pg__loader *L, const pg_node *c)
     ck.benchmark = pg_node_get(c, "benchmark");
 
     /* Which sources of events each kind takes. */
-    if (ck.trace && strcmp(ck.kind, "ops") != 0 && strcmp(ck.kind, "memory") != 0) {
-        pg__diag_add(d, ck.trace, "'trace' applies only to ops and memory checks");
+    if (ck.trace && strcmp(ck.kind, "ops") != 0 && strcmp(ck.kind, "memory") != 0 && strcmp(ck.kind, "flops") != 0) {
+        pg__diag_add(d, ck.trace, "'trace' applies only to flops, ops and memory checks");
         bad = 1;
     }
     if (ck.benchmark && strcmp(ck.kind, "memory") != 0) {
@@ -225,11 +225,12 @@ void pg__load_check(pg__loader *L, const pg_node *c)
     } else if (n && pg__get_int(d, &ck.steps, n, "steps", 1, 1000000) != 0) {
         bad = 1;
     }
-    if (!strcmp(ck.kind, "ops") && ck.workload && ck.trace) {
-        pg__diag_add(d, ck.trace, "an ops check reads either a 'workload' or a 'trace', not both");
+    if ((!strcmp(ck.kind, "ops") || !strcmp(ck.kind, "flops")) && ck.workload && ck.trace) {
+        pg__diag_add(d, ck.trace, "a%s %s check reads either a 'workload' or a 'trace', not both",
+                     strcmp(ck.kind, "ops") ? "" : "n", ck.kind);
         bad = 1;
-    } else if (!strcmp(ck.kind, "ops") && !ck.workload && !ck.trace) {
-        pg__diag_add(d, c, "ops check '%s' needs a 'workload' to run or a 'trace' to read", ck.name);
+    } else if ((!strcmp(ck.kind, "ops") || !strcmp(ck.kind, "flops")) && !ck.workload && !ck.trace) {
+        pg__diag_add(d, c, "%s check '%s' needs a 'workload' to run or a 'trace' to read", ck.kind, ck.name);
         bad = 1;
     } else if (!strcmp(ck.kind, "memory")) {
         if ((ck.workload != NULL) + (ck.trace != NULL) + (ck.benchmark != NULL) != 1) {
@@ -238,7 +239,7 @@ void pg__load_check(pg__loader *L, const pg_node *c)
                          ck.name);
             bad = 1;
         }
-    } else if (strcmp(ck.kind, "ops") != 0 && !ck.workload) {
+    } else if (strcmp(ck.kind, "ops") != 0 && strcmp(ck.kind, "flops") != 0 && !ck.workload) {
         pg__diag_add(d, c, "%s check '%s' needs a 'workload' (e.g. {kernel: sgemm, n: 64})", ck.kind, ck.name);
         bad = 1;
     }
@@ -248,7 +249,7 @@ void pg__load_check(pg__loader *L, const pg_node *c)
     }
     if (ck.schedule && !strcmp(ck.kind, "schedule") && parse_schedule(d, &ck, ck.schedule) != 0)
         bad = 1;
-    if (ck.trace && (!strcmp(ck.kind, "ops") || !strcmp(ck.kind, "memory")) && check_trace(L, ck.trace) != 0)
+    if (ck.trace && strcmp(ck.kind, "schedule") != 0 && check_trace(L, ck.trace) != 0)
         bad = 1;
     if (ck.workload && check_workload(L, ck.workload, ck.name, &wc, &have_case) != 0)
         bad = 1;

@@ -1,7 +1,7 @@
 /*
  * decode.c - one Trace Event Format object into the trace model: the fields
  * perfgate keeps (name, cat, ph, ts, dur, pid, tid and from args the
- * correlation ids and input shapes), microseconds to nanoseconds, the keep
+ * correlation ids, input shapes and Kineto's FLOPs), microseconds to nanoseconds, the keep
  * filter and the event limit, and the pairing of 'B' and 'E' per thread.
  */
 #include "trace/decode.h"
@@ -69,6 +69,7 @@ static int micros_to_ns(int64_t *out, const char *txt)
 typedef struct fields {
     int has_ts, has_dur, has_name;
     int64_t ts, dur, corr, ext;
+    int64_t flops;               /* args.flops, -1 when absent */
     uint64_t at;                 /* byte offset of the event */
 } fields;
 
@@ -111,6 +112,29 @@ static int read_int_id(pg__json *js, int64_t *out)
     return 0;
 }
 
+/* args.flops (torch.profiler's with_flops=True): a non-negative number, kept as an integer. */
+static int read_flops(pg__json *js, int64_t *out)
+{
+    int c = pg__json_skip_ws(js), err;
+    double d;
+
+    if (c == 'n')
+        return pg__json_skip(js, 2); /* null: no count */
+    if (c != '-' && !(c >= '0' && c <= '9'))
+        return c == -2 ? PG_EIO : pg__json_bad(js, "args.flops must be a number");
+    if ((err = pg__json_number(js, &js->tmp)) != 0)
+        return err;
+    if (!strpbrk(js->tmp.ptr, ".eE-") && js->tmp.len < 19) {
+        *out = strtoll(js->tmp.ptr, NULL, 10);
+        return 0;
+    }
+    d = strtod(js->tmp.ptr, NULL);
+    if (!(d >= 0 && d < 9.2e18))
+        return pg__json_bad(js, "args.flops must be a non-negative number below 2^63");
+    *out = llround(d);
+    return 0;
+}
+
 static int read_args(pg__trace_reader *r, fields *fl)
 {
     pg__json *js = &r->js;
@@ -130,6 +154,8 @@ static int read_args(pg__trace_reader *r, fields *fl)
             err = read_int_id(js, &fl->corr);
         } else if (strcmp(js->key.ptr, "External id") == 0) {
             err = read_int_id(js, &fl->ext);
+        } else if (strcmp(js->key.ptr, "flops") == 0) {
+            err = read_flops(js, &fl->flops);
         } else if (strcasecmp(js->key.ptr, "Input Dims") == 0 || strcmp(js->key.ptr, "input_shapes") == 0) {
             /* Shapes are kept as their JSON text, bounded. */
             pg__json_skip_ws(js);
@@ -204,9 +230,10 @@ static int add_event(pg__trace_reader *r, const fields *fl, char ph, size_t *out
         (err = pg_trace_intern(&ev.cat, r->t, r->cat_b.ptr ? r->cat_b.ptr : "", r->cat_b.len)) != 0 ||
         (r->shape_b.len && (err = pg_trace_intern(&ev.shape, r->t, r->shape_b.ptr, r->shape_b.len)) != 0) ||
         (err = pg_trace_intern(&ev.pid, r->t, r->pid_b.ptr ? r->pid_b.ptr : "", r->pid_b.len)) != 0 ||
-        (err = pg_trace_intern(&ev.tid, r->t, r->tid_b.ptr ? r->tid_b.ptr : "", r->tid_b.len)) != 0)
+        (err = pg_trace_intern(&ev.tid, r->t, r->tid_b.ptr ? r->tid_b.ptr : "", r->tid_b.len)) != 0 ||
+        (err = pg__trace_add(out_idx, r->t, &ev)) != 0)
         return err;
-    return pg__trace_add(out_idx, r->t, &ev);
+    return fl->flops >= 0 ? pg__trace_set_flops(r->t, r->t->events[*out_idx].seq, fl->flops) : 0;
 }
 
 int pg__trace_read_event(pg__trace_reader *r)
@@ -216,7 +243,7 @@ int pg__trace_read_event(pg__trace_reader *r)
     int c, err;
     char ph = 0;
 
-    fl.corr = fl.ext = -1;
+    fl.corr = fl.ext = fl.flops = -1;
     fl.at = pg__json_offset(js);
     r->name_b.len = r->cat_b.len = r->ph_b.len = r->pid_b.len = r->tid_b.len = r->shape_b.len = 0;
     if (r->name_b.ptr)

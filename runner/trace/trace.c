@@ -35,6 +35,7 @@ void pg_trace_free(pg_trace *t)
     free(t->strs);
     free(t->shash);
     free(t->events);
+    free(t->flops);
     free(t);
 }
 
@@ -102,6 +103,41 @@ int pg_trace_intern(uint32_t *out, pg_trace *t, const char *s, size_t len)
     t->shash[j] = (uint32_t)t->nstrs + 1;
     *out = (uint32_t)t->nstrs++;
     return 0;
+}
+
+int pg__trace_set_flops(pg_trace *t, uint32_t seq, int64_t flops)
+{
+    if (t->nflops && t->flops[t->nflops - 1].seq >= seq)
+        return pg_error_set(PG_EINVAL, "trace FLOPs recorded out of order");
+    if (t->nflops == t->fcap) {
+        size_t cap = t->fcap ? t->fcap * 2 : 64;
+        pg_trace_flops *p = realloc(t->flops, cap * sizeof(*p));
+        if (!p)
+            return pg_error_set(PG_ENOMEM, "out of memory for trace FLOPs");
+        t->flops = p;
+        t->fcap = cap;
+    }
+    t->flops[t->nflops].seq = seq;
+    t->flops[t->nflops++].flops = flops;
+    return 0;
+}
+
+int64_t pg_trace_event_flops(const pg_trace *t, size_t ev)
+{
+    size_t lo = 0, hi = t->nflops;
+    uint32_t seq;
+
+    if (ev >= t->nevents)
+        return -1;
+    seq = t->events[ev].seq;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->flops[mid].seq < seq)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < t->nflops && t->flops[lo].seq == seq ? t->flops[lo].flops : -1;
 }
 
 const char *pg_trace_str(const pg_trace *t, uint32_t id)

@@ -37,6 +37,12 @@ typedef struct pg_trace_event {
     uint8_t pad[3];
 } pg_trace_event;
 
+/* An event's FLOPs as its trace gives them (Kineto's args.flops), by the event's `seq`. */
+typedef struct pg_trace_flops {
+    uint32_t seq;
+    int64_t flops;
+} pg_trace_flops;
+
 typedef struct pg_trace {
     pg_trace_event *events;
     size_t nevents, cap;
@@ -47,6 +53,8 @@ typedef struct pg_trace {
     size_t nread;         /* events seen in the source, kept or not */
     size_t bytes_read;    /* size of the source */
     int64_t origin;       /* earliest ts in the source (kept or not): messages show times from here */
+    pg_trace_flops *flops; /* the few events that carry FLOPs, by ascending seq (events stay 64 bytes) */
+    size_t nflops, fcap;
 } pg_trace;
 
 /** An empty trace. @param[out] out free with pg_trace_free(). */
@@ -67,6 +75,19 @@ int pg__trace_add(size_t *out, pg_trace *t, const pg_trace_event *ev);
  * events the CPU call with the same correlation (else External id).
  */
 int pg_trace_nest(pg_trace *t);
+
+/** Records `flops` for the event whose seq is `seq` (appended in ascending seq order). */
+int pg__trace_set_flops(pg_trace *t, uint32_t seq, int64_t flops);
+
+/** The FLOPs the trace gives event `ev` (args.flops), or -1 when it gives none. */
+int64_t pg_trace_event_flops(const pg_trace *t, size_t ev);
+
+/**
+ * The FLOPs of op `ev`: the trace's own count (args.flops), else 2·m·n·k
+ * from args["Input Dims"] for aten::mm, addmm, bmm, baddbmm, mv and addmv;
+ * -1 when neither. `derived` (may be NULL) is set to 1 when the shapes gave it.
+ */
+int64_t pg_trace_op_flops(const pg_trace *t, size_t ev, int *derived);
 
 /** True when `ev` lies inside event `anc` (follows parent links). */
 int pg_trace_inside(const pg_trace *t, size_t ev, size_t anc);

@@ -2,6 +2,7 @@
    on command workloads, `count: blas` timed cases, and what the preload library does with forks, children,
    early exits and files it did not write. */
 #include "compile.h"
+#include "progs.h"
 #include "support.h"
 
 #include "meter/count.h"
@@ -30,27 +31,7 @@ static char *example(void)
 /* Compiles `src` (a program calling CBLAS) into dir/name, as a user would: no sanitizers, no perfgate. */
 static char *build_prog(const char *dir, const char *name, const char *src)
 {
-    char *c = pg_test_write(dir, "prog.c", src), *exe = pg__asprintf("%s/%s", dir, name), *out = NULL;
-    char *cmd = pg__asprintf("cc -O1 -g -o %s %s -lopenblas 2>&1", exe, c);
-    int rc = pg_test_sh(&out, cmd);
-
-    cr_assert_eq(rc, 0, "compiling the test program failed: %s", out ? out : "");
-    free(out);
-    free(cmd);
-    free(c);
-    return exe;
-}
-
-static int64_t row_flops(json_t *rows, const char *field, const char *value)
-{
-    size_t i;
-    json_t *r;
-    int64_t sum = 0;
-
-    json_array_foreach(rows, i, r)
-        if (strcmp(json_string_value(json_object_get(r, field)), value) == 0)
-            sum += json_integer_value(json_object_get(r, "flops"));
-    return sum;
+    return pg_test_cc(dir, name, src, "-lopenblas");
 }
 
 Test(count, example_program_counts_exact_flops_per_function_op_and_range)
@@ -68,14 +49,14 @@ Test(count, example_program_counts_exact_flops_per_function_op_and_range)
     rows = json_object_get(o, "rows");
     cr_assert_eq(json_integer_value(json_object_get(o, "total")), EMBED + REFINE + SCORE);
     cr_assert_eq(json_integer_value(json_object_get(o, "calls")), 5);
-    cr_assert_eq(row_flops(rows, "function", "embed"), EMBED);
-    cr_assert_eq(row_flops(rows, "function", "refine"), REFINE);
-    cr_assert_eq(row_flops(rows, "function", "score"), SCORE);
-    cr_assert_eq(row_flops(rows, "op", "sgemm"), EMBED);
-    cr_assert_eq(row_flops(rows, "op", "dgemm"), REFINE);
-    cr_assert_eq(row_flops(rows, "op", "sgemv"), SCORE);
-    cr_assert_eq(row_flops(rows, "range", "refine_step"), REFINE, "the dgemm runs inside PG_COUNT_RANGE_PUSH");
-    cr_assert_eq(row_flops(rows, "range", ""), EMBED + SCORE);
+    cr_assert_eq(pg_test_row_flops(rows, "function", "embed"), EMBED);
+    cr_assert_eq(pg_test_row_flops(rows, "function", "refine"), REFINE);
+    cr_assert_eq(pg_test_row_flops(rows, "function", "score"), SCORE);
+    cr_assert_eq(pg_test_row_flops(rows, "op", "sgemm"), EMBED);
+    cr_assert_eq(pg_test_row_flops(rows, "op", "dgemm"), REFINE);
+    cr_assert_eq(pg_test_row_flops(rows, "op", "sgemv"), SCORE);
+    cr_assert_eq(pg_test_row_flops(rows, "range", "refine_step"), REFINE, "the dgemm runs inside PG_COUNT_RANGE_PUSH");
+    cr_assert_eq(pg_test_row_flops(rows, "range", ""), EMBED + SCORE);
     json_decref(o);
     pg_proc_free(&p);
     free(prog);
@@ -438,9 +419,9 @@ Test(count, cublas_entry_points_are_interposed_on_the_host)
     }
     snprintf(op, sizeof(op), "cublasSgemm%s", suffix);
     cr_assert_eq(json_array_size(rows), 3);
-    cr_assert_eq(row_flops(rows, "op", op), device ? PROJECT : 0, "%s", out);
+    cr_assert_eq(pg_test_row_flops(rows, "op", op), device ? PROJECT : 0, "%s", out);
     snprintf(op, sizeof(op), "cublasGemmEx%s", suffix);
-    cr_assert_eq(row_flops(rows, "op", op), device ? MIXED : 0, "%s", out);
+    cr_assert_eq(pg_test_row_flops(rows, "op", op), device ? MIXED : 0, "%s", out);
     if (!device) /* refused calls count no FLOPs: a count says what ran */
         cr_assert_eq(json_integer_value(json_object_get(o, "total")), 0, "%s", out);
     json_decref(o);
@@ -459,11 +440,47 @@ Test(count, cublas_flops_on_a_device)
         free(out);
         cr_skip_test("%s", reason);
     }
-    cr_assert_eq(row_flops(rows, "function", "project"), PROJECT);
-    cr_assert_eq(row_flops(rows, "function", "batch"), BATCH);
-    cr_assert_eq(row_flops(rows, "function", "mixed"), MIXED);
-    cr_assert_eq(row_flops(rows, "op", "cublasGemmEx"), MIXED);
+    cr_assert_eq(pg_test_row_flops(rows, "function", "project"), PROJECT);
+    cr_assert_eq(pg_test_row_flops(rows, "function", "batch"), BATCH);
+    cr_assert_eq(pg_test_row_flops(rows, "function", "mixed"), MIXED);
+    cr_assert_eq(pg_test_row_flops(rows, "op", "cublasGemmEx"), MIXED);
     cr_assert_eq(json_integer_value(json_object_get(o, "total")), PROJECT + BATCH + MIXED);
     json_decref(o);
     free(out);
+}
+
+/* A C++ program (its runtime loaded, as any that uses the standard library): callers demangled. */
+Test(count, cpp_callers_are_named_without_their_parameters)
+{
+    static const char src[] =
+        "#include <cblas.h>\n#include <cstdio>\n#include <vector>\n"
+        "static std::vector<float> a(32 * 32), b(32 * 32), c(32 * 32);\n"
+        "namespace lab {\n"
+        "struct Layer { __attribute__((noinline)) void forward(int n) const;\n"
+        "               __attribute__((noinline)) void forward(int n, float s) const; };\n"
+        "void Layer::forward(int n) const {\n"
+        "  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1, a.data(), n, b.data(), n, 0,"
+        " c.data(), n); }\n"
+        "void Layer::forward(int n, float s) const {\n"
+        "  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, s, a.data(), n, b.data(), n, 0,"
+        " c.data(), n); }\n"
+        "}\n"
+        "int main() { lab::Layer l; l.forward(8); l.forward(16, 2.0f); std::printf(\"%g\\n\", c[0]); }\n";
+    char *tmp = pg_test_tmpdir(), *cpp = pg_test_write(tmp, "prog.cpp", src), *prog = pg__asprintf("%s/cpp", tmp);
+    char *cmd = pg__asprintf("c++ -O1 -g -o %s %s -lopenblas 2>&1", prog, cpp), *out = NULL;
+    char *const argv[] = {prog, NULL};
+    pg_counts c;
+
+    cr_assert_eq(pg_test_sh(&out, cmd), 0, "%s", out);
+    cr_assert_eq(pg_count_run(&c, argv, 60, 1), 0, "%s", pg_error_last());
+    /* Both overloads are one function by name: the parameter list is dropped. */
+    cr_assert_eq(pg_counts_sum(&c, "function", "lab::Layer::forward"), 2LL * 8 * 8 * 8 + 2LL * 16 * 16 * 16, "%s",
+                 c.n ? c.rows[0].function : "no rows");
+    pg_counts_clear(&c);
+    free(out);
+    free(cmd);
+    free(prog);
+    free(cpp);
+    pg_test_rmtree(tmp);
+    free(tmp);
 }
