@@ -9,6 +9,7 @@
 #   lib/cmake/perfgate/                find_package(perfgate): perfgate::plugin,
 #                                      perfgate::perfgate
 #   share/perfgate/pin-workflows.sh    pins the caller workflows to a release
+#   share/perfgate/python/             perfgate_count.py: count ranges from Python
 # Every path inside the tree is relative (pcfiledir, the package's own
 # directory), so the tree works wherever it is copied or restored.
 include(CMakePackageConfigHelpers)
@@ -23,6 +24,7 @@ install(TARGETS perfgate_plugin EXPORT perfgateTargets)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/include/perfgate DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
         FILES_MATCHING PATTERN "*.h")
 install(PROGRAMS ${CMAKE_SOURCE_DIR}/ci/release/pin-workflows.sh DESTINATION ${CMAKE_INSTALL_DATADIR}/perfgate)
+install(FILES ${CMAKE_SOURCE_DIR}/python/perfgate_count.py DESTINATION ${CMAKE_INSTALL_DATADIR}/perfgate/python)
 install(FILES ${CMAKE_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
 # perfgate.pc: the prefix is found from the file's own place (${pcfiledir}).

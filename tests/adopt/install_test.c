@@ -58,6 +58,7 @@ Test(install, the_usual_places)
         "include/perfgate/count.h", "include/perfgate/region.h", "include/perfgate/errors.h",
         "lib/pkgconfig/perfgate.pc", "lib/cmake/perfgate/perfgateConfig.cmake",
         "lib/cmake/perfgate/perfgateConfigVersion.cmake", "share/perfgate/pin-workflows.sh",
+        "share/perfgate/python/perfgate_count.py",
         "share/doc/perfgate/LICENSE", NULL};
     char *out, *path;
     size_t i;
