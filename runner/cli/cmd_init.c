@@ -25,7 +25,7 @@ static const char init_desc[] =
     "examples:\n"
     "  perfgate init build\n"
     "  perfgate init --build-command 'make -C src' --suite bench/perf.yaml out\n"
-    "  perfgate init --nightly --no-workflows build";
+    "  perfgate init --nightly-runs-on '[\"self-hosted\", \"gpu-a100\"]' build";
 
 static const char gpu_labels[] = "[\"self-hosted\", \"linux\", \"x64\", \"gpu\"]";
 
