@@ -7,9 +7,10 @@
 #      PERFGATE_BUILD (the build directory {build} in the suites names; default ./build),
 #      PERFGATE_KEEP (default 90d), PERFGATE_ARGS (extra `perfgate run` flags),
 #      PERFGATE_INSTRUMENT (time, instructions, memory, comma-separated; default the suites')
-# exit: perfgate run's code (0 recorded, 2 usage, 3 infrastructure); 2 on a
-# usage error here. A failed run fails the job: the commit is visibly not
-# recorded, and the database is not saved.
+# exit: perfgate run's code (0 recorded, 2 usage, 3 infrastructure, or a case
+# that ended in ERROR: --fail-on-error); 2 on a usage error here. A failed run
+# fails the job: the commit is visibly not recorded, and the database is not
+# saved. A baseline with a case that crashed is no baseline: errors are not green.
 set -euo pipefail
 if [[ $# -lt 2 ]]; then
   echo "usage: ci/gh/main-record.sh DB SUITE..." >&2
@@ -23,5 +24,5 @@ mkdir -p "$(dirname "$db")"
 if [[ -n "${PERFGATE_INSTRUMENT:-}" ]]; then
   extra+=(--instrument "$PERFGATE_INSTRUMENT")
 fi
-"$perfgate" run --db "$db" --branch "${PERFGATE_BRANCH:-main}" "${extra[@]}" "$@"
+"$perfgate" run --fail-on-error --db "$db" --branch "${PERFGATE_BRANCH:-main}" "${extra[@]}" "$@"
 "$perfgate" db prune --db "$db" --older-than "${PERFGATE_KEEP:-90d}" --keep-summaries

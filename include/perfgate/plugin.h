@@ -102,8 +102,10 @@ struct pg_state {
 typedef struct pg_benchmark {
     const char *name;           /* what a suite's `symbol:` names */
     const char *summary;        /* one line, may be NULL */
-    /* Loop form: called once per block; runs while (pg_keep_running(st)).
-     * Code before the loop is per-block setup and is not timed. */
+    /* Loop form: called once per case (on a thread of its own; every block
+     * the runner measures, warm-up included, happens inside the
+     * pg_keep_running(st) loop). Code before the loop is the case's setup and
+     * code after it its teardown; neither is timed. */
     void (*run)(pg_state *st);
     /* Callback form: setup once per case (may be NULL; returns a context,
      * NULL is allowed), iterate `iters` iterations (timed), teardown once. */

@@ -358,6 +358,7 @@ static int side_result(pg_run *run, const ab_case *ac, int which, int rounds)
         char *msg = pg__asprintf("%s build: %s", which ? "head" : "base",
                                  last->message ? last->message : "no round was measured");
         r->status = last->status == PG_STATUS_SKIPPED ? PG_STATUS_SKIPPED : PG_STATUS_ERROR;
+        r->absent = last->absent;
         r->message = msg;
         return msg ? 0 : PG_ENOMEM;
     }
@@ -419,6 +420,36 @@ static int start_next(pg_exec_pair **out, size_t *out_i, const ab_case *cases, s
     *out_i = j;
     return start_pair(out, &cases[j], sides, o, draws[j].seed, pg_child_cpus_to_words(turns, &next_set),
                       pg_child_cpus_to_words(setup, &spare), busy);
+}
+
+/* The two sides' runs, named by their builds; each the side of one gate, pooled with no other run (model.h). */
+static int side_runs(pg_ab_result *out, const pg_ab_options *o)
+{
+    int err;
+
+    if ((err = pg_run_new(&out->base)) != 0 || (err = pg_run_new(&out->head)) != 0)
+        return err;
+    free(out->base->source);
+    free(out->head->source);
+    out->base->source = pg__strdup("ab-base");
+    out->head->source = pg__strdup("ab-head");
+    out->base->ref = pg__strdup(o->base);
+    out->head->ref = pg__strdup(o->head);
+    out->base->mode = PG_MODE_INTERLEAVED_BASE;
+    out->head->mode = PG_MODE_INTERLEAVED_HEAD;
+    if (!out->base->source || !out->head->source || !out->base->ref || !out->head->ref)
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    return 0;
+}
+
+/* A case a side could not measure, with the cause, as a head-side failure is told; NEW where the base lacks it. */
+static void say_failed(pg_progress *prog, const ab_case *ac, int round, int rounds)
+{
+    const pg_result *bad = &ac->last[ac->failed[0] ? 0 : 1];
+
+    pg_progress_line(prog, "[round %d/%d] %s  %s the %s build: %s; left out of the other rounds", round + 1, rounds,
+                     ac->c->key, bad->absent && ac->failed[0] ? "NEW, not in" : "ERROR on",
+                     ac->failed[0] ? "base" : "head", bad->message ? bad->message : "no reason given");
 }
 
 static int wanted(const pg_ab_options *o, const char *key)
@@ -592,8 +623,7 @@ int pg_ab_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_options *o
                 goto cleanup;
             if (ac->failed[0] || ac->failed[1]) {
                 seq[i].failed = 1;
-                pg_progress_line(&prog, "[round %d/%d] %s  ERROR on the %s build; left out of the other rounds",
-                                 round + 1, o.rounds, ac->c->key, ac->failed[0] ? "base" : "head");
+                say_failed(&prog, ac, round, o.rounds);
             } else {
                 /* Both sides measured this round: the pair's log ratio joins the case's rounds. */
                 ac->d[ac->n[1] - 1] = log(ac->vals[1][ac->n[1] - 1] / ac->vals[0][ac->n[0] - 1]);
@@ -629,14 +659,8 @@ int pg_ab_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_options *o
                          "they have", o.max_time, round, round == 1 ? "" : "s");
     pg_progress_end(&prog);
 
-    if ((err = pg_run_new(&out->base)) != 0 || (err = pg_run_new(&out->head)) != 0)
+    if ((err = side_runs(out, &o)) != 0)
         goto cleanup;
-    free(out->base->source);
-    free(out->head->source);
-    out->base->source = pg__strdup("ab-base");
-    out->head->source = pg__strdup("ab-head");
-    out->base->ref = pg__strdup(o.base);
-    out->head->ref = pg__strdup(o.head);
     out->paired = calloc(ncases, sizeof(*out->paired));
     if (!out->paired) {
         err = pg_error_set(PG_ENOMEM, "out of memory");

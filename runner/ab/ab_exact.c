@@ -119,6 +119,9 @@ int pg_ab_exact_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_opti
     if ((err = side_run(&out->base, "ab-base", opts->base)) != 0 ||
         (err = side_run(&out->head, "ab-head", opts->head)) != 0)
         goto cleanup;
+    /* The two sides of one gate: neither pools with the runs of another (base/model.h). */
+    out->base->mode = PG_MODE_INTERLEAVED_BASE;
+    out->head->mode = PG_MODE_INTERLEAVED_HEAD;
     for (i = 0; i < set->count; i++)
         for (j = 0; j < set->suites[i]->ncases; j++) {
             const pg_case *c = &set->suites[i]->cases[j];

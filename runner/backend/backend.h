@@ -68,6 +68,21 @@ int pg_backend_trace_case(pg_result *out, pg_run *extra, const pg_case *c, const
  */
 double pg_backend_cpu_peak(int threads, const pg_backend_options *opts, int *reliable);
 
+/** The process's own sgemm 1024^3 ceiling at `threads` (measured on first use), never raised by a case. */
+double pg_backend_cpu_ceiling(int threads);
+
+/**
+ * Makes `gflops` (the machine's stored roof, roofline.h) the ceiling at `threads` for this process, so
+ * MFU needs no sgemm of its own; a ceiling already in use is kept.
+ */
+void pg_backend_cpu_stored_peak(int threads, double gflops);
+
+/** The peak at `threads` without measuring one: opts->peak_gflops, else the ceiling in use; 0: none yet. */
+double pg_backend_cpu_known_peak(int threads, const pg_backend_options *opts);
+
+/** What the peak at `threads` is: "--peak-gflops", the stored roof, the measured sgemm, or raised. */
+const char *pg_backend_cpu_peak_source(int threads, const pg_backend_options *opts);
+
 /**
  * Sets out->mfu from out->flops, its samples and median against the peak at `threads`
  * (pg_backend_cpu_peak); a case whose fastest sample beats the measured ceiling raises it, so

@@ -57,6 +57,7 @@ typedef struct metric {
 typedef struct command_run {
     const pg_case *c;
     char **argv;              /* expanded, NULL-terminated */
+    char **envp;              /* environ with the case's env: (pointers into both) */
     char *shown;              /* argv joined for messages */
     int metrics_json;
     double timeout;
@@ -163,15 +164,17 @@ static int run_process(command_run *x, int64_t *wall_ns)
     pg__proc_begin(&old);
     posix_spawnattr_setsigmask(&attr, &old);
     t0 = pg__mono_ns();
-    rc = posix_spawnp(&pid, x->argv[0], &fa, &attr, x->argv, environ);
+    rc = posix_spawnp(&pid, x->argv[0], &fa, &attr, x->argv, x->envp);
     if (rc == 0)
         pg__proc_track(pid);
     pg__proc_end(&old);
     if (rc != 0) {
+        /* PG_ENOTFOUND: the build has no such program (pg_result.absent), unlike one that fails to start. */
         if (rc == ENOENT && !strchr(x->argv[0], '/'))
-            err = pg_error_set(PG_EKERNEL, "command '%s' not found: '%s' is not in PATH", x->shown, x->argv[0]);
+            err = pg_error_set(PG_ENOTFOUND, "command '%s' not found: '%s' is not in PATH", x->shown, x->argv[0]);
         else
-            err = pg_error_set(PG_EKERNEL, "cannot execute command '%s': %s", x->shown, strerror(rc));
+            err = pg_error_set(rc == ENOENT ? PG_ENOTFOUND : PG_EKERNEL, "cannot execute command '%s': %s", x->shown,
+                               strerror(rc));
         goto cleanup;
     }
     status = wait_child(pid, x->timeout, &timed_out, &t1);
@@ -375,6 +378,7 @@ static void run_free(command_run *x)
     for (i = 0; x->argv && x->argv[i]; i++)
         free(x->argv[i]);
     free(x->argv);
+    free(x->envp);
     free(x->shown);
     for (i = 0; i < x->nmetrics; i++) {
         free(x->metrics[i].name);
@@ -424,7 +428,8 @@ static int expand_argv(command_run *x, const pg_case *c)
         pg__buf_printf(&shown, "%s%s", i ? " " : "", x->argv[i]);
     }
     x->shown = pg__buf_detach(&shown);
-    return x->shown ? 0 : pg_error_set(PG_ENOMEM, "out of memory expanding a command");
+    x->envp = pg_case_environ(c, environ);
+    return x->shown && x->envp ? 0 : pg_error_set(PG_ENOMEM, "out of memory expanding a command");
 }
 
 int pg__backend_command_once(const pg_case *c)
@@ -479,7 +484,7 @@ int pg_backend_command_case(pg_result *out, const pg_case *c, const pg_backend_o
     }
     if (err) {
         free(m.samples);
-        pg__result_error(out, pg_error_last());
+        (err == PG_ENOTFOUND ? pg__result_absent : pg__result_error)(out, pg_error_last());
         run_free(&x);
         return 0;
     }
@@ -489,7 +494,7 @@ int pg_backend_command_case(pg_result *out, const pg_case *c, const pg_backend_o
     err = pg_stats_summarize(&out->summary, out->samples, out->nsamples);
     if (!err && c->count_blas) {
         /* Counted apart from the samples: the preload library never runs in a timed process. */
-        if ((err = pg_count_run(&x.counts, x.argv, x.timeout, 1)) != 0) {
+        if ((err = pg_count_run_env(&x.counts, x.argv, x.envp, x.timeout, PG_COUNT_QUIET)) != 0) {
             pg__result_error(out, pg_error_last());
             run_free(&x);
             return err == PG_ENOMEM ? err : 0;

@@ -55,8 +55,10 @@ static void case_options(pg_measure_options *mo, const pg_case *c, const pg_back
 #define CEILING_N 1024
 #define CEILING_MAX_THREADS 1024
 
-static double ceiling_cache[CEILING_MAX_THREADS + 1];
-static char ceiling_raised[CEILING_MAX_THREADS + 1]; /* a case's fastest sample beat the measured ceiling */
+static double ceiling_cache[CEILING_MAX_THREADS + 1];    /* the ceiling MFU divides by now */
+static double ceiling_measured[CEILING_MAX_THREADS + 1]; /* the sgemm as this process measured it */
+static char ceiling_raised[CEILING_MAX_THREADS + 1]; /* a case's fastest sample beat the ceiling */
+static char ceiling_stored[CEILING_MAX_THREADS + 1]; /* the ceiling is the machine's stored roof */
 
 /* GFLOP/s of a 1024^3 sgemm at the current thread count, timed like the case but for at most
    0.5 s of sampling and at least 10 samples (it is a denominator, not a result); cached per thread
@@ -64,7 +66,7 @@ static char ceiling_raised[CEILING_MAX_THREADS + 1]; /* a case's fastest sample 
    loaded machine the median of a few 30 ms blocks is mostly preemption, and MFU passed 100%. */
 static double sgemm_ceiling_gflops(int threads, const pg_measure_options *case_mo)
 {
-    double *cache = ceiling_cache;
+    double *cache = ceiling_measured;
     pg_param param = {"n", "1024", 1, CEILING_N};
     pg_case c;
     pg_measure_options mo = *case_mo;
@@ -106,21 +108,62 @@ static double sgemm_ceiling_gflops(int threads, const pg_measure_options *case_m
 
 static double case_mfu(const pg_result *out, int threads, double *ceiling, const char **source);
 
-double pg_backend_cpu_peak(int threads, const pg_backend_options *opts, int *reliable)
+/* The process's own sgemm ceiling at `threads`, measured on first use with `opts`' clock and scale. */
+static double measured_ceiling(int threads, const pg_backend_options *opts)
 {
     pg_measure_options mo = PG_MEASURE_OPTIONS_INIT;
-    double g;
 
-    *reliable = 1;
-    if (opts->peak_gflops > 0)
-        return opts->peak_gflops;
     mo.clock = opts->cpu_clock ? &pg_clock_process_cpu : &pg_clock_monotonic;
     mo.min_run_time *= opts->time_scale < 1 ? opts->time_scale : 1.0;
     mo.warmup *= opts->time_scale < 1 ? opts->time_scale : 1.0;
-    g = sgemm_ceiling_gflops(threads, &mo);
-    if (threads >= 1 && threads <= CEILING_MAX_THREADS)
-        *reliable = !ceiling_raised[threads];
-    return g;
+    return sgemm_ceiling_gflops(threads, &mo);
+}
+
+double pg_backend_cpu_peak(int threads, const pg_backend_options *opts, int *reliable)
+{
+    *reliable = 1;
+    if (opts->peak_gflops > 0)
+        return opts->peak_gflops;
+    if (threads < 1 || threads > CEILING_MAX_THREADS)
+        return -1;
+    if (ceiling_cache[threads] == 0)
+        ceiling_cache[threads] = measured_ceiling(threads, opts);
+    *reliable = !ceiling_raised[threads];
+    return ceiling_cache[threads];
+}
+
+double pg_backend_cpu_ceiling(int threads)
+{
+    pg_backend_options bo = PG_BACKEND_OPTIONS_INIT;
+
+    return threads >= 1 && threads <= CEILING_MAX_THREADS ? measured_ceiling(threads, &bo) : -1;
+}
+
+void pg_backend_cpu_stored_peak(int threads, double gflops)
+{
+    if (threads < 1 || threads > CEILING_MAX_THREADS || !(gflops > 0) || ceiling_cache[threads] != 0)
+        return;
+    ceiling_cache[threads] = gflops;
+    ceiling_stored[threads] = 1;
+}
+
+double pg_backend_cpu_known_peak(int threads, const pg_backend_options *opts)
+{
+    if (opts->peak_gflops > 0)
+        return opts->peak_gflops;
+    return threads >= 1 && threads <= CEILING_MAX_THREADS && ceiling_cache[threads] > 0 ? ceiling_cache[threads] : 0;
+}
+
+const char *pg_backend_cpu_peak_source(int threads, const pg_backend_options *opts)
+{
+    int in = threads >= 1 && threads <= CEILING_MAX_THREADS;
+
+    if (opts->peak_gflops > 0)
+        return "--peak-gflops";
+    if (in && ceiling_raised[threads])
+        return "raised to a case's fastest sample, which beat the sgemm 1024^3 ceiling (unreliable)";
+    return in && ceiling_stored[threads] ? "the machine's stored roof: sgemm 1024^3 at the same threads, fastest of its samples"
+                                         : "sgemm 1024^3 at the same threads, fastest of its samples";
 }
 
 void pg__backend_cpu_mfu(pg_result *out, int threads, const pg_backend_options *opts, double *ceiling,
@@ -134,9 +177,7 @@ void pg__backend_cpu_mfu(pg_result *out, int threads, const pg_backend_options *
     if (!(out->flops > 0 && out->summary.median > 0))
         return;
     *ceiling = pg_backend_cpu_peak(threads, opts, &reliable);
-    *source = opts->peak_gflops > 0 ? "--peak-gflops"
-              : reliable            ? "sgemm 1024^3 at the same threads, fastest of its samples"
-                                    : "raised to a case's fastest sample, which beat the sgemm 1024^3 ceiling (unreliable)";
+    *source = pg_backend_cpu_peak_source(threads, opts);
     if (*ceiling > 0)
         out->mfu = opts->peak_gflops > 0 ? out->flops / out->summary.median * 1e-9 / *ceiling
                                          : case_mfu(out, threads, ceiling, source);

@@ -50,7 +50,17 @@ int pg__case_finish(pg_case *c)
         else
             pg__buf_json_string(&json, c->params[i].value);
     }
-    pg__buf_printf(&key, "]@%d:%s", c->threads, c->device);
+    pg__buf_puts(&key, "]");
+    for (i = 0; i < c->nenv; i++) {
+        const char *v = c->env[i], *eq = strchr(v, '=');
+        pg__buf_printf(&key, "%s%.*s=", i ? "," : "{", (int)(eq - v), v);
+        for (v = eq + 1; *v; v++)
+            if (strchr("%,={}[]@", *v) || (unsigned char)*v < 0x20 || *v == 0x7f)
+                pg__buf_printf(&key, "%%%02X", (unsigned char)*v);
+            else
+                pg__buf_printf(&key, "%c", *v);
+    }
+    pg__buf_printf(&key, "%s@%d:%s", c->nenv ? "}" : "", c->threads, c->device);
     pg__buf_puts(&json, "}");
     if (!key.ptr || !json.ptr) {
         pg__buf_clear(&key);
@@ -59,6 +69,66 @@ int pg__case_finish(pg_case *c)
     }
     c->key = pg__buf_detach(&key);
     c->params_json = pg__buf_detach(&json);
+    return 0;
+}
+
+/* The length of the name of "NAME=VALUE". */
+static size_t name_len(const char *entry)
+{
+    return strcspn(entry, "=");
+}
+
+int pg_case_sets(const pg_case *c, const char *entry)
+{
+    size_t i, n = name_len(entry);
+
+    for (i = 0; c && i < c->nenv; i++)
+        if (name_len(c->env[i]) == n && strncmp(c->env[i], entry, n) == 0)
+            return 1;
+    return 0;
+}
+
+char **pg_case_environ(const pg_case *c, char *const *base)
+{
+    size_t n = 0, i, j = 0;
+    char **env;
+
+    while (base && base[n])
+        n++;
+    if (!(env = calloc(n + c->nenv + 1, sizeof(char *))))
+        return NULL;
+    for (i = 0; i < n; i++)
+        if (!pg_case_sets(c, base[i]))
+            env[j++] = base[i];
+    for (i = 0; i < c->nenv; i++)
+        env[j++] = c->env[i];
+    return env;
+}
+
+int pg_case_setenv(const pg_case *c, const pg_case *prev)
+{
+    char name[256];
+    size_t i, n;
+
+    for (i = 0; prev && i < prev->nenv; i++) {
+        n = name_len(prev->env[i]);
+        if (n < sizeof(name) && !pg_case_sets(c, prev->env[i])) {
+            memcpy(name, prev->env[i], n);
+            name[n] = '\0';
+            unsetenv(name);
+        }
+    }
+    for (i = 0; i < c->nenv; i++) {
+        char *copy = pg__strdup(c->env[i]);
+        if (!copy)
+            return -1;
+        copy[name_len(copy)] = '\0';
+        if (setenv(copy, copy + strlen(copy) + 1, 1) != 0) {
+            free(copy);
+            return -1;
+        }
+        free(copy);
+    }
     return 0;
 }
 
@@ -76,6 +146,9 @@ void pg_case_clear(pg_case *c)
         for (i = 0; c->command[i]; i++)
             free(c->command[i]);
     free(c->command);
+    for (i = 0; i < c->nenv; i++)
+        free(c->env[i]);
+    free(c->env);
     free(c->device);
     free(c->metrics);
     free(c->trace);

@@ -4,7 +4,10 @@
  *
  * Cases come from suites (suite.h expands them) and go to everything that
  * runs or reports one: kernels, backends, plugins, measurement. A case's
- * key, `SUITE/NAME[p1=v1,p2=v2]@THREADS:DEVICE`, names it in the history.
+ * key, `SUITE/NAME[p1=v1,p2=v2]@THREADS:DEVICE`, names it in the history;
+ * a case with `env:` has its variables in the key too:
+ * `SUITE/NAME[p1=v1]{VAR=value}@THREADS:DEVICE` (`% , = { } [ ] @` and
+ * control characters of a value written as %XX).
  */
 #ifndef PG_CASE_H
 #define PG_CASE_H
@@ -67,6 +70,8 @@ typedef struct pg_case {
     size_t ntrace_metrics;
     int cold;           /* cuda: flush L2 before each sample */
     int count_blas;     /* command: also count the BLAS FLOPs of one run (count: blas), for FLOP/s and MFU */
+    char **env;         /* command, plugin: "NAME=VALUE" their processes get (env:), sorted by name */
+    size_t nenv;
     char *device;       /* "cpu" | "cuda" */
     int threads;
     pg_param *params;   /* sorted by name */
@@ -93,6 +98,23 @@ const char *pg_instrument_name(unsigned bit);
  * The names, for messages: "time, instructions or memory".
  */
 unsigned pg_instrument_parse(const char *name);
+
+/**
+ * The environment `base` (NULL-terminated "NAME=VALUE") with the case's
+ * variables set over it: an array of pointers into `base` and the case
+ * (free the array alone), NULL when out of memory.
+ */
+char **pg_case_environ(const pg_case *c, char *const *base);
+
+/** Whether the case's env: sets the variable `entry` names ("NAME=..." or "NAME"; `c` may be NULL). */
+int pg_case_sets(const pg_case *c, const char *entry);
+
+/**
+ * Sets the case's variables in this process (a child about to run the
+ * case), first unsetting those of `prev` (may be NULL: the case the same
+ * process ran before) that it does not set. @return 0, or -1 (errno).
+ */
+int pg_case_setenv(const pg_case *c, const pg_case *prev);
 
 /** Frees what a case owns and zeroes it. */
 void pg_case_clear(pg_case *c);

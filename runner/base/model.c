@@ -31,6 +31,25 @@ int pg_status_parse(pg_status *out, const char *name)
     return pg_error_set(PG_EINVAL, "unknown result status '%s'", name ? name : "(null)");
 }
 
+static const char *const mode_names[PG_MODE__COUNT] = {"plain", "interleaved-head", "interleaved-base", "counted"};
+
+const char *pg_run_mode_name(pg_run_mode m)
+{
+    return (unsigned)m < PG_MODE__COUNT ? mode_names[m] : "unknown";
+}
+
+int pg_run_mode_parse(pg_run_mode *out, const char *name)
+{
+    int i;
+
+    for (i = 0; i < PG_MODE__COUNT; i++)
+        if (name && strcmp(name, mode_names[i]) == 0) {
+            *out = (pg_run_mode)i;
+            return 0;
+        }
+    return pg_error_set(PG_EINVAL, "unknown run mode '%s'", name ? name : "(null)");
+}
+
 void pg__uuid4(char out[37])
 {
     unsigned char b[16];
@@ -99,8 +118,16 @@ static int set_outcome(pg_result *out, pg_status status, const char *message)
 {
     assert(out);
     out->status = status;
+    out->absent = 0;
     free(out->message);
     out->message = pg__strdup(message);
+    return 0;
+}
+
+int pg__result_absent(pg_result *out, const char *message)
+{
+    set_outcome(out, PG_STATUS_ERROR, message);
+    out->absent = 1;
     return 0;
 }
 

@@ -21,6 +21,25 @@ typedef enum pg_status {
 const char *pg_status_name(pg_status s);
 int pg_status_parse(pg_status *out, const char *name);
 
+/*
+ * How a run was measured. Runs of different modes are different
+ * measurements of the same cases (one sample per interleaved round, not per
+ * block; counts, not times): baseline selection pools only runs of the head's
+ * mode (store/select.h).
+ */
+typedef enum pg_run_mode {
+    PG_MODE_PLAIN = 0,        /* measured alone by `run` or `gate` (or imported): the timing engine's samples */
+    PG_MODE_INTERLEAVED_HEAD, /* the head build of an interleaved gate: one sample per round */
+    PG_MODE_INTERLEAVED_BASE, /* the base build of an interleaved gate, measured in the same rounds */
+    PG_MODE_COUNTED,          /* counted by an instrument alone (instructions, memory): no times */
+    PG_MODE__COUNT
+} pg_run_mode;
+
+/** "plain", "interleaved-head", "interleaved-base", "counted". */
+const char *pg_run_mode_name(pg_run_mode m);
+/** @return 0, or PG_EINVAL for a name that is none of pg_run_mode_name()'s. */
+int pg_run_mode_parse(pg_run_mode *out, const char *name);
+
 /* Summary statistics of a sample set (seconds per iteration for times). */
 typedef struct pg_summary {
     size_t n;
@@ -63,6 +82,8 @@ typedef struct pg_result {
     double alpha;       /* significance level from the suite, 0 = default */
     unsigned warnings;  /* PG_WARN_* bits */
     char *extra_json;   /* backend-specific details (JSON object) or NULL */
+    int absent;         /* ERROR because the build measured has no such case (no plugin file, no benchmark
+                           of that name, no command): where the base lacks it, the case is NEW */
 } pg_result;
 
 typedef struct pg_check_result {
@@ -88,6 +109,7 @@ typedef struct pg_run {
     int64_t pr;         /* pull request number, 0 when none */
     char *ci_url;
     char *source;       /* "perfgate" or the importer's format name */
+    pg_run_mode mode;   /* how it was measured */
     char *tool_version;
     char *machine_hash; /* hex digest of machine_json */
     char *machine_json; /* machine fingerprint (JSON object) */
@@ -127,6 +149,8 @@ void pg__result_clear(pg_result *r);
  */
 /** Marks `out` as an ERROR with `message` (copied; NULL: none); returns 0. */
 int pg__result_error(pg_result *out, const char *message);
+/** Marks `out` as an ERROR because the build has no such case (`absent`), with `message`; returns 0. */
+int pg__result_absent(pg_result *out, const char *message);
 /** Marks `out` as SKIPPED with `reason` (copied; NULL: none); returns 0. */
 int pg__result_skip(pg_result *out, const char *reason);
 void pg__check_clear(pg_check_result *c);

@@ -61,6 +61,14 @@ int pg_cli_load_suites(struct pg_suite_set *set, char **paths, int n);
  */
 int pg_cli_instruments(unsigned *out, const char *list);
 
+/**
+ * The database file at `path` when it already exists, opened to read the
+ * machine's roofs; NULL for a server URL, a file that is not there or one
+ * that cannot be opened (never an error: the caller measures instead).
+ */
+struct pg_store;
+struct pg_store *pg_cli_open_existing(const char *path);
+
 /** Prints "perfgate: <message>" for the last error; returns its exit code. */
 int pg_cli_fail(int err);
 

@@ -24,7 +24,8 @@ static void num_or_null(pg_jt *w, int *first, const char *name, double v)
  * JSON report), written as it is put together (json_text.h), in writes of
  * about 64 KiB.
  */
-static int print_comparison_json(const pg_comparison *cmp, int64_t head_id, const pg_selection *sel)
+static int print_comparison_json(const pg_comparison *cmp, int64_t head_id, const pg_selection *sel,
+                                 const pg_decision *stored, int differs)
 {
     pg_jt w = PG_JT_INIT;
     int first = 1, first_item = 1, err = 0;
@@ -85,6 +86,19 @@ static int print_comparison_json(const pg_comparison *cmp, int64_t head_id, cons
     pg_jt_int(&w, 1, &first, "exit_code", pg_outcome_exit_code(cmp));
     pg_jt_string(&w, 1, &first, "outcome", pg_outcome_name(cmp->outcome));
     pg_jt_string(&w, 1, &first, "outcome_reason", cmp->outcome_reason);
+    /* The gate's own decision of the head run, when it stored one: this comparison is made now, and may differ. */
+    pg_jt_next(&w, 1, &first, "stored_decision");
+    if (stored->outcome) {
+        int f = 1;
+        pg_jt_put(&w, "{", 1);
+        pg_jt_string(&w, 2, &f, "outcome", stored->outcome);
+        pg_jt_int(&w, 2, &f, "exit_code", stored->exit_code);
+        pg_jt_next(&w, 2, &f, "differs");
+        pg_jt_puts(&w, differs ? "true" : "false");
+        pg_jt_close(&w, 1, f, "}");
+    } else {
+        pg_jt_puts(&w, "null");
+    }
     pg_jt_close(&w, 0, first, "}\n");
     if (!err)
         err = pg_jt_flush(&w, stdout);
@@ -92,11 +106,25 @@ static int print_comparison_json(const pg_comparison *cmp, int64_t head_id, cons
     return err;
 }
 
+/* The title of a comparison made now that says otherwise than the decision the gate stored for the run. */
+static void print_differs(const pg_run *head, const pg_decision *d)
+{
+    size_t i, n = 0;
+
+    for (i = 0; i < d->ncases; i++)
+        n += strcmp(d->cases[i].verdict, "REGRESSED") == 0;
+    printf("perfgate compare: a fresh comparison, which differs from the decision the gate stored for run %lld "
+           "(%s", (long long)head->id, strcmp(d->outcome, "NOTHING_COMPARED") == 0 ? "nothing compared" : d->outcome);
+    if (n)
+        printf(", %zu regression%s", n, n == 1 ? "" : "s");
+    printf("); 'perfgate report %lld' shows that decision\n\n", (long long)head->id);
+}
+
 int pg_cmd_compare(int argc, char **argv)
 {
     const char *db = NULL, *base_sel = NULL, *head_sel = NULL, *format = "table";
     double threshold = -1, alpha = -1, drift = -1;
-    int allow_other = 0, fail_new = 0, fail_missing = 0, json;
+    int allow_other = 0, fail_new = 0, fail_missing = 0, json, differs;
     pg_term_style style = pg_term_style_auto(stdout);
     pg_store *store = NULL;
     pg_stored_comparison sc;
@@ -129,8 +157,14 @@ int pg_cmd_compare(int argc, char **argv)
         "Default baseline: for a pull request its base commit, else the newest run on the\n"
         "default branch; for a nightly (schedule, workflow_dispatch) or outside CI the\n"
         "previous 5 runs of the head's branch, pooled; always on the head's machine.\n"
-        "Exit code 1 when a case REGRESSED or an exact check of the head run failed, 4 when\n"
-        "nothing was compared (no baseline on this machine, or no case decided).\n\n"
+        "A comparison is made now, from the stored samples: when the gate stored a\n"
+        "decision for the head run and this one says otherwise (its confirmation re-runs\n"
+        "are not stored, nor are interleaved rounds a history baseline), the first line\n"
+        "says so and 'perfgate report RUN' shows what the gate decided. Runs measured\n"
+        "otherwise than the head (interleaved, counted) are left out of the baseline.\n"
+        "Exit code 1 when a case REGRESSED or an exact check of the head run failed, 3 when\n"
+        "a case ended in ERROR, 4 when nothing was compared (no baseline on this machine,\n"
+        "or no case decided).\n\n"
         "examples:\n"
         "  perfgate compare --base last:5\n"
         "  perfgate compare --head 42 --base pin:release --format json",
@@ -155,12 +189,15 @@ int pg_cmd_compare(int argc, char **argv)
         rc = pg_cli_fail(err);
         goto cleanup;
     }
+    differs = pg_stored_decision_differs(&sc, store);
     if (json) {
-        if ((err = print_comparison_json(sc.cmp, sc.head->id, &sc.selection)) != 0) {
+        if ((err = print_comparison_json(sc.cmp, sc.head->id, &sc.selection, &sc.decision, differs)) != 0) {
             rc = pg_cli_fail(err);
             goto cleanup;
         }
     } else {
+        if (differs)
+            print_differs(sc.head, &sc.decision);
         if (sc.nbases == 0)
             printf("run %lld has no baseline: every case is NEW\n\n", (long long)sc.head->id);
         else

@@ -6,9 +6,11 @@
 #include "perfgate/errors.h"
 #include "base/util.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char count_desc[] =
     "Runs PROGRAM with libperfgate_count.so preloaded, which counts every BLAS\n"
@@ -19,14 +21,16 @@ static const char count_desc[] =
     "FLOPs by calling function, by op and shape, and by range (PG_COUNT_RANGE_PUSH\n"
     "from perfgate/count.h, NVTX ranges, or python/perfgate_count.py). Children\n"
     "the program starts are counted too. The program's own output goes where\n"
-    "perfgate's goes, before the table. A program linked statically against its\n"
-    "BLAS, or setuid, cannot be counted. Function names come from the program's\n"
-    "symbol table: build with symbols (not stripped) and mark small functions\n"
-    "noinline to see them by name.\n\n"
+    "perfgate's goes, before the table; with --json on stdout, the program's\n"
+    "stdout goes to stderr, so stdout holds the JSON alone. -o FILE writes the\n"
+    "table or JSON to FILE, out of the program's reach. A program linked\n"
+    "statically against its BLAS, or setuid, cannot be counted. Function names\n"
+    "come from the program's symbol table: build with symbols (not stripped) and\n"
+    "mark small functions noinline to see them by name.\n\n"
     "examples:\n"
-    "  perfgate count -- ./build/examples/blas_prog\n"
+    "  perfgate count -- ./build/examples/blas-count/blas_prog\n"
     "  perfgate count -- python3 examples/torch/mlp_step.py\n"
-    "  perfgate count --json -- python3 train.py --steps 1";
+    "  perfgate count --json -o flops.json -- python3 train.py --steps 1";
 
 static json_t *rows_json(const pg_counts *c)
 {
@@ -42,13 +46,25 @@ static json_t *rows_json(const pg_counts *c)
     return a;
 }
 
+/* Writes `text` to `f` (opened on `path`) and closes it. @return 0, or the exit code of the failure (printed). */
+static int write_out(FILE *f, const char *path, const char *text)
+{
+    int bad = fputs(text, f) < 0;
+
+    bad |= f == stdout ? fflush(f) != 0 : fclose(f) != 0;
+    return bad ? pg_cli_fail(pg_error_set(PG_EIO, "%s: write failed", path)) : 0;
+}
+
 int pg_cmd_count(int argc, char **argv)
 {
     double timeout = 600;
     int as_json = 0, nargs, rc, err;
+    const char *out_path = "-";
     const pg_opt opts[] = {
         {"timeout", 0, PG_OPT_DOUBLE, &timeout, "S", "kill the program after S seconds (default 600)"},
         {"json", 0, PG_OPT_FLAG, &as_json, NULL, "print {total, calls, processes, rows} as JSON"},
+        {"output", 'o', PG_OPT_STR, &out_path, "FILE",
+         "write the table or JSON to FILE instead of stdout, where the program's output cannot mix in"},
         {0},
     };
     const pg_cmd_spec spec = {"count", "[options] -- PROGRAM [ARGS...]",
@@ -56,6 +72,7 @@ int pg_cmd_count(int argc, char **argv)
                               opts, 1, -1};
     pg_counts c;
     pg_buf b = PG_BUF_INIT;
+    FILE *f;
 
     if ((rc = pg_cli_parse(&spec, argc, argv, &nargs)) != 0)
         return rc < 0 ? 0 : rc;
@@ -64,19 +81,35 @@ int pg_cmd_count(int argc, char **argv)
         return 2;
     }
     argv[nargs + 1] = NULL;
-    if ((err = pg_count_run(&c, argv + 1, timeout, 0)) != 0)
+    /* A file that cannot be written fails before the program runs, not after. */
+    if (!(f = strcmp(out_path, "-") == 0 ? stdout : fopen(out_path, "w")))
+        return pg_cli_fail(pg_error_set(PG_EIO, "%s: cannot write: %s", out_path, strerror(errno)));
+    /* JSON on stdout stays one document: the program's own stdout goes to stderr then. */
+    if ((err = pg_count_run(&c, argv + 1, timeout,
+                            as_json && f == stdout ? PG_COUNT_STDOUT_TO_STDERR : PG_COUNT_SHOW)) != 0) {
+        if (f != stdout) {
+            fclose(f);
+            unlink(out_path);
+        }
         return pg_cli_fail(err);
+    }
     if (as_json) {
         json_t *o = json_pack("{s:I, s:I, s:i, s:o}", "total", (json_int_t)c.total, "calls", (json_int_t)c.calls,
                               "processes", c.processes, "rows", rows_json(&c));
         char *text = o ? json_dumps(o, JSON_INDENT(2)) : NULL;
-        printf("%s\n", text ? text : "{}");
+        if (!text)
+            err = pg_error_set(PG_ENOMEM, "out of memory writing the counts");
+        else
+            pg__buf_printf(&b, "%s\n", text);
         free(text);
         json_decref(o);
-    } else if ((err = pg_counts_table(&c, &b)) == 0) {
-        fputs(b.ptr, stdout);
+    } else {
+        err = pg_counts_table(&c, &b);
     }
+    rc = err ? pg_cli_fail(err) : write_out(f, out_path, b.ptr ? b.ptr : "");
+    if (err && f != stdout)
+        fclose(f);
     pg__buf_clear(&b);
     pg_counts_clear(&c);
-    return err ? pg_cli_fail(err) : 0;
+    return rc;
 }

@@ -6,14 +6,15 @@
 #include "backend/cuda_api.h"
 #include "machine/blas_kernel.h"
 #include "machine/fingerprint.h"
-#include "measure/measure.h"
 #include "machine/roofline.h"
 #include "perfgate/config.h"
 #include "perfgate/errors.h"
+#include "store/store.h"
 
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char doctor_desc[] =
@@ -24,14 +25,18 @@ static const char doctor_desc[] =
     "or fewer cores than the threads you intend to measure at. Runs compare only\n"
     "with runs whose machine id (the hash of CPU model, cores and BLAS core type)\n"
     "matches.\n\n"
-    "It also measures the roofs every run stores (peak FLOP/s: sgemm 1024^3; memory\n"
-    "bandwidth: a STREAM-like triad and copy beyond the last-level cache) at the\n"
-    "thread count, and checks that OpenBLAS runs the kernels of the CPU's widest\n"
-    "ISA: a generic kernel (e.g. Prescott on an AVX-512 CPU) is flagged with the\n"
-    "factor measured on sgemm 256^3 against the ISA's own core. --no-measure (or\n"
-    "PERFGATE_ROOFLINE=off) skips the roofs.\n\n"
+    "It also shows the machine's roofs at the thread count (peak FLOP/s: sgemm\n"
+    "1024^3; memory bandwidth: a STREAM-like triad and copy over 4x the last-level\n"
+    "cache): those stored in the database, which the first run on a machine\n"
+    "measures and every later run reuses, else measured now and not kept.\n"
+    "--roofs measures them again and stores them (after a hardware or BIOS change\n"
+    "the machine id does not see); --no-measure (or PERFGATE_ROOFLINE=off) shows\n"
+    "only stored ones. It checks that OpenBLAS runs the kernels of the CPU's\n"
+    "widest ISA: a generic kernel (e.g. Prescott on an AVX-512 CPU) is flagged with\n"
+    "the factor measured on sgemm 256^3 against the ISA's own core.\n\n"
     "examples:\n"
     "  perfgate doctor --threads 4\n"
+    "  perfgate doctor --roofs --threads 2 --db baselines/perfgate.db\n"
     "  perfgate doctor --json";
 
 /* The GPU section: the device fingerprint, or why there is no device. */
@@ -89,42 +94,131 @@ static json_t *blas_kernel_section(int print)
                      k.factor > 0 ? json_real(k.factor) : json_null());
 }
 
-/* Peak FLOP/s and bandwidth at `threads` (capped at the online CPUs); the JSON object for --json. */
-static json_t *roofs_section(long threads, int print)
-{
-    pg_backend_options bo = PG_BACKEND_OPTIONS_INIT;
-    long online = sysconf(_SC_NPROCESSORS_ONLN);
-    int t = (int)(online > 0 && threads > online ? online : threads), reliable;
-    double peak, triad = 0, copy = 0;
+/* How the doctor gets the roofs: from the store only, measured when the store lacks them, measured and stored. */
+enum { ROOFS_STORED_ONLY, ROOFS_MEASURE, ROOFS_STORE };
 
-    if (pg_measure_set_threads(NULL, t) != 0 || pg_roofline_bandwidth(&triad, &copy, t, 0) != 0) {
-        if (print)
+/* The stored roof at `t` for this machine and BLAS from the database at `db`, if it exists; 0 when found. */
+static int stored_roof(pg_roof_entry *out, const char *db, const char *hash, const char *fingerprint, int t)
+{
+    const char *path = pg_store_path(db);
+    pg_store *store = NULL;
+    pg_roof_table table = {0};
+    const pg_roof_entry *e;
+    char blas[64];
+    int rc = 1;
+
+    /* A file is only read when it is there; a server the user named is asked. */
+    if (pg_store_is_server(path) ? pg_store_open(&store, path) != 0 : !(store = pg_cli_open_existing(path)))
+        return 1;
+    pg_roofline_blas(blas, sizeof(blas), fingerprint);
+    if (pg_store_roofs_load(&table, store, hash) == 0 && (e = pg_roof_table_find(&table, "cpu", t)) != NULL &&
+        strcmp(e->blas, blas) == 0) {
+        *out = *e;
+        rc = 0;
+    }
+    pg_roof_table_clear(&table);
+    pg_store_close(store);
+    return rc;
+}
+
+/* Measures the roofs at `t` and stores them for this machine in `db` (created when absent). */
+static int store_roof(pg_roof_entry *e, const char *db, const char *hash, const char *fingerprint, int t)
+{
+    pg_roof_table table = {0};
+    pg_store *store = NULL;
+    int err;
+
+    if ((err = pg_roofline_measure(e, t)) != 0)
+        return err;
+    pg_roofline_blas(e->blas, sizeof(e->blas), fingerprint);
+    if ((err = pg_store_open(&store, pg_store_path(db))) == 0 && (err = pg_roof_table_put(&table, e)) == 0)
+        err = pg_store_roofs_save(store, hash, &table);
+    pg_roof_table_clear(&table);
+    pg_store_close(store);
+    return err;
+}
+
+static void print_roofs(const pg_roof_entry *e, int t, int capped, int stored, const char *db)
+{
+    char when[32] = "?";
+    time_t at = (time_t)e->measured_at;
+    struct tm tm;
+    char *shown = pg_store_redacted(pg_store_path(db)); /* a server URL's password masked */
+
+    if (gmtime_r(&at, &tm))
+        strftime(when, sizeof(when), "%Y-%m-%d %H:%M UTC", &tm);
+    printf("\nroofs at %d thread%s%s:\n", t, t == 1 ? "" : "s", capped ? " (the online CPUs)" : "");
+    printf("  %-24s %.3g GFLOP/s (sgemm 1024^3, fastest of its samples)\n", "peak", e->peak_gflops);
+    printf("  %-24s %.3g GB/s triad, %.3g GB/s copy (over %zu MiB: 4x the last-level cache of %.0f MiB)\n",
+           "bandwidth", e->triad_gbs, e->copy_gbs, pg_roofline_bandwidth_bytes((size_t)e->llc_bytes) >> 20,
+           e->llc_bytes / (1 << 20));
+    printf("  %-24s %.3g FLOP/byte: below it a case is memory-bound, above compute-bound\n", "ridge",
+           e->triad_gbs > 0 ? e->peak_gflops / e->triad_gbs : 0);
+    if (stored)
+        printf("  %-24s %s in %s, measured %s; runs reuse them (--roofs measures them again)\n", "stored", "yes",
+               shown ? shown : "the database", when);
+    else
+        printf("  %-24s no: measured now and not kept; --roofs stores them for every later run\n", "stored");
+    free(shown);
+}
+
+/*
+ * The roofs at `threads` (capped at the online CPUs); the JSON object for --json, null when none.
+ * *failed is set when --roofs could not measure or store them.
+ */
+static json_t *roofs_section(int *failed, long threads, int print, int mode, const char *db, const char *hash,
+                             const char *fingerprint)
+{
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    int t = (int)(online > 0 && threads > online ? online : threads), stored = 0, err = 0;
+    pg_roof_entry e;
+
+    if (mode == ROOFS_STORE) {
+        err = store_roof(&e, db, hash, fingerprint, t);
+        stored = !err;
+    } else if (stored_roof(&e, db, hash, fingerprint, t) == 0) {
+        stored = 1;
+    } else if (mode == ROOFS_MEASURE) {
+        err = pg_roofline_measure(&e, t);
+    } else {
+        if (print) {
+            char *shown = pg_store_redacted(pg_store_path(db));
+            printf("\nroofs at %d thread%s:\n  none stored for this machine in %s (--roofs measures and stores "
+                   "them)\n", t, t == 1 ? "" : "s", shown ? shown : "the database");
+            free(shown);
+        }
+        return json_null();
+    }
+    if (err) {
+        if (mode == ROOFS_STORE)
+            *failed = err;
+        else if (print)
             printf("\nroofs:\n  %s\n", pg_error_last());
         return json_null();
     }
-    peak = pg_backend_cpu_peak(t, &bo, &reliable) * 1e9;
-    if (print) {
-        printf("\nroofs at %d thread%s%s:\n", t, t == 1 ? "" : "s", t != threads ? " (the online CPUs)" : "");
-        printf("  %-24s %.3g GFLOP/s (sgemm 1024^3, fastest of its samples)\n", "peak", peak * 1e-9);
-        printf("  %-24s %.3g GB/s triad, %.3g GB/s copy (beyond the last-level cache)\n", "bandwidth", triad * 1e-9,
-               copy * 1e-9);
-        printf("  %-24s %.3g FLOP/byte: below it a case is memory-bound, above compute-bound\n", "ridge",
-               peak > 0 ? peak / triad : 0);
-    }
-    return json_pack("{s:i, s:f, s:f, s:f}", "threads", t, "peak_gflops", peak * 1e-9, "triad_gbs", triad * 1e-9,
-                     "copy_gbs", copy * 1e-9);
+    if (print)
+        print_roofs(&e, t, t != threads, stored, db);
+    return json_pack("{s:i, s:f, s:f, s:f, s:f, s:I, s:b}", "threads", t, "peak_gflops", e.peak_gflops, "triad_gbs",
+                     e.triad_gbs, "copy_gbs", e.copy_gbs, "llc_bytes", e.llc_bytes, "measured_at",
+                     (json_int_t)e.measured_at, "stored", stored);
 }
 
 int pg_cmd_doctor(int argc, char **argv)
 {
     char *json = NULL, *hash = NULL, *hazards = NULL;
     long threads = 1;
-    int as_json = 0, nargs, rc, err, no_measure = 0, blas_probe = 0;
-    const char *roof_env = getenv("PERFGATE_ROOFLINE");
+    int as_json = 0, nargs, rc, err, no_measure = 0, blas_probe = 0, store_roofs = 0, mode, failed = 0;
+    const char *roof_env = getenv("PERFGATE_ROOFLINE"), *db = NULL;
     const pg_opt opts[] = {
         {"threads", 't', PG_OPT_INT, &threads, "N", "thread count you intend to measure at (default 1)"},
         {"json", 0, PG_OPT_FLAG, &as_json, NULL, "print {machine, fingerprint, hazards, roofs, blas_kernel} as JSON"},
-        {"no-measure", 0, PG_OPT_FLAG, &no_measure, NULL, "skip measuring the roofs (peak FLOP/s, bandwidth)"},
+        {"roofs", 0, PG_OPT_FLAG, &store_roofs, NULL,
+         "measure the roofs at --threads again and store them for this machine (every later run reuses them)"},
+        {"db", 0, PG_OPT_STR, &db, "PATH",
+         "database the roofs are read from and --roofs stores them in (default $PERFGATE_DB, else "
+         "baselines/perfgate.db)"},
+        {"no-measure", 0, PG_OPT_FLAG, &no_measure, NULL,
+         "never measure the roofs (peak FLOP/s, bandwidth): show the stored ones only"},
         {"blas-probe", 0, PG_OPT_FLAG, &blas_probe, NULL,
          "print the seconds of one sgemm 256^3 and exit (what the BLAS kernel check runs)"},
         {0},
@@ -144,7 +238,12 @@ int pg_cmd_doctor(int argc, char **argv)
         printf("%.9f\n", pg_blas_probe_sgemm());
         return 0;
     }
-    no_measure |= roof_env && strcmp(roof_env, "off") == 0;
+    if (store_roofs && no_measure) {
+        fprintf(stderr, "perfgate doctor: --roofs measures the roofs and --no-measure never does; give one\n");
+        return 2;
+    }
+    no_measure |= roof_env && strcmp(roof_env, "off") == 0 && !store_roofs;
+    mode = store_roofs ? ROOFS_STORE : no_measure ? ROOFS_STORED_ONLY : ROOFS_MEASURE;
     if ((err = pg_fingerprint_read(&json, &hash)) != 0 ||
         (err = pg_fingerprint_hazards(&hazards, (int)threads)) != 0) {
         free(json);
@@ -165,7 +264,7 @@ int pg_cmd_doctor(int argc, char **argv)
         json_object_set_new(top, "hazards", hz);
         json_object_set_new(top, "cuda_backend", json_boolean(PG_HAS_CUDA));
         json_object_set_new(top, "blas_kernel", blas_kernel_section(0));
-        json_object_set_new(top, "roofs", no_measure ? json_null() : roofs_section(threads, 0));
+        json_object_set_new(top, "roofs", roofs_section(&failed, threads, 0, mode, db, hash, json));
         text = json_dumps(top, JSON_INDENT(2) | JSON_SORT_KEYS);
         printf("%s\n", text ? text : "{}");
         free(text);
@@ -190,8 +289,7 @@ int pg_cmd_doctor(int argc, char **argv)
         printf("  %-24s %s\n", "cuda_backend", PG_HAS_CUDA ? "built" : "not built");
         print_gpu();
         blas = blas_kernel_section(1);
-        if (!no_measure)
-            roofs = roofs_section(threads, 1);
+        roofs = roofs_section(&failed, threads, 1, mode, db, hash, json);
         printf("\nnoise hazards at %ld thread%s:\n", threads, threads == 1 ? "" : "s");
         if (*hazards) {
             char *line = hazards, *nl;
@@ -207,5 +305,5 @@ int pg_cmd_doctor(int argc, char **argv)
     free(json);
     free(hash);
     free(hazards);
-    return 0;
+    return failed ? pg_cli_fail(failed) : 0;
 }

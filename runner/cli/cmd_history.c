@@ -25,7 +25,7 @@ static void print_text(const pg_history *hs, size_t nh)
     for (i = 0; i < nh; i++) {
         const pg_history *h = &hs[i];
         printf("%s  (%zu commits)\n", h->key, h->npoints);
-        printf("  %-4s  %-12s  %10s  %8s  %4s\n", "#", "commit", "median", "IQR", "runs");
+        printf("  %-4s  %-12s  %10s  %8s  %4s  %s\n", "#", "commit", "median", "IQR", "runs", "gate");
         for (k = 0; k < h->npoints; k++) {
             const pg_history_point *p = &h->points[k];
             char med[32];
@@ -34,8 +34,9 @@ static void print_text(const pg_history *hs, size_t nh)
             pg_fmt_duration(med, sizeof(med), p->median);
             for (c = 0; c < h->nchanges; c++)
                 step |= h->changes[c].index == k;
-            printf("  %-4zu  %-12.12s  %10s  %7.1f%%  %4zu%s\n", k, p->commit ? p->commit : "-", med,
-                   p->median > 0 ? 100 * (p->q3 - p->q1) / p->median : 0, p->runs, step ? "  <- step" : "");
+            printf("  %-4zu  %-12.12s  %10s  %7.1f%%  %4zu  %s%s\n", k, p->commit ? p->commit : "-", med,
+                   p->median > 0 ? 100 * (p->q3 - p->q1) / p->median : 0, p->runs, p->verdict ? p->verdict : "-",
+                   step ? "  <- step" : "");
         }
         if (h->nchanges == 0)
             printf("  no change points\n");
@@ -123,6 +124,8 @@ static void json_point(pg_jt *b, str_memo *memo, size_t k, const pg_history_poin
         pg_jt_real(b, 5, &first, "q1_s", p->q1);
         pg_jt_real(b, 5, &first, "q3_s", p->q3);
         pg_jt_int(b, 5, &first, "runs", (int64_t)p->runs);
+        pg_jt_next(b, 5, &first, "verdict");
+        pg_jt_str(b, p->verdict);
         pg_jt_close(b, 4, first, "}");
         return;
     }
@@ -149,9 +152,10 @@ static void json_point(pg_jt *b, str_memo *memo, size_t k, const pg_history_poin
     o += pg_fmt_json_real(o, p->q3, 10);
     o = PUT(o, POINT_FIELD("runs"));
     o = pg_jt_int_text(o, (int64_t)p->runs);
-    o = PUT(o, "\n        }");
+    o = PUT(o, POINT_FIELD("verdict"));
     b->b.len += (size_t)(o - (b->b.ptr + b->b.len));
-    b->b.ptr[b->b.len] = '\0';
+    json_str_memo(b, memo, p->verdict);
+    pg_jt_puts(b, "\n        }");
 }
 
 static void json_change(pg_jt *b, const pg_history *h, const pg_change_point *cp)
@@ -239,7 +243,10 @@ int pg_cmd_history(int argc, char **argv)
     };
     const pg_cmd_spec spec = {
         "history", "[options] [CASE-GLOB]", "Show cases' medians over commits and the commits where they stepped.",
-        "Each point is one commit (re-runs of a commit are pooled by their median).\n"
+        "Each point is one commit (re-runs of a commit are pooled by their median);\n"
+        "'gate' is the verdict the gate stored for the case at that commit (its newest\n"
+        "decided run), '-' where no gate decided it. Runs of interleaved gates are left\n"
+        "out: one sample per round is another measurement than a plain run's.\n"
         "Change points: an exact penalised L1 step fit on log medians, each step kept\n"
         "only if a one-sided Mann-Whitney test between its neighbouring segments gives\n"
         "p < 0.001 and it is at least --min-effect. See docs/history.md.\n\n"

@@ -80,7 +80,8 @@ int pg_cmd_post(int argc, char **argv)
     const pg_opt opts[] = {
         {"from", 0, PG_OPT_STR, &from, "FILE", "post from a saved JSON report (perfgate gate --json FILE)"},
         {"db", 0, PG_OPT_STR, &db, "PATH", "database file, when posting a stored run"},
-        {"base", 'b', PG_OPT_STR, &base_sel, "SEL", "baseline selector, when posting a stored run"},
+        {"base", 'b', PG_OPT_STR, &base_sel, "SEL",
+         "when posting a stored run: compare now with this baseline instead of its stored decision"},
         {"repo", 0, PG_OPT_STR, &pf.repo, "OWNER/NAME", "repository (default GITHUB_REPOSITORY, else the report's)"},
         {"pr", 0, PG_OPT_INT, &pf.pr, "N", "pull request (default from GITHUB_EVENT_PATH, else the report's)"},
         {"sha", 0, PG_OPT_STR, &pf.sha, "SHA", "commit for the status (default the PR head, else the run's commit)"},
@@ -101,8 +102,9 @@ int pg_cmd_post(int argc, char **argv)
         "and exits 0. For fork pull requests, save the report with\n"
         "'perfgate gate --json perfgate.json' in the pull_request workflow and post it\n"
         "from a workflow_run workflow with 'perfgate post --from perfgate.json'.\n"
-        "Without --from, RUN (default latest) is read from the database and compared\n"
-        "with its baseline.\n\n"
+        "Without --from, RUN (default latest) is read from the database with the\n"
+        "decision the gate stored for it (a run without one, or with --base, is\n"
+        "compared with its baseline now).\n\n"
         "On a workflow_run event the pull request and SHA come from the event\n"
         "(a fork's pull request is looked up by the run's head and must have\n"
         "head.sha = workflow_run.head_sha); --pr, --sha and the report's own PR,\n"

@@ -72,14 +72,18 @@ int pg_cmd_report(int argc, char **argv)
         {"db", 0, PG_OPT_STR, &db, "PATH",
          "database file or postgresql:// URL (default $PERFGATE_DB, else baselines/perfgate.db)"},
         {"base", 'b', PG_OPT_STR, &base_sel, "SEL",
-         "baseline: id, commit:SHA, branch:NAME, last:K[:BRANCH] (default: previous run on the run's branch)"},
+         "compare now with this baseline (id, commit:SHA, branch:NAME, last:K[:BRANCH]) instead of showing the "
+         "stored decision"},
         {"max-bytes", 0, PG_OPT_INT, &max_bytes, "N", "markdown: leave rows out to stay under N bytes"},
         {0},
     };
     const pg_cmd_spec spec = {
         "report", "[options] [RUN]", "Write a stored run and its verdicts as markdown, JSON, JUnit, annotations or HTML.",
-        "RUN is a run id, latest, commit:SHA or branch:NAME (default latest). The run is\n"
-        "compared with its baseline as 'perfgate compare' does. The JSON report\n"
+        "RUN is a run id, latest, commit:SHA or branch:NAME (default latest). A run the\n"
+        "gate decided is shown with the decision it stored: the same outcome, verdicts\n"
+        "and numbers the gate printed, byte for byte. A run without one (stored by\n"
+        "'perfgate run') is compared with its baseline as 'perfgate compare' does, and\n"
+        "so is any run given --base (a fresh comparison with that baseline). The JSON report\n"
         "(schema_version 1) holds everything: metadata, machine fingerprint, raw samples,\n"
         "exact checks and verdicts; 'perfgate post --from FILE' posts from it.\n\n"
         "examples:\n"
@@ -113,7 +117,8 @@ int pg_cmd_report(int argc, char **argv)
         return rc;
     }
     {
-        pg_report_data d = {c.head, c.cmp, &origin};
+        /* A decided run where the gate's reports put it (its pull request, its head): the same report again. */
+        pg_report_data d = {c.head, c.cmp, c.stored.decided ? &c.stored.origin : &origin};
         rc = pg_report_mux_emit(&mux, &d) ? 3 : 0;
     }
     pg_cli_compared_clear(&c);

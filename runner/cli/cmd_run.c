@@ -12,7 +12,7 @@
 /* The flags that are not gate options themselves. */
 typedef struct run_cli {
     const char *db, *clock, *instrument;
-    int quick, no_store, no_confirm, no_roofline;
+    int quick, no_store, no_confirm, no_roofline, fail_on_error;
     long rounds;
     double max_time;
     pg_cli_report_flags rep; /* --md/--json/--junit/--style, gate: --post/--webhook */
@@ -24,8 +24,13 @@ static const char run_desc[] =
     "stores the run with its raw samples and machine fingerprint in one transaction.\n"
     "The commit and branch come from the flags, else GITHUB_SHA/GITHUB_REF_NAME,\n"
     "else git.\n\n"
+    "exit codes: 0 measured and stored; 1 an exact check failed; 2 usage or invalid\n"
+    "input; 3 infrastructure error, or every measured case ended in ERROR (nothing\n"
+    "was measured; with --fail-on-error, any case that ended in ERROR). A run\n"
+    "compares nothing: 'perfgate gate' does.\n\n"
     "examples:\n"
     "  perfgate run suites/cpu.yaml\n"
+    "  perfgate run --fail-on-error --branch main suites/   (record a baseline)\n"
     "  perfgate run --filter 'cpu/sgemm*' --db /tmp/pg.db suites/";
 
 static const char gate_desc[] =
@@ -34,16 +39,24 @@ static const char gate_desc[] =
     "base commit, else of the default branch; for a nightly (schedule or\n"
     "workflow_dispatch), a --branch given explicitly, or outside CI the previous 5\n"
     "runs of the same branch, pooled; for another CI event the default branch.\n\n"
-    "exit codes: 0 pass; 1 a case REGRESSED or an exact check failed; 2 usage or\n"
-    "invalid input; 3 infrastructure error; 4 nothing compared: no baseline run on\n"
-    "this machine (a first run, a cache miss, runs only from another machine) or no\n"
-    "case decided (every case UNSURE or SKIPPED). 1, 2 and 3 win over 4. The reason\n"
-    "names what was searched, the runs that exist, and the fix.\n\n"
+    "exit codes: 0 pass (also when the only cases are NEW: 'N new cases, nothing to\n"
+    "compare them with yet'); 1 a case REGRESSED or an exact check failed; 2 usage or\n"
+    "invalid input; 3 infrastructure error, or ERROR: a case could not be measured\n"
+    "on either build (it crashed, timed out or failed to run; never a pass); 4\n"
+    "nothing compared: no baseline run on this machine (a first run, a cache miss,\n"
+    "runs only from another machine or measured otherwise) or no case decided (every\n"
+    "case UNSURE or SKIPPED). 1, 2 and 3 win over 4. The reason names what was\n"
+    "searched, the runs that exist, and the fix. With a database the decision is\n"
+    "stored with the run: 'perfgate report' shows it as printed here.\n\n"
     "With --base-build and --head-build the gate measures both builds itself, in\n"
     "interleaved rounds (as 'perfgate ab': plugin cases in lockstep, commands back to\n"
     "back, both sides on the same CPUs), decides each case on the paired rounds,\n"
-    "and stores the head's rounds as the run. No stored baseline is needed, and a\n"
-    "machine phase hits both sides alike. Each round measures each side in a fresh\n"
+    "and stores the head's rounds as the run (mode interleaved-head) beside the base\n"
+    "build's (interleaved-base), with the decision naming the base build by path,\n"
+    "commit and sha256; plain gates never pool these runs. No stored baseline is\n"
+    "needed, and a machine phase hits both sides alike. A case the base build does\n"
+    "not have yet (no plugin file, benchmark or program) is NEW. Each round measures\n"
+    "each side in a fresh\n"
     "process (PERFGATE_WORKER_ROUNDS=K: one worker process per build kept for K\n"
     "rounds, cheaper but measured to find fewer changes: docs/statistics.md;\n"
     "PERFGATE_ROUND_TIME=SEC: the sampling per side per round).\n\n"
@@ -87,7 +100,7 @@ static int do_run(const run_cli *cl, pg_gate_options *go, char **paths, int npat
     pg_cli_outputs outs;
     pg_cli_gate_view view;
     pg_suite_set set = {0};
-    pg_store *store = NULL;
+    pg_store *store = NULL, *roofs_from = NULL;
     pg_gate_result res = {0};
     int err, rc;
 
@@ -112,6 +125,11 @@ static int do_run(const run_cli *cl, pg_gate_options *go, char **paths, int npat
         fprintf(view.human, "note: --canary is for comparisons with stored runs; interleaved rounds cancel machine "
                             "drift themselves\n");
     go->store = store;
+    go->exec.roofline = !cl->no_roofline && !(getenv("PERFGATE_ROOFLINE") && strcmp(getenv("PERFGATE_ROOFLINE"), "off") == 0);
+    /* --no-store stores nothing, but a plain run reads the machine's roofs from a database that already exists
+       (interleaved rounds measure no roofs). */
+    if (cl->no_store && go->exec.roofline && !interleaved)
+        go->roofs_from = roofs_from = pg_cli_open_existing(pg_store_path(cl->db));
     go->rounds = (int)cl->rounds;
     go->max_time = cl->max_time;
     go->exec.progress = outs.quiet ? PG_PROGRESS_NONE : pg_progress_mode_for(stderr);
@@ -120,15 +138,23 @@ static int do_run(const run_cli *cl, pg_gate_options *go, char **paths, int npat
     go->exec.cpu_clock = cl->clock && strcmp(cl->clock, "cpu") == 0;
     if (cl->instrument)
         pg_cli_instruments(&go->exec.instruments, cl->instrument);
-    go->exec.roofline = !cl->no_roofline && !(getenv("PERFGATE_ROOFLINE") && strcmp(getenv("PERFGATE_ROOFLINE"), "off") == 0);
     go->ab_progress = go->exec.progress ? stderr : NULL;
+    go->origin = &outs.origin;
     go->notify = pg_cli_gate_step;
     go->payload = &view;
     rc = (err = pg_gate_run(&res, &set, go)) != 0 ? pg_cli_fail(err) : pg_cli_gate_finish(&view, &res);
+    if (!err && cl->fail_on_error && !go->compare && res.cmp && res.cmp->counts[PG_VERDICT_ERROR] && !res.all_failed &&
+        rc != 3) {
+        fprintf(stderr, "perfgate run: %zu of %zu cases ended in ERROR (--fail-on-error); the run is stored, and the "
+                        "cases' reasons are above\n",
+                res.cmp->counts[PG_VERDICT_ERROR], res.run->nresults);
+        rc = 3;
+    }
 
 cleanup:
     pg_gate_result_clear(&res);
     pg_store_close(store);
+    pg_store_close(roofs_from);
     pg_suite_set_clear(&set);
     pg_cli_outputs_clear(&outs);
     return rc;
@@ -175,6 +201,10 @@ static int run_or_gate(int argc, char **argv, int gate)
          "skip measuring peak FLOP/s and memory bandwidth, which label cases compute-/memory-/overhead-bound "
          "(also PERFGATE_ROOFLINE=off)"},
     };
+    const pg_opt run_only[] = {
+        {"fail-on-error", 0, PG_OPT_FLAG, &cl.fail_on_error, NULL,
+         "exit 3 when any case ended in ERROR (the run is still stored), as a baseline recording should"},
+    };
     const pg_opt gate_group[] = {
         {"base", 'b', PG_OPT_STR, &go->base, "SEL", "baseline selector (id, commit:SHA, branch:NAME, last:K, pin:NAME)"},
         {"threshold", 0, PG_OPT_DOUBLE, &go->threshold, "PCT", "minimum effect that can fail (e.g. 5%)"},
@@ -204,6 +234,8 @@ static int run_or_gate(int argc, char **argv, int gate)
     add_opts(opts, &nopts, 48, run_group, (int)(sizeof(run_group) / sizeof(run_group[0])));
     if (gate)
         add_opts(opts, &nopts, 48, gate_group, (int)(sizeof(gate_group) / sizeof(gate_group[0])));
+    else
+        add_opts(opts, &nopts, 48, run_only, (int)(sizeof(run_only) / sizeof(run_only[0])));
     /* The reporting options follow, on both commands; the list stays {0}-terminated. */
     pg_cli_report_opts(opts, &nopts, &cl.rep, gate);
     memset(&opts[nopts], 0, sizeof(pg_opt));

@@ -9,6 +9,7 @@
 
 #include "perfgate/errors.h"
 #include "suite/suite.h"
+#include "base/util.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -184,6 +185,17 @@ static json_t *case_json(const pg_case *c)
         for (i = 0; c->command[i]; i++)
             json_array_append_new(argv, json_string(c->command[i]));
         json_object_set_new(o, "command", argv);
+    }
+    if (c->nenv) {
+        json_t *env = json_object();
+        for (i = 0; i < c->nenv; i++) {
+            const char *eq = strchr(c->env[i], '=');
+            char *name = pg__asprintf("%.*s", (int)(eq - c->env[i]), c->env[i]);
+            if (name)
+                json_object_set_new(env, name, json_string(eq + 1));
+            free(name);
+        }
+        json_object_set_new(o, "env", env);
     }
     json_object_set_new(o, "device", json_string(c->device));
     json_object_set_new(o, "threads", json_integer(c->threads));

@@ -47,15 +47,26 @@ int pg_cli_gate_finish(const pg_cli_gate_view *v, const pg_gate_result *r)
     int rc = r->exit_code;
 
     if (v->human && r->interleaved) {
-        fprintf(v->human, "\nbaseline: build %s, interleaved with the head over %s%d rounds (seed %llu)%s\n\n",
-                r->base_build, r->rounds < r->max_rounds ? "up to " : "", r->rounds, (unsigned long long)r->seed,
+        const pg_base_build *b = &r->cmp->build;
+        fprintf(v->human, "\nbaseline: build %s", b->path ? b->path : r->base_build);
+        if (b->commit)
+            fprintf(v->human, " at %.12s", b->commit);
+        if (b->sha256)
+            fprintf(v->human, " (sha256 %.16s)", b->sha256);
+        fprintf(v->human, ", interleaved with the head over %s%d rounds (seed %llu)%s\n\n",
+                r->rounds < r->max_rounds ? "up to " : "", r->rounds, (unsigned long long)r->seed,
                 r->time_out ? "; --max-time ended the rounds" : "");
         pg_report_compare_terminal(v->human, r->cmp, &v->outs->style);
     } else if (v->human && r->nbases) {
         pg_report_compare_terminal(v->human, r->cmp, &v->outs->style);
     }
-    /* Printed even with --style none: a gate that compared nothing must not pass for one that did. */
-    if (r->exit_code == PG_EXIT_NOTHING_COMPARED)
+    /* `run` compared nothing, but a run in which nothing ran is no run: say so (exit 3). */
+    if (r->all_failed)
+        fprintf(v->outs->human, "\nperfgate: every measured case ended in ERROR (%zu of %zu); nothing was measured\n",
+                r->cmp->counts[PG_VERDICT_ERROR], r->run->nresults);
+    /* Printed even with --style none: a gate that compared nothing, or whose case never ran, must not pass. */
+    else if (r->exit_code == PG_EXIT_NOTHING_COMPARED || r->cmp->outcome == PG_OUTCOME_ERROR ||
+             (r->compared && r->cmp->outcome == PG_OUTCOME_PASS && r->cmp->outcome_reason))
         pg_report_outcome_terminal(v->outs->human, r->cmp);
     /* A report that could not be written hides a pass or a "nothing compared", never a regression. */
     if (pg_cli_outputs_emit(v->outs, r->run, r->cmp) != 0 && rc != 1)

@@ -1,12 +1,26 @@
 /* load.c - loading suites for a command, printing every diagnostic. */
 #include "cli/cli.h"
 
+#include "store/store.h"
 #include "suite/suite.h"
 
 #include "perfgate/errors.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+struct pg_store *pg_cli_open_existing(const char *path)
+{
+    pg_store *store = NULL;
+
+    /* A server is not contacted for this: an unreachable one would hold a run that stores nothing. */
+    if (pg_store_is_server(path) || access(path, F_OK) != 0)
+        return NULL;
+    if (pg_store_open(&store, path) != 0)
+        return NULL;
+    return store;
+}
 
 int pg_cli_load_suites(pg_suite_set *set, char **paths, int n)
 {

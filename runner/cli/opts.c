@@ -13,6 +13,18 @@ int pg_cli_fail(int err)
     return pg_error_exit_code(err);
 }
 
+/* The commands that compare, and so can end in 4: nothing compared. */
+static int compares(const char *name)
+{
+    static const char *const comparing[] = {"gate", "compare", "ab", NULL};
+    size_t i;
+
+    for (i = 0; comparing[i]; i++)
+        if (strcmp(name, comparing[i]) == 0)
+            return 1;
+    return 0;
+}
+
 void pg_cli_help(FILE *f, const pg_cmd_spec *spec)
 {
     const pg_opt *o;
@@ -31,7 +43,8 @@ void pg_cli_help(FILE *f, const pg_cmd_spec *spec)
     }
     fprintf(f, "  %-28s %s\n", "-h, --help", "show this help");
     fprintf(f, "\nexit codes: 0 pass, 1 regression or failed exact check, 2 usage or invalid input,\n"
-               "3 infrastructure error (database, kernel or device)\n");
+               "3 infrastructure error (database, kernel or device)%s\n",
+            compares(spec->name) ? ", 4 nothing compared (no baseline on this\nmachine, or no case decided)" : "");
 }
 
 /* `what` is printed after `msg`, quoted when non-empty. */

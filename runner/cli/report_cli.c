@@ -193,8 +193,10 @@ int pg_cli_compare_stored(pg_cli_compared *c, const char *db, const char *head_s
     int err;
 
     memset(c, 0, sizeof(*c));
+    /* The gate's own decision, unless another baseline is asked for: a report shows what the gate decided. */
     if ((err = pg_store_open(&c->store, pg_store_path(db))) != 0 ||
-        (err = pg_stored_compare_head(&c->stored, c->store, head_sel, base_sel, NULL, NULL)) != 0)
+        (err = base_sel ? pg_stored_compare_head(&c->stored, c->store, head_sel, base_sel, NULL, NULL)
+                        : pg_stored_decision_head(&c->stored, c->store, head_sel)) != 0)
         return pg_cli_fail(err);
     c->head = c->stored.head;
     c->cmp = c->stored.cmp;

@@ -53,7 +53,7 @@ typedef struct pg_cli_post_flags {
  */
 int pg_cli_post(const pg_report_data *data, const pg_cli_post_flags *pf);
 
-/* A stored run compared with its baseline, as `compare` does it. */
+/* A stored run with the decision the gate stored for it, or compared with a baseline named (`--base`). */
 typedef struct pg_cli_compared {
     pg_store *store;
     pg_stored_comparison stored;
@@ -62,7 +62,11 @@ typedef struct pg_cli_compared {
     size_t nbases;
 } pg_cli_compared;
 
-/** @return 0, or the exit code to return now (printed). */
+/**
+ * Without `base_sel`, the decision stored for the run (compared now when it
+ * has none); with it, a fresh comparison with that baseline.
+ * @return 0, or the exit code to return now (printed).
+ */
 int pg_cli_compare_stored(pg_cli_compared *out, const char *db, const char *head_sel, const char *base_sel);
 void pg_cli_compared_clear(pg_cli_compared *c);
 

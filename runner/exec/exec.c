@@ -12,6 +12,7 @@
 #include "base/util.h"
 
 #include <assert.h>
+#include <jansson.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -399,6 +400,102 @@ static char *group_title(size_t ncases, size_t nchecks)
     return nchecks ? pg__asprintf("perfgate: running %zu exact check%s", nchecks, nchecks == 1 ? "" : "s") : NULL;
 }
 
+/* The machine's stored peaks become this process's MFU ceilings: no sgemm of its own to measure. */
+static void use_stored_roofs(const pg_run *run, const pg_exec_options *opts)
+{
+    char blas[64];
+    size_t i;
+
+    if (!opts->roofs)
+        return;
+    pg_roofline_blas(blas, sizeof(blas), run->machine_json);
+    for (i = 0; i < opts->roofs->n; i++) {
+        const pg_roof_entry *e = &opts->roofs->items[i];
+        if (strcmp(e->device, "cpu") == 0 && strcmp(e->blas, blas) == 0)
+            pg_backend_cpu_stored_peak(e->threads, e->peak_gflops);
+    }
+}
+
+/* The ceiling MFU divided by, in the result's details as the CPU backend writes it. */
+static void note_ceiling(pg_result *r, double peak, const char *source)
+{
+    json_t *o = r->extra_json ? json_loads(r->extra_json, 0, NULL) : json_object();
+    char *text;
+
+    if (!json_is_object(o)) {
+        json_decref(o);
+        return;
+    }
+    json_object_set_new(o, "mfu_ceiling_gflops", json_real(peak));
+    json_object_set_new(o, "mfu_ceiling_source", json_string(source));
+    if ((text = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS)) != NULL) {
+        free(r->extra_json);
+        r->extra_json = text;
+    }
+    json_decref(o);
+}
+
+/*
+ * MFU for the CPU results that count FLOPs but have none yet (plugin cases calling pg_flops(), commands
+ * reporting "flops"), where a peak is known without measuring one: --peak-gflops, the run's roofs, or the
+ * ceiling this process already uses. Against the run's roofs the peak is never below a case's fastest sample.
+ */
+static void fill_mfu(pg_run *run, const pg_exec_options *opts)
+{
+    pg_backend_options bo;
+    size_t i;
+
+    backend_options(&bo, opts);
+    for (i = 0; i < run->nresults; i++) {
+        pg_result *r = &run->results[i];
+        pg_roofs roofs;
+        double peak;
+        const char *source;
+        if (r->status != PG_STATUS_OK || !(r->flops > 0) || !(r->summary.median > 0) || r->mfu >= 0 || !r->device ||
+            strcmp(r->device, "cpu") != 0)
+            continue;
+        if (opts->peak_gflops <= 0 && pg_roofline_roofs(&roofs, run->machine_json, "cpu", r->threads) == 0) {
+            peak = roofs.peak_flops * 1e-9;
+            source = roofs.peak_reliable ? "the run's roofline: sgemm 1024^3 at the same threads"
+                                         : "the run's roofline, raised to a case's fastest sample (unreliable)";
+        } else {
+            peak = pg_backend_cpu_known_peak(r->threads, &bo);
+            source = pg_backend_cpu_peak_source(r->threads, &bo);
+        }
+        if (!(peak > 0))
+            continue;
+        r->mfu = r->flops / r->summary.median * 1e-9 / peak;
+        note_ceiling(r, peak, source);
+    }
+}
+
+/* After the cases: the roofs into the run's fingerprint (reused where known), then the MFU they allow. */
+static int finish_roofs(pg_run *run, const pg_exec_options *opts, pg_progress *prog)
+{
+    int err = 0;
+
+    if (opts->roofline) {
+        int known = 1;
+        size_t i;
+        char blas[64];
+        pg_roofline_blas(blas, sizeof(blas), run->machine_json);
+        for (i = 0; i < run->nresults && known; i++) {
+            const pg_result *r = &run->results[i];
+            const pg_roof_entry *e;
+            if (r->status == PG_STATUS_OK && r->device && strcmp(r->device, "cpu") == 0)
+                known = (e = pg_roof_table_find(opts->roofs, "cpu", r->threads)) != NULL && strcmp(e->blas, blas) == 0;
+        }
+        if (!known) {
+            pg_progress_running(prog, "roofline: measuring this machine's peak FLOP/s and memory bandwidth");
+            pg_progress_line(prog, "roofline: measuring this machine's peak FLOP/s and memory bandwidth");
+        }
+        err = pg_roofline_record(run, opts->peak_gflops, opts->roofs);
+    }
+    if (!err)
+        fill_mfu(run, opts);
+    return err;
+}
+
 int pg_exec_run(pg_run *run, const pg_suite_set *set, const pg_exec_options *opts)
 {
     pg_exec_options dflt = PG_EXEC_OPTIONS_INIT;
@@ -419,6 +516,7 @@ int pg_exec_run(pg_run *run, const pg_suite_set *set, const pg_exec_options *opt
         for (j = 0; j < set->suites[i]->nchecks; j++)
             nchecks += matches(opts, set->suites[i]->checks[j].name);
     }
+    use_stored_roofs(run, opts);
     title = group_title(total, nchecks);
     pg_progress_begin(&prog, opts->progress, opts->progress_out, total, title);
     free(title);
@@ -473,11 +571,7 @@ int pg_exec_run(pg_run *run, const pg_suite_set *set, const pg_exec_options *opt
                 goto cleanup;
         }
     }
-    err = 0;
-    if (opts->roofline && done > 0) {
-        pg_progress_running(&prog, "roofline: peak FLOP/s and memory bandwidth");
-        err = pg_roofline_record(run, opts->peak_gflops);
-    }
+    err = done > 0 ? finish_roofs(run, opts, &prog) : 0;
 
 cleanup:
     pg_progress_end(&prog);

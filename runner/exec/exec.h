@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "machine/roofline.h"
 #include "meter/meter.h"
 #include "base/model.h"
 #include "measure/progress.h"
@@ -30,16 +31,20 @@ typedef struct pg_exec_options {
     size_t canary_every;     /* cases between canary rounds; 0: 5 */
     /* The exact checks only: an interleaved gate measures the cases itself. */
     int checks_only;
-    /* After the cases: measure the roofs at each thread count and store them in the fingerprint (roofline.h). */
+    /* After the cases: put the roofs at each thread count in the fingerprint (roofline.h), from `roofs`
+     * where it has them, else measured. */
     int roofline;
     /* What the cases are measured with (PG_INSTRUMENT_* bits, --instrument); 0: each case's own setting. */
     unsigned instruments;
     const pg_meter_options *meter; /* the counting instruments' options; NULL: PG_METER_OPTIONS_INIT */
+    /* The machine's roofs as stored (store.h); their peaks are the MFU ceilings, and the roofs measured by
+     * this run are added as fresh entries for the caller to store. NULL: none known, none kept. */
+    pg_roof_table *roofs;
 } pg_exec_options;
 
 #define PG_EXEC_OPTIONS_VERSION 1
 #define PG_EXEC_OPTIONS_INIT {PG_EXEC_OPTIONS_VERSION, NULL, PG_PROGRESS_NONE, NULL, 1.0, 0, NULL, 0.0, 0.0, 0, 0, 0, 0, \
-                              0, 0, NULL}
+                              0, 0, NULL, NULL}
 
 /** The instruments case `c` is measured with under `opts` (never 0). */
 unsigned pg_exec_instruments(const pg_case *c, const pg_exec_options *opts);

@@ -13,6 +13,7 @@
 
 #include "ab/ab.h"
 #include "ab/ab_exact.h"
+#include "ab/build_id.h"
 #include "meter/meter.h"
 #include "perfgate/errors.h"
 #include "base/util.h"
@@ -29,6 +30,7 @@ typedef struct gate_state {
     pg_stored_comparison stored;  /* history mode: the baseline runs and the comparison */
     pg_comparison *own_cmp;       /* nothing compared: every case NEW */
     int64_t t_rounds;             /* interleaved mode: when the rounds began (--max-time) */
+    pg_roof_table roofs;          /* the machine's roofs: as stored, plus those this run measured */
 } gate_state;
 
 static void notify(const pg_gate_options *o, const pg_gate_result *r, pg_gate_step step, const char *text)
@@ -185,7 +187,11 @@ static int measure_interleaved(pg_gate_result *r, const pg_suite_set *set, const
     if (err)
         return err;
     pg_run_swap_results(r->run, st->ab.head);
+    r->run->mode = PG_MODE_INTERLEAVED_HEAD;
     pg_comparison_rebind_head(st->ab.cmp, r->run);
+    /* What the baseline was: no stored run names it, so its path, commit and files do. */
+    if ((err = pg_ab_build_identity(&st->ab.cmp->build, set, o->base_build, o->exec.filter)) != 0)
+        return err;
     r->cmp = st->ab.cmp;
     r->interleaved = 1;
     r->base_build = o->base_build;
@@ -259,6 +265,115 @@ static int compare_history(pg_gate_result *r, const pg_suite_set *set, const pg_
     return o->confirm ? confirm_stored(r, set, o) : 0;
 }
 
+/*
+ * A plain run: the cases and checks, with the machine's stored roofs (from
+ * the store, else from opts->roofs_from, which is only read); the roofs this
+ * run had to measure are stored for the next runs, never in roofs_from.
+ */
+static int measure_plain(pg_gate_result *r, const pg_suite_set *set, const pg_gate_options *o)
+{
+    gate_state *st = r->internal;
+    pg_exec_options eo = o->exec;
+    pg_store *from = o->store ? o->store : o->roofs_from;
+    size_t i, fresh = 0;
+    int err;
+
+    if (from && r->run->machine_hash && (err = pg_store_roofs_load(&st->roofs, from, r->run->machine_hash)) != 0) {
+        if (o->store)
+            return err;
+        note(o, r, "roofs: %s; measuring them for this run", pg_error_last());
+    }
+    eo.roofs = &st->roofs;
+    if ((err = pg_exec_run(r->run, set, &eo)) != 0)
+        return err;
+    for (i = 0; i < st->roofs.n; i++)
+        fresh += st->roofs.items[i].fresh != 0;
+    if (fresh && !o->store)
+        note(o, r, "the machine's roofs were measured for this run only: --no-store keeps nothing; perfgate doctor "
+                   "--roofs stores them once for every later run");
+    else if (fresh)
+        note(o, r, "the machine's roofs were measured and stored: later runs on this machine reuse them (perfgate "
+                   "doctor --roofs measures them again)");
+    return o->store && r->run->machine_hash ? pg_store_roofs_save(o->store, r->run->machine_hash, &st->roofs) : 0;
+}
+
+/* How the run was measured when it was not interleaved: counted when no case was timed and some were counted. */
+static pg_run_mode measured_mode(const pg_run *run)
+{
+    size_t i, counted = 0;
+
+    for (i = 0; i < run->nresults; i++) {
+        if (!run->results[i].metric || strcmp(run->results[i].metric, "time") == 0)
+            return PG_MODE_PLAIN;
+        counted++;
+    }
+    return counted ? PG_MODE_COUNTED : PG_MODE_PLAIN;
+}
+
+/*
+ * The base side of an interleaved gate, stored beside the head as a run of
+ * its own (mode interleaved-base): the decision's baseline, its rounds kept
+ * as raw samples. Saved before the head, so `latest` stays the head.
+ */
+static int store_base_side(pg_gate_result *r, const pg_gate_options *o)
+{
+    gate_state *st = r->internal;
+    pg_run *base = st->ab.base, *head = r->run;
+
+    if (!base)
+        return 0;
+    free(base->source);
+    base->source = pg__strdup(head->source ? head->source : "perfgate");
+    base->mode = PG_MODE_INTERLEAVED_BASE;
+    base->commit = st->ab.cmp->build.commit ? pg__strdup(st->ab.cmp->build.commit) : NULL;
+    base->suite_set = head->suite_set ? pg__strdup(head->suite_set) : NULL;
+    base->tool_version = head->tool_version ? pg__strdup(head->tool_version) : NULL;
+    base->machine_hash = head->machine_hash ? pg__strdup(head->machine_hash) : NULL;
+    base->machine_json = head->machine_json ? pg__strdup(head->machine_json) : NULL;
+    base->started_at = head->started_at;
+    base->finished_at = head->finished_at;
+    if (!base->source || (head->suite_set && !base->suite_set) || (head->machine_json && !base->machine_json))
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    return pg_store_save_run(o->store, base);
+}
+
+/* The decision, stored beside the run: every later report shows it rather than deciding again. */
+static int store_decision(pg_gate_result *r, const pg_gate_options *o)
+{
+    gate_state *st = r->internal;
+    pg_decision_context ctx = {NULL, 0, NULL, o->confirm, o->origin};
+    const pg_run *base = st->ab.base;
+    pg_decision d;
+    int err;
+
+    if (r->interleaved) {
+        ctx.bases = base && base->id ? &base : NULL;
+        ctx.nbases = base && base->id ? 1 : 0;
+    } else {
+        ctx.bases = (const pg_run *const *)st->stored.bases;
+        ctx.nbases = st->stored.nbases;
+        ctx.described = st->stored.selection.described;
+    }
+    if ((err = pg_decision_from(&d, r->cmp, r->run->id, &ctx)) != 0)
+        return err;
+    err = pg_store_save_decision(o->store, &d);
+    pg_decision_clear(&d);
+    return err;
+}
+
+/* Whether every case that was measured (not skipped) ended in ERROR: `run` then measured nothing. */
+static int all_failed(const pg_run *run)
+{
+    size_t i, failed = 0;
+
+    for (i = 0; i < run->nresults; i++) {
+        if (run->results[i].status == PG_STATUS_OK)
+            return 0;
+        failed += run->results[i].status == PG_STATUS_ERROR;
+    }
+    return failed > 0;
+}
+
 static int suite_names(pg_run *run, const pg_suite_set *set)
 {
     pg_buf names = PG_BUF_INIT;
@@ -299,19 +414,23 @@ int pg_gate_run(pg_gate_result *out, const pg_suite_set *set, const pg_gate_opti
     /* A damaged database can neither give a baseline nor take a run: say so before measuring. */
     if (opts->store && (err = pg_store_quick_check(opts->store)) != 0)
         return err;
-    err = interleaved ? measure_interleaved(out, set, opts) : pg_exec_run(run, set, &opts->exec);
+    if (!interleaved && (err = measure_plain(out, set, opts)) != 0)
+        return err;
+    err = interleaved ? measure_interleaved(out, set, opts) : 0;
     /* Counts alone compare across machines of one software setup: their fingerprint says which. */
     if (!err)
         err = pg_meter_fingerprint_run(run);
     if (err)
         return err;
     run->finished_at = pg__now_unix();
+    if (!interleaved)
+        run->mode = measured_mode(run);
     if (run->nresults == 0 && run->nchecks == 0)
         return pg_error_set(PG_EINVAL, "no case or check matched%s%s", opts->exec.filter ? " the filter " : "",
                             opts->exec.filter ? opts->exec.filter : "");
     notify(opts, out, PG_GATE_MEASURED, NULL);
     if (opts->store) {
-        if ((err = pg_store_save_run(opts->store, run)) != 0)
+        if ((interleaved && (err = store_base_side(out, opts)) != 0) || (err = pg_store_save_run(opts->store, run)) != 0)
             return err;
         notify(opts, out, PG_GATE_STORED, NULL);
     }
@@ -339,14 +458,15 @@ int pg_gate_run(pg_gate_result *out, const pg_suite_set *set, const pg_gate_opti
                                          : "perfgate run measures and stores without comparing; perfgate gate "
                                            "compares with a baseline");
         }
-        /* `run` compares nothing by design: only its exact checks set its exit code. */
+        /* `run` compares nothing by design: its exact checks set its exit code, unless nothing ran at all. */
         if (!opts->compare) {
-            out->exit_code = out->cmp->exit_code;
+            out->all_failed = all_failed(run);
+            out->exit_code = out->all_failed ? PG_EXIT_CASE_ERROR : out->cmp->exit_code;
             return 0;
         }
     }
     out->exit_code = pg_outcome_exit_code(out->cmp);
-    return 0;
+    return opts->store ? store_decision(out, opts) : 0;
 }
 
 void pg_gate_result_clear(pg_gate_result *r)
@@ -360,6 +480,7 @@ void pg_gate_result_clear(pg_gate_result *r)
         pg_comparison_free(st->own_cmp);
         pg_stored_clear(&st->stored);
         pg_ab_result_clear(&st->ab);
+        pg_roof_table_clear(&st->roofs);
         free(st);
     }
     pg_run_free(r->run);

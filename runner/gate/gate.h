@@ -19,6 +19,7 @@
 
 #include "exec/exec.h"
 #include "machine/meta.h"
+#include "report/report.h"
 #include "store/select.h"
 #include "store/store.h"
 #include "suite/suite.h"
@@ -57,11 +58,13 @@ typedef struct pg_gate_options {
     void *payload;
     int fixed_rounds;         /* interleaved: every case all rounds, no sequential stopping */
     double max_time;          /* interleaved: seconds for the rounds (confirmation included); <= 0: no limit */
+    pg_store *roofs_from;     /* without `store`: where the machine's stored roofs are read (never written) */
+    const pg_report_origin *origin; /* where the run sits on GitHub, kept with the decision; NULL: nowhere */
 } pg_gate_options;
 
 #define PG_GATE_OPTIONS_VERSION 1
 #define PG_GATE_OPTIONS_INIT \
-    {PG_GATE_OPTIONS_VERSION, PG_EXEC_OPTIONS_INIT, {NULL, NULL}, NULL, 0, NULL, 0, -1.0, -1.0, 0, 300.0, NULL, NULL, 0, NULL, NULL, NULL, 0, 0.0}
+    {PG_GATE_OPTIONS_VERSION, PG_EXEC_OPTIONS_INIT, {NULL, NULL}, NULL, 0, NULL, 0, -1.0, -1.0, 0, 300.0, NULL, NULL, 0, NULL, NULL, NULL, 0, 0.0, NULL, NULL}
 
 typedef struct pg_gate_result {
     pg_run *run;              /* the head run (stored when a store was given) */
@@ -75,8 +78,10 @@ typedef struct pg_gate_result {
     int max_rounds;           /* interleaved: the most allowed */
     int time_out;             /* interleaved: --max-time ended the rounds */
     uint64_t seed;            /* interleaved: the seed of their order */
-    int exit_code;            /* 0 pass; 1 a case REGRESSED or an exact check failed; 4 nothing compared
-                                 (cmp->outcome, gate only: `run` compares nothing by design) */
+    int exit_code;            /* 0 pass; 1 a case REGRESSED or an exact check failed; 3 a case ended in ERROR
+                                 (`run`: every measured case did); 4 nothing compared (cmp->outcome, gate only:
+                                 `run` compares nothing by design) */
+    int all_failed;           /* `run`: every case measured (not skipped) ended in ERROR */
     int check_error_code;     /* the worst exit class (2 or 3) of exact checks that could not run; 0 */
     void *internal;
 } pg_gate_result;
@@ -98,11 +103,64 @@ void pg_gate_result_clear(pg_gate_result *r);
 typedef struct pg_stored_comparison {
     const pg_run *head;       /* the run judged */
     pg_run *own_head;         /* the loaded head (pg_stored_compare_head); NULL when the caller's */
-    pg_run **bases;
+    pg_run **bases;           /* the baseline runs (of a stored decision: those still stored) */
     size_t nbases;
     pg_selection selection;   /* the baseline runs' ids and how they were chosen */
     pg_comparison *cmp;
+    int decided;              /* cmp is the decision the gate stored for `head`, not a comparison made now */
+    pg_decision decision;     /* that decision as stored (decided), else empty */
+    pg_run *base_stub;        /* the first baseline run as the decision names it (cmp->base); NULL */
+    pg_report_origin origin;  /* where the decided run sat on GitHub, as the gate's reports said; empty */
 } pg_stored_comparison;
+
+/* What a decision records beyond the comparison. */
+typedef struct pg_decision_context {
+    const pg_run *const *bases; /* the stored baseline runs compared (their ids and uuids are kept) */
+    size_t nbases;
+    const char *described;    /* how the baseline was chosen, and what selection left out */
+    int confirmed;            /* regressions were re-measured before deciding */
+    const pg_report_origin *origin; /* where the run sat on GitHub when its reports were written; NULL */
+} pg_decision_context;
+
+/**
+ * The decision `cmp` amounts to for the stored run `run_id`, as the store
+ * keeps it (store/types.h): the outcome and every case's verdict with its
+ * estimate, the baseline runs (or the base build), the suite guard and the
+ * canaries. @param ctx may be NULL (no stored baseline runs).
+ * @param[out] out free with pg_decision_clear().
+ */
+int pg_decision_from(pg_decision *out, const pg_comparison *cmp, int64_t run_id, const pg_decision_context *ctx);
+
+/**
+ * The comparison a stored decision holds, its cases pointing into `head`
+ * and the first of `bases` (the baseline runs still stored) with each key;
+ * the outcome, reasons and numbers are the stored ones, not recomputed.
+ * @param[out] out free with pg_comparison_free().
+ * @param[out] out_base the first baseline run as the decision named it (cmp->base; metadata only, no results),
+ *             or NULL; free with pg_run_free() after `out`.
+ * @return 0; PG_EFORMAT for a decision this perfgate cannot read.
+ */
+int pg_decision_to(pg_comparison **out, pg_run **out_base, const pg_decision *d, const pg_run *head,
+                   const pg_run *const *bases, size_t nbases);
+
+/** Where the decided run sat on GitHub when the gate wrote its reports (empty when nowhere). */
+int pg_decision_origin(pg_report_origin *out, const pg_decision *d);
+
+/**
+ * Loads the run `head_sel` selects (NULL: the latest) with the decision the
+ * gate stored for it (c->decided), as `report`, `post` and the HTML report
+ * show it; a run without one (stored by `perfgate run`, or by a perfgate
+ * that kept none) is compared now as pg_stored_compare_head() does.
+ * @param[out] out free with pg_stored_clear().
+ */
+int pg_stored_decision_head(pg_stored_comparison *out, pg_store *store, const char *head_sel);
+
+/**
+ * Whether the stored decision of c->head (read into c->decision when one
+ * exists) says otherwise than the comparison c->cmp made now: another
+ * outcome, or another verdict for a case. 0 when none was stored.
+ */
+int pg_stored_decision_differs(pg_stored_comparison *c, pg_store *store);
 
 /**
  * Selects the baseline of `head` (already stored: head->id is set) that

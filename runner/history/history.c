@@ -302,6 +302,9 @@ static int add_point(history_acc *acc, pg_history *h, const pg_store_history_row
         last->q1 = row->q1;
         last->q3 = row->q3;
         last->runs++;
+        /* The gate's verdict of the newest run of the commit that has one. */
+        if (row->verdict && !(last->verdict = block_dup(&acc->strings->blocks, row->verdict)))
+            return pg_error_set(PG_ENOMEM, "out of memory loading history");
         return 0;
     } else {
         pg_history_point *p;
@@ -322,6 +325,8 @@ static int add_point(history_acc *acc, pg_history *h, const pg_store_history_row
         p->q1 = row->q1;
         p->q3 = row->q3;
         p->runs = 1;
+        if (row->verdict && !(p->verdict = block_dup(&acc->strings->blocks, row->verdict)))
+            return pg_error_set(PG_ENOMEM, "out of memory loading history");
         if (acc->caprm == 0) {
             acc->run_medians = malloc(8 * sizeof(double));
             if (!acc->run_medians)

@@ -23,6 +23,8 @@ typedef struct pg_history_point {
     double median;          /* seconds; median over the commit's runs */
     double q1, q3;          /* of the newest run */
     size_t runs;            /* runs aggregated into this point */
+    const char *verdict;    /* what the gate decided for the case at this commit (the decision stored with its
+                               newest run that has one: SAME, REGRESSED...); NULL when no gate decided it */
 } pg_history_point;
 
 typedef struct pg_change_point {

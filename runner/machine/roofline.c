@@ -1,6 +1,7 @@
 /*
- * roofline.c - measuring the roofs once per run and placing each case under
- * them (roofline.h; the rule is documented in docs/measuring.md).
+ * roofline.c - measuring the machine's roofs, putting them in a run's
+ * fingerprint, and placing each case under them (roofline.h; the rule is
+ * documented in docs/measuring.md).
  */
 #include "machine/roofline.h"
 
@@ -12,6 +13,7 @@
 #include <jansson.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,13 +95,92 @@ static double stream_pass(stream_part *parts, int threads, int op)
     return (double)(pg__mono_ns() - t0) * 1e-9;
 }
 
-static size_t llc_bytes(void)
+/* The size in bytes of a sysfs cache "size" file ("32768K"); 0 when unreadable. */
+static size_t sysfs_size(const char *path)
 {
-    long v = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    FILE *f = fopen(path, "r");
+    unsigned long long v = 0;
+    char unit = 0;
 
+    if (!f)
+        return 0;
+    if (fscanf(f, "%llu%c", &v, &unit) < 1)
+        v = 0;
+    fclose(f);
+    return (size_t)(unit == 'K' ? v << 10 : unit == 'M' ? v << 20 : unit == 'G' ? v << 30 : v);
+}
+
+/* Reads the first line of `path` into `out` of `len` (newline dropped); 0 when read. */
+static int sysfs_line(char *out, size_t len, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    int ok = f && fgets(out, (int)len, f) != NULL;
+
+    if (f)
+        fclose(f);
+    if (ok)
+        out[strcspn(out, "\n")] = '\0';
+    return ok ? 0 : -1;
+}
+
+/* The highest-level data or unified cache of `cpu` in sysfs: its size and the CPUs sharing it. */
+static size_t cpu_llc(int cpu, char *shared, size_t len)
+{
+    char path[128], type[32], level[8];
+    size_t best = 0;
+    int i, top = 0;
+
+    for (i = 0; i < 16; i++) {
+        snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cache/index%d/level", cpu, i);
+        if (sysfs_line(level, sizeof(level), path) != 0)
+            break;
+        snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cache/index%d/type", cpu, i);
+        if (sysfs_line(type, sizeof(type), path) != 0 || strcmp(type, "Instruction") == 0 || atoi(level) < top)
+            continue;
+        snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cache/index%d/size", cpu, i);
+        best = sysfs_size(path);
+        top = atoi(level);
+        snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cache/index%d/shared_cpu_list", cpu, i);
+        if (sysfs_line(shared, len, path) != 0)
+            snprintf(shared, len, "cpu%d", cpu);
+    }
+    return best;
+}
+
+size_t pg_roofline_llc_bytes(void)
+{
+    cpu_set_t set;
+    char seen[16][256], shared[256];
+    size_t total = 0, nseen = 0, j, size;
+    int cpu;
+    long v;
+
+    if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+        for (cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+            if (!CPU_ISSET(cpu, &set) || !(size = cpu_llc(cpu, shared, sizeof(shared))))
+                continue;
+            for (j = 0; j < nseen && strcmp(seen[j], shared) != 0; j++)
+                ;
+            if (j < nseen)
+                continue;
+            total += size;
+            if (nseen < 16)
+                snprintf(seen[nseen++], sizeof(seen[0]), "%s", shared);
+        }
+    }
+    if (total)
+        return total;
+    v = sysconf(_SC_LEVEL3_CACHE_SIZE);
     if (v <= 0)
         v = sysconf(_SC_LEVEL2_CACHE_SIZE);
     return v > 0 ? (size_t)v : (size_t)32 << 20;
+}
+
+size_t pg_roofline_bandwidth_bytes(size_t llc)
+{
+    size_t bytes = llc > MAX_BW_BYTES / 4 ? (size_t)MAX_BW_BYTES : 4 * llc;
+
+    return bytes < MIN_BW_BYTES ? MIN_BW_BYTES : bytes;
 }
 
 int pg_roofline_bandwidth(double *triad_bps, double *copy_bps, int threads, size_t bytes)
@@ -114,10 +195,8 @@ int pg_roofline_bandwidth(double *triad_bps, double *copy_bps, int threads, size
         return pg_error_set(PG_EINVAL, "bandwidth: thread count %d is below 1", threads);
     if (threads > 256)
         threads = 256;
-    if (!bytes) {
-        bytes = 2 * llc_bytes();
-        bytes = bytes < MIN_BW_BYTES ? MIN_BW_BYTES : bytes > MAX_BW_BYTES ? (size_t)MAX_BW_BYTES : bytes;
-    }
+    if (!bytes)
+        bytes = pg_roofline_bandwidth_bytes(pg_roofline_llc_bytes());
     n = bytes / 3 / sizeof(double);
     a = malloc(n * sizeof(double));
     b = malloc(n * sizeof(double));
@@ -165,19 +244,136 @@ static double best_gflops(const pg_result *r)
     return r->flops > 0 && best > 0 ? r->flops / best * 1e-9 : 0;
 }
 
-int pg_roofline_record(pg_run *run, double peak_gflops)
+int pg_roof_table_put(pg_roof_table *t, const pg_roof_entry *e)
 {
-    pg_backend_options bo = PG_BACKEND_OPTIONS_INIT;
+    pg_roof_entry *grown;
+    size_t i;
+
+    for (i = 0; i < t->n; i++)
+        if (t->items[i].threads == e->threads && strcmp(t->items[i].device, e->device) == 0) {
+            t->items[i] = *e;
+            return 0;
+        }
+    if (!(grown = realloc(t->items, (t->n + 1) * sizeof(*grown))))
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    t->items = grown;
+    t->items[t->n++] = *e;
+    return 0;
+}
+
+const pg_roof_entry *pg_roof_table_find(const pg_roof_table *t, const char *device, int threads)
+{
+    size_t i;
+
+    for (i = 0; t && i < t->n; i++)
+        if (t->items[i].threads == threads && strcmp(t->items[i].device, device) == 0)
+            return &t->items[i];
+    return NULL;
+}
+
+void pg_roof_table_clear(pg_roof_table *t)
+{
+    if (!t)
+        return;
+    free(t->items);
+    t->items = NULL;
+    t->n = 0;
+}
+
+void pg_roofline_blas(char *out, size_t len, const char *machine_json)
+{
+    json_t *fp = machine_json ? json_loads(machine_json, 0, NULL) : NULL;
+    const char *v = json_string_value(json_object_get(fp, "openblas_version"));
+
+    snprintf(out, len, "%s", v ? v : "");
+    json_decref(fp);
+}
+
+int pg_roofline_measure(pg_roof_entry *out, int threads)
+{
+    double triad, copy;
+    size_t llc = pg_roofline_llc_bytes();
+    int err;
+
+    memset(out, 0, sizeof(*out));
+    snprintf(out->device, sizeof(out->device), "cpu");
+    out->threads = threads;
+    if ((err = pg_measure_set_threads(NULL, threads)) != 0 ||
+        (err = pg_roofline_bandwidth(&triad, &copy, threads, pg_roofline_bandwidth_bytes(llc))) != 0)
+        return err;
+    out->peak_gflops = pg_backend_cpu_ceiling(threads);
+    if (!(out->peak_gflops > 0))
+        return pg_error_set(PG_EKERNEL, "the sgemm 1024^3 ceiling at %d thread%s could not be measured", threads,
+                            threads == 1 ? "" : "s");
+    out->triad_gbs = triad * 1e-9;
+    out->copy_gbs = copy * 1e-9;
+    out->llc_bytes = (double)llc;
+    out->measured_at = pg__now_unix();
+    out->fresh = 1;
+    return 0;
+}
+
+/* The roofs at `t` for `run` into `o`: the known entry, else measured and added to `known`. */
+static int roofs_at(json_t *o, pg_run *run, int t, double peak_gflops, pg_roof_table *known, const char *blas)
+{
+    const pg_roof_entry *k = pg_roof_table_find(known, "cpu", t);
+    pg_roof_entry e;
+    double peak, beat = 0;
+    const char *beat_key = NULL;
+    int reliable = 1, err;
+    size_t i;
+
+    if (k && strcmp(k->blas, blas) == 0) {
+        e = *k;
+    } else if ((err = pg_roofline_measure(&e, t)) != 0) {
+        return err;
+    } else {
+        snprintf(e.blas, sizeof(e.blas), "%s", blas);
+        if (known && (err = pg_roof_table_put(known, &e)) != 0)
+            return err;
+    }
+    peak = peak_gflops > 0 ? peak_gflops : e.peak_gflops;
+    /* A case that beats the machine's ceiling raises it for this run only: the stored roof stays as measured. */
+    for (i = 0; i < run->nresults; i++) {
+        const pg_result *r = &run->results[i];
+        double g = r->threads == t && r->device && strcmp(r->device, "cpu") == 0 ? best_gflops(r) : 0;
+        if (g > beat) {
+            beat = g;
+            beat_key = r->key;
+        }
+    }
+    if (peak_gflops <= 0 && beat > peak) {
+        peak = beat;
+        reliable = 0;
+    }
+    json_object_set_new(o, "peak_gflops", json_real(peak));
+    json_object_set_new(o, "peak_source", json_string(peak_gflops > 0 ? "--peak-gflops"
+                                                      : reliable    ? "sgemm 1024^3, fastest of its samples"
+                                                                    : "a case's fastest sample"));
+    json_object_set_new(o, "peak_reliable", json_boolean(reliable));
+    if (!reliable && beat_key)
+        json_object_set_new(o, "peak_raised_by", json_string(beat_key));
+    json_object_set_new(o, "triad_gbs", json_real(e.triad_gbs));
+    json_object_set_new(o, "copy_gbs", json_real(e.copy_gbs));
+    json_object_set_new(o, "llc_bytes", json_integer((json_int_t)e.llc_bytes));
+    json_object_set_new(o, "measured_at", json_integer((json_int_t)e.measured_at));
+    /* false: measured by this run; true: the machine's roofs as an earlier run or the doctor stored them. */
+    json_object_set_new(o, "reused", json_boolean(!e.fresh));
+    return 0;
+}
+
+int pg_roofline_record(pg_run *run, double peak_gflops, pg_roof_table *known)
+{
     json_t *fp, *roof, *cpu;
     int seen[1025] = {0}, t, err = 0;
     size_t i;
-    char *text;
+    char *text, blas[64];
 
     if (!run->machine_json || !(fp = json_loads(run->machine_json, 0, NULL)))
         return 0;
+    pg_roofline_blas(blas, sizeof(blas), run->machine_json);
     roof = json_object();
     cpu = json_object();
-    bo.peak_gflops = peak_gflops;
     for (i = 0; i < run->nresults; i++) {
         const pg_result *r = &run->results[i];
         if (r->status == PG_STATUS_OK && r->device && strcmp(r->device, "cpu") == 0 && r->threads >= 1 &&
@@ -186,45 +382,16 @@ int pg_roofline_record(pg_run *run, double peak_gflops)
     }
     for (t = 1; t <= 1024 && !err; t++) {
         json_t *o;
-        double peak, triad, copy, beat = 0;
-        int reliable;
-        const char *beat_key = NULL;
+        char k[16];
         if (!seen[t])
             continue;
-        if ((err = pg_measure_set_threads(NULL, t)) != 0)
-            break;
-        peak = pg_backend_cpu_peak(t, &bo, &reliable);
-        /* Cases measured in other processes did not raise this process's ceiling: any that beat it does. */
-        for (i = 0; i < run->nresults; i++) {
-            const pg_result *r = &run->results[i];
-            double g = r->threads == t && r->device && strcmp(r->device, "cpu") == 0 ? best_gflops(r) : 0;
-            if (g > beat) {
-                beat = g;
-                beat_key = r->key;
-            }
-        }
-        if ((err = pg_roofline_bandwidth(&triad, &copy, t, 0)) != 0)
-            break;
         o = json_object();
-        if (peak_gflops <= 0 && beat > peak) {
-            peak = beat;
-            reliable = 0;
+        if ((err = roofs_at(o, run, t, peak_gflops, known, blas)) != 0) {
+            json_decref(o);
+            break;
         }
-        json_object_set_new(o, "peak_gflops", json_real(peak));
-        json_object_set_new(o, "peak_source", json_string(peak_gflops > 0 ? "--peak-gflops"
-                                                          : reliable    ? "sgemm 1024^3, fastest of its samples"
-                                                                        : "a case's fastest sample"));
-        json_object_set_new(o, "peak_reliable", json_boolean(reliable));
-        if (!reliable && beat_key)
-            json_object_set_new(o, "peak_raised_by", json_string(beat_key));
-        json_object_set_new(o, "triad_gbs", json_real(triad * 1e-9));
-        json_object_set_new(o, "copy_gbs", json_real(copy * 1e-9));
-        json_object_set_new(o, "llc_bytes", json_integer((json_int_t)llc_bytes()));
-        {
-            char k[16];
-            snprintf(k, sizeof(k), "%d", t);
-            json_object_set_new(cpu, k, o);
-        }
+        snprintf(k, sizeof(k), "%d", t);
+        json_object_set_new(cpu, k, o);
     }
     json_object_set_new(roof, "cpu", cpu);
     json_object_set_new(roof, "overhead_fraction", json_real(PG_ROOF_OVERHEAD_FRACTION));

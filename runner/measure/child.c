@@ -30,6 +30,7 @@
 #define REQUEST_MAGIC 0x31514750u /* "PGQ1" */
 
 enum { WIRE_RESULT = 1, WIRE_CRASH = 2 };
+enum { WIRE_ABSENT = 1 }; /* flags: the ERROR is the build lacking the case (pg_result.absent) */
 
 typedef struct wire_head {
     uint32_t magic;
@@ -38,6 +39,8 @@ typedef struct wire_head {
     int32_t signo;            /* WIRE_CRASH: the signal */
     uint32_t warnings;
     uint32_t msglen;
+    uint32_t flags;           /* WIRE_ABSENT */
+    uint32_t reserved;        /* 0 */
     int64_t number_per_run;
     uint64_t nsamples;
     double flops, bytes, warmup_s;
@@ -120,6 +123,7 @@ int pg_child_send(int fd, const pg_result *r)
     h.status = (int32_t)r->status;
     h.warnings = r->warnings;
     h.msglen = (uint32_t)strlen(msg);
+    h.flags = r->absent ? WIRE_ABSENT : 0;
     h.number_per_run = r->number_per_run;
     h.nsamples = r->nsamples;
     h.flops = r->flops;
@@ -259,6 +263,8 @@ static int take_result(pg_result *out, const pg_buf *buf, const wire_head *h)
     if (h->status != PG_STATUS_OK) {
         if (h->status == PG_STATUS_SKIPPED)
             pg__result_skip(out, msg && *msg ? msg : "skipped");
+        else if (h->flags & WIRE_ABSENT)
+            pg__result_absent(out, msg && *msg ? msg : "failed");
         else
             pg__result_error(out, msg && *msg ? msg : "failed");
         free(msg);

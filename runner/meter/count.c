@@ -7,6 +7,7 @@
 #include "perfgate/config.h"
 
 #include "base/count_abi.h"
+#include "meter/internal.h"
 #include "base/fmt.h"
 #include "perfgate/errors.h"
 #include "base/proc.h"
@@ -70,20 +71,20 @@ int pg_count_library(char **out)
     return 0;
 }
 
-/* environ with LD_PRELOAD (the library first, any earlier preloads kept) and the output directory. */
-static char **count_env(const char *lib, const char *dir)
+/* `base` with LD_PRELOAD (the library first, any earlier preloads kept) and the output directory. */
+static char **count_env(char *const *base, const char *lib, const char *dir)
 {
     size_t n = 0, i, j = 0;
     const char *old = getenv("LD_PRELOAD");
     char **env;
 
-    while (environ[n])
+    while (base[n])
         n++;
     if (!(env = calloc(n + 3, sizeof(char *))))
         return NULL;
     for (i = 0; i < n; i++)
-        if (strncmp(environ[i], "LD_PRELOAD=", 11) != 0 && strncmp(environ[i], PG_COUNT_ENV_DIR "=", sizeof(PG_COUNT_ENV_DIR)) != 0)
-            env[j++] = environ[i];
+        if (strncmp(base[i], "LD_PRELOAD=", 11) != 0 && strncmp(base[i], PG_COUNT_ENV_DIR "=", sizeof(PG_COUNT_ENV_DIR)) != 0)
+            env[j++] = base[i];
     env[j++] = old && *old ? pg__asprintf("LD_PRELOAD=%s:%s", lib, old) : pg__asprintf("LD_PRELOAD=%s", lib);
     env[j++] = pg__asprintf("%s=%s", PG_COUNT_ENV_DIR, dir);
     if (!env[j - 1] || !env[j - 2]) {
@@ -103,7 +104,7 @@ static void free_env(char **env)
         return;
     while (env[n])
         n++;
-    /* The last two entries are ours; the rest point into environ. */
+    /* The last two entries are ours; the rest point into the base environment. */
     if (n >= 2) {
         free(env[n - 1]);
         free(env[n - 2]);
@@ -290,7 +291,21 @@ static int wait_for(pid_t pid, double timeout_s)
     }
 }
 
-int pg_count_run(pg_counts *out, char *const argv[], double timeout_s, int quiet)
+static int sigill_error(const char *shown)
+{
+    char *why = pg__meter_sigill_why(0);
+    int err = pg_error_set(PG_EKERNEL, "'%s' %s; nothing counted", shown, why ? why : "died of SIGILL");
+
+    free(why);
+    return err;
+}
+
+int pg_count_run(pg_counts *out, char *const argv[], double timeout_s, int output)
+{
+    return pg_count_run_env(out, argv, NULL, timeout_s, output);
+}
+
+int pg_count_run_env(pg_counts *out, char *const argv[], char *const base[], double timeout_s, int output)
 {
     char *lib = NULL, **env = NULL, *shown = NULL, *dir = NULL;
     posix_spawn_file_actions_t fa;
@@ -312,17 +327,19 @@ int pg_count_run(pg_counts *out, char *const argv[], double timeout_s, int quiet
         err = pg_error_set(PG_EIO, "cannot create a directory for the counts: %s", strerror(errno));
         goto done;
     }
-    if (!(env = count_env(lib, dir))) {
+    if (!(env = count_env(base ? base : environ, lib, dir))) {
         err = pg_error_set(PG_ENOMEM, "out of memory starting a count");
         rmdir(dir);
         goto done;
     }
     posix_spawn_file_actions_init(&fa);
     posix_spawnattr_init(&attr);
-    if (quiet) {
+    if (output == PG_COUNT_QUIET) {
         posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
         posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
         posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    } else if (output == PG_COUNT_STDOUT_TO_STDERR) {
+        posix_spawn_file_actions_adddup2(&fa, 2, 1);
     }
     /* Its own process group, so a timeout also ends what it started. */
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK);
@@ -351,6 +368,8 @@ int pg_count_run(pg_counts *out, char *const argv[], double timeout_s, int quiet
     if (status == -1)
         err = pg_error_set(PG_ETIMEOUT, "'%s' timed out after %.3g s and was killed; nothing counted", shown,
                            timeout_s > 0 ? timeout_s : 60.0);
+    else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGILL)
+        err = sigill_error(shown);
     else if (WIFSIGNALED(status))
         err = pg_error_set(PG_EKERNEL, "'%s' was killed by signal %d (%s); its counts are incomplete", shown,
                            WTERMSIG(status), strsignal(WTERMSIG(status)));

@@ -39,14 +39,24 @@ void pg_counts_clear(pg_counts *c);
  */
 int pg_count_library(char **out);
 
+/* Where a counted program's output goes (pg_count_run's `output`). */
+enum {
+    PG_COUNT_SHOW = 0,            /* where perfgate's goes */
+    PG_COUNT_QUIET = 1,           /* nowhere (/dev/null) */
+    PG_COUNT_STDOUT_TO_STDERR = 2 /* its stdout to perfgate's stderr: perfgate's stdout stays its own */
+};
+
 /**
  * Runs `argv` (argv[0] looked up in PATH) under the preload library and
- * reads its counts. Output goes where perfgate's goes, or to /dev/null when
- * `quiet`. A program that exits non-zero, dies, outlives `timeout_s` or
+ * reads its counts. Output goes as `output` says (PG_COUNT_SHOW, _QUIET,
+ * _STDOUT_TO_STDERR). A program that exits non-zero, dies, outlives `timeout_s` or
  * writes no counts (a static or setuid binary ignores LD_PRELOAD) is an
  * error with a one-line message.
  */
-int pg_count_run(pg_counts *out, char *const argv[], double timeout_s, int quiet);
+int pg_count_run(pg_counts *out, char *const argv[], double timeout_s, int output);
+
+/** pg_count_run() with `env` (NULL-terminated "NAME=VALUE"; NULL: perfgate's own) as the program's environment. */
+int pg_count_run_env(pg_counts *out, char *const argv[], char *const env[], double timeout_s, int output);
 
 /** FLOPs summed over rows whose `field` ("op", "function", "range") equals `name` (range: or lies under it). */
 int64_t pg_counts_sum(const pg_counts *c, const char *field, const char *name);

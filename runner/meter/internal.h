@@ -22,6 +22,15 @@ char *pg__meter_find_valgrind(void);
 /** The OpenBLAS kernel counted processes are pinned to: OPENBLAS_CORETYPE, else one Valgrind runs (NULL on other CPUs). */
 const char *pg__meter_pinned_coretype(void);
 
+/**
+ * Why a counted process died of SIGILL, and what to do, as a phrase that
+ * follows the process's name ("died of SIGILL ..."; caller frees): under Valgrind, that Valgrind cannot run this CPU's
+ * instructions (AVX-512 where the CPU has it, which -march=native code
+ * uses) and to build for x86-64-v3; run natively (the preload library),
+ * that the program was built for a CPU with instructions this one lacks.
+ */
+char *pg__meter_sigill_why(int under_valgrind);
+
 /** `valgrind --version` of the program at `vg` (caller frees; NULL when it cannot be run). */
 char *pg__meter_valgrind_version(const char *vg);
 

@@ -5,8 +5,8 @@
  *
  * Every process starts from the same state, so that its counts depend on
  * the code alone: address-space randomisation off, a fixed small
- * environment (PATH, HOME, LD_LIBRARY_PATH and the pinned library
- * settings), one thread for OpenBLAS and OpenMP, and OpenBLAS's kernel
+ * environment (the case's env:, PATH, HOME, LD_LIBRARY_PATH and the pinned
+ * library settings), one thread for OpenBLAS and OpenMP, and OpenBLAS's kernel
  * pinned (OPENBLAS_CORETYPE: Valgrind cannot run AVX-512 code, and the
  * kernel OpenBLAS picks decides the instructions). The pinned kernel and
  * the Valgrind version go into the result, since both change the counts.
@@ -134,7 +134,7 @@ static int read_child_file(reading *out, char **why, const char *path)
         long long v = 0;
         if (strcmp(line, "ok") == 0)
             ok = 1;
-        else if (strncmp(line, "skip ", 5) == 0 || strncmp(line, "error ", 6) == 0)
+        else if (strncmp(line, "skip ", 5) == 0 || strncmp(line, "error ", 6) == 0 || strncmp(line, "absent ", 7) == 0)
             *why = pg__strdup(line);
         else if (sscanf(line, "iterations %lld", &v) == 1)
             out->iterations = v;
@@ -263,18 +263,24 @@ static char *refusal(const pg_case *c, unsigned instrument)
     return NULL;
 }
 
-static char **fixed_env(const char *extra1, const char *extra2)
+static char **fixed_env(const pg_case *c, const char *extra1, const char *extra2)
 {
     const char *keep[] = {"PATH", "HOME", "LD_LIBRARY_PATH", "TMPDIR"};
     const char *coretype = pg__meter_pinned_coretype();
-    char **env = calloc(12, sizeof(char *));
+    char **env = calloc(12 + c->nenv, sizeof(char *));
     size_t i, n = 0;
 
     if (!env)
         return NULL;
-    for (i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
-        if (getenv(keep[i]))
+    /* The case's env: first, so that a PATH or HOME it sets replaces perfgate's. */
+    for (i = 0; i < c->nenv; i++)
+        env[n++] = pg__strdup(c->env[i]);
+    for (i = 0; i < sizeof(keep) / sizeof(keep[0]); i++) {
+        char probe[32];
+        snprintf(probe, sizeof(probe), "%s=", keep[i]);
+        if (getenv(keep[i]) && !pg_case_sets(c, probe))
             env[n++] = pg__asprintf("%s=%s", keep[i], getenv(keep[i]));
+    }
     env[n++] = pg__strdup("OPENBLAS_NUM_THREADS=1");
     env[n++] = pg__strdup("OMP_NUM_THREADS=1");
     if (coretype)
@@ -430,7 +436,7 @@ static int measure_once(reading *out, char **why, const pg_case *c, unsigned ins
         *why = pg__strdup(pg_error_last());
         goto cleanup;
     }
-    s.envp = fixed_env(preload, memout);
+    s.envp = fixed_env(c, preload, memout);
     s.log = log;
     if (!log || !result || !s.envp || (instrument == PG_INSTRUMENT_MEMORY && !preload)) {
         err = pg_error_set(PG_ENOMEM, "out of memory");
@@ -451,11 +457,15 @@ static int measure_once(reading *out, char **why, const pg_case *c, unsigned ins
         goto cleanup;
     }
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        char *tail = log_tail(log);
-        *why = WIFSIGNALED(status) ? pg__asprintf("the measuring process died of signal %d: %s", WTERMSIG(status),
-                                                  tail)
-                                   : pg__asprintf("the measuring process exited with status %d: %s",
-                                                  WEXITSTATUS(status), tail);
+        char *tail = log_tail(log), *ill = NULL;
+        if (WIFSIGNALED(status) && WTERMSIG(status) == SIGILL)
+            ill = pg__meter_sigill_why(instrument == PG_INSTRUMENT_INSTRUCTIONS);
+        *why = ill                   ? pg__asprintf("the measuring process %s", ill)
+               : WIFSIGNALED(status) ? pg__asprintf("the measuring process died of signal %d: %s", WTERMSIG(status),
+                                                    tail)
+                                     : pg__asprintf("the measuring process exited with status %d: %s",
+                                                    WEXITSTATUS(status), tail);
+        free(ill);
         free(tail);
         goto cleanup;
     }
@@ -554,10 +564,11 @@ int pg_meter_case(pg_run *run, const pg_case *c, unsigned instrument, const pg_m
     char *why = NULL, *vg = NULL, *program = NULL, *shim = NULL;
     reading *rs = NULL;
     json_t *extra = json_object();
-    int n, i, err = 0, regions;
+    int n, i, err = 0, regions, absent = 0;
     int64_t iters;
     double timeout;
     pg_status status = PG_STATUS_OK;
+    size_t first = run->nresults;
 
     if (!opts)
         opts = &dflt;
@@ -591,7 +602,8 @@ int pg_meter_case(pg_run *run, const pg_case *c, unsigned instrument, const pg_m
             goto done;
     if (why) {
         status = strncmp(why, "skip ", 5) == 0 ? PG_STATUS_SKIPPED : PG_STATUS_ERROR;
-        if (strncmp(why, "skip ", 5) == 0 || strncmp(why, "error ", 6) == 0) {
+        absent = strncmp(why, "absent ", 7) == 0;
+        if (strncmp(why, "skip ", 5) == 0 || strncmp(why, "error ", 6) == 0 || absent) {
             char *plain = pg__strdup(strchr(why, ' ') + 1);
             free(why);
             why = plain;
@@ -630,6 +642,8 @@ int pg_meter_case(pg_run *run, const pg_case *c, unsigned instrument, const pg_m
 done:
     if (!err)
         err = add_results(run, c, instrument, rs, n * regions, why, status, extra);
+    for (i = (int)first; !err && absent && i < (int)run->nresults; i++)
+        run->results[i].absent = 1;
     json_decref(extra);
     free(rs);
     free(why);

@@ -258,6 +258,9 @@ int pg_meter_child_main(int argc, char **argv)
     }
     if (err == PG_ESKIP) {
         fprintf(out, "skip %s\n", pg_error_last());
+    } else if (err == PG_ENOTFOUND && c.plugin) {
+        /* No such plugin file or benchmark in this build (pg_result.absent). */
+        fprintf(out, "absent %s\n", pg_error_last());
     } else if (err) {
         fprintf(out, "error %s\n", pg_error_last());
     } else {

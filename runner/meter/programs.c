@@ -145,6 +145,43 @@ const char *pg__meter_pinned_coretype(void)
 #endif
 }
 
+/* Whether /proc/cpuinfo lists `flag` among the CPU's flags. */
+static int cpu_has(const char *flag)
+{
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[8192];
+    size_t n = strlen(flag);
+    int has = 0;
+
+    while (f && !has && fgets(line, sizeof(line), f)) {
+        const char *p = line;
+        if (strncmp(line, "flags", 5) != 0)
+            continue;
+        while (!has && (p = strstr(p, flag)) != NULL) {
+            has = p[-1] == ' ' && (p[n] == ' ' || p[n] == '\n' || p[n] == '\0');
+            p += n;
+        }
+        break;
+    }
+    if (f)
+        fclose(f);
+    return has;
+}
+
+char *pg__meter_sigill_why(int under_valgrind)
+{
+    if (under_valgrind)
+        return pg__asprintf(
+            "died of SIGILL under Valgrind: Valgrind cannot run some of this CPU's instructions%s, which code "
+            "built with -march=native uses here; build the counted code for x86-64-v3 (-march=x86-64-v3: AVX2, "
+            "which Valgrind runs) and count that build",
+            cpu_has("avx512f") ? " (AVX-512)" : "");
+    return pg__asprintf("died of SIGILL (illegal instruction): it ran an instruction this CPU does not have, most "
+                        "often because it was built for a newer CPU (build it for this one: -march=x86-64-v3 runs "
+                        "on any x86-64 CPU with AVX2, -march=native on the machine that runs it), else a deliberate "
+                        "trap (__builtin_trap, ud2)");
+}
+
 char *pg__meter_valgrind_version(const char *vg)
 {
     static char cached[64];

@@ -98,14 +98,18 @@ static void measure_in_child(pg_result *out, const plugin_job *job)
 {
     pg_plugin_lib *lib = NULL;
     const pg_benchmark *b = NULL;
+    int err;
 
     if (job->gate) {
         pg_plugin_gate pg = {gate_enter, gate_leave, job->gate, gate_arrive};
         pg__plugin_set_gate(&pg);
     }
-    if (pg_plugin_open(&lib, job->path) != 0 ||
-        pg_plugin_find(&b, lib, job->c->symbol ? job->c->symbol : job->c->name) != 0)
-        pg__result_error(out, pg_error_last());
+    /* The case's env: is set before the library loads, so what it reads at load time sees it too. */
+    if (pg_case_setenv(job->c, NULL) != 0)
+        pg__result_error(out, "cannot set the case's env: variables");
+    else if ((err = pg_plugin_open(&lib, job->path)) != 0 ||
+             (err = pg_plugin_find(&b, lib, job->c->symbol ? job->c->symbol : job->c->name)) != 0)
+        (err == PG_ENOTFOUND ? pg__result_absent : pg__result_error)(out, pg_error_last());
     else
         pg_plugin_measure(out, b, job->c, job->mo);
     /* The runner sees this side finished (EOF) before the result, which may fill the pipe. */
@@ -435,6 +439,7 @@ static void worker_measure(pg_result *r, const pg_plugin_worker *w, const pg_chi
     pg_plugin_lib *lib = NULL;
     const pg_benchmark *b = NULL;
     cpu_set_t set;
+    int err;
 
     pg_child_cpus_from_words(&set, rq->cpus);
     /* Re-pinned per round as a fresh process would be: the round's CPUs, chosen anew from them. */
@@ -446,10 +451,19 @@ static void worker_measure(pg_result *r, const pg_plugin_worker *w, const pg_chi
         mo.warmup = mo.warmup < PG_PLUGIN_REWARM_S ? mo.warmup : PG_PLUGIN_REWARM_S;
         mo.start_number = numbers[rq->index];
     }
+    /* A worker measures several cases: each gets its own env:, none keeps the last one's. A library the
+       worker loaded for an earlier case read its load-time variables then (docs/suites.md). */
+    static const pg_case *env_of;
+
+    if (c && pg_case_setenv(c, env_of) == 0)
+        env_of = c;
     if (!c || !c->plugin)
         pg__result_error(r, "the worker was asked for a case without a plugin");
-    else if (worker_lib(&lib, wl, c->plugin) != 0 || pg_plugin_find(&b, lib, c->symbol ? c->symbol : c->name) != 0)
-        pg__result_error(r, pg_error_last());
+    else if (env_of != c)
+        pg__result_error(r, "cannot set the case's env: variables");
+    else if ((err = worker_lib(&lib, wl, c->plugin)) != 0 ||
+             (err = pg_plugin_find(&b, lib, c->symbol ? c->symbol : c->name)) != 0)
+        (err == PG_ENOTFOUND ? pg__result_absent : pg__result_error)(r, pg_error_last());
     else if (pg_plugin_measure(r, b, c, &mo) == 0 && r->status == PG_STATUS_OK)
         numbers[rq->index] = r->number_per_run;
 }

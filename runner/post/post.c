@@ -374,6 +374,7 @@ char *pg_post_summary_text(const pg_report_data *d)
 
     pg__buf_printf(&b, "perfgate %s: %s: ", d->run->suite_set ? d->run->suite_set : "",
                    d->cmp->outcome == PG_OUTCOME_NOTHING_COMPARED ? "nothing compared"
+                   : d->cmp->outcome == PG_OUTCOME_ERROR        ? "ERROR"
                    : d->cmp->exit_code                          ? "FAIL"
                                                                 : "pass");
     pg_render_summary_line(&b, d->cmp);
@@ -387,10 +388,14 @@ int pg_post_status_for(const char **out_state, pg_buf *desc, const pg_comparison
 {
     size_t before = desc->len;
 
-    if (cmp->outcome == PG_OUTCOME_NOTHING_COMPARED) {
-        /* "error", not "success": a green check would vouch for changes nobody measured. */
+    if (cmp->outcome == PG_OUTCOME_NOTHING_COMPARED || cmp->outcome == PG_OUTCOME_ERROR) {
+        /* "error", not "success": a green check would vouch for changes nobody measured, or a case that never ran. */
         *out_state = "error";
-        pg__buf_printf(desc, "nothing compared: %s", cmp->outcome_reason ? cmp->outcome_reason : "no case was decided");
+        if (cmp->outcome == PG_OUTCOME_ERROR)
+            pg__buf_printf(desc, "ERROR: %s", cmp->outcome_reason ? cmp->outcome_reason : "a case could not be measured");
+        else
+            pg__buf_printf(desc, "nothing compared: %s",
+                           cmp->outcome_reason ? cmp->outcome_reason : "no case was decided");
         return desc->len > before ? 0 : pg_error_set(PG_ENOMEM, "out of memory describing the status");
     }
     *out_state = pg_outcome_exit_code(cmp) ? "failure" : "success";

@@ -208,8 +208,9 @@ char *pg_post_summary_text(const pg_report_data *data);
 
 /**
  * The commit status a comparison's outcome posts: PASS "success", FAIL
- * "failure", both described by the summary line; NOTHING_COMPARED "error"
- * (it must not read as a pass) described as "nothing compared: <reason>".
+ * "failure", both described by the summary line; NOTHING_COMPARED and ERROR
+ * "error" (neither must read as a pass) described as "nothing compared:
+ * <reason>" and "ERROR: <reason>".
  * GitHub cuts the description at 140 characters: the reason leads with its point.
  * @param[out] out_state a static string.
  * @param desc the description is appended here.

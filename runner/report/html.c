@@ -174,9 +174,14 @@ static void plot(FILE *f, const pg_history *h, const pg_case_verdict *v, const p
     fprintf(f, "\"/>\n");
     for (i = 0; i < n; i++) {
         pg_fmt_duration(a, sizeof(a), h->points[i].median);
-        fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%s\" class=\"pt\"><title>%.12s: %s</title></circle>\n",
-                px(i, n), py(h->points[i].median, lo, hi), n > 60 ? "1.2" : "2.2",
-                h->points[i].commit ? h->points[i].commit : "-", a);
+        fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%s\" class=\"pt\"><title>%.12s: %s", px(i, n),
+                py(h->points[i].median, lo, hi), n > 60 ? "1.2" : "2.2", h->points[i].commit ? h->points[i].commit : "-",
+                a);
+        if (h->points[i].verdict) { /* what the gate decided at this commit */
+            fprintf(f, ", gate: ");
+            esc(f, h->points[i].verdict);
+        }
+        fprintf(f, "</title></circle>\n");
     }
     for (i = 0; i < h->nchanges; i++) {
         const pg_change_point *c = &h->changes[i];
@@ -233,6 +238,37 @@ static void page_head(FILE *f, const char *title)
     fprintf(f, "</h1>\n");
 }
 
+/* What the run was compared with: the base build an interleaved gate measured, or the stored runs. */
+static void baseline_line(FILE *f, const pg_comparison *cmp)
+{
+    const pg_run *b = cmp->base;
+
+    if (!b)
+        return;
+    fprintf(f, "<p class=\"baseline\">baseline: ");
+    if (cmp->build.path) {
+        fprintf(f, "base build <code>");
+        esc(f, cmp->build.path);
+        fprintf(f, "</code>");
+        if (cmp->build.commit)
+            fprintf(f, " at <code>%.12s</code>", cmp->build.commit);
+        if (cmp->build.sha256)
+            fprintf(f, ", sha256 <code>%s</code>", cmp->build.sha256);
+        fprintf(f, ", measured in interleaved rounds with the head");
+    } else {
+        fprintf(f, "run %lld (<code>%.12s</code>", (long long)b->id, b->commit ? b->commit : "no commit");
+        if (b->branch) {
+            fprintf(f, " on <code>");
+            esc(f, b->branch);
+            fprintf(f, "</code>");
+        }
+        fprintf(f, ")");
+        if (cmp->nbases > 1)
+            fprintf(f, " and %zu earlier runs, pooled", cmp->nbases - 1);
+    }
+    fprintf(f, "</p>\n");
+}
+
 /* The summary line and a badge per verdict that occurred, or what the page holds when nothing was compared. */
 static void summary_panel(FILE *f, const pg_history *hs, size_t nh, const pg_comparison *cmp)
 {
@@ -254,6 +290,8 @@ static void summary_panel(FILE *f, const pg_history *hs, size_t nh, const pg_com
         fprintf(f, "%zu case%s over up to %zu commits", nh, nh == 1 ? "" : "s", commits);
     }
     fprintf(f, "</p>\n");
+    if (cmp)
+        baseline_line(f, cmp);
     if (cmp) {
         fprintf(f, "<p class=\"counts\">");
         for (i = 0; i < PG_VERDICT__COUNT; i++)
@@ -276,8 +314,8 @@ static void verdict_panel(FILE *f, const pg_comparison *cmp)
     for (i = 0; i < cmp->ncases; i++) {
         const pg_case_verdict *v = &cmp->cases[i];
         char base[32], head[32], ch[32], lo[32], hi[32];
-        pg_fmt_value(base, sizeof(base), v->base ? v->est.base_median : NAN, pg_verdict_unit(v));
-        pg_fmt_value(head, sizeof(head), v->head ? v->est.head_median : NAN, pg_verdict_unit(v));
+        pg_fmt_value(base, sizeof(base), v->est.base_median > 0 ? v->est.base_median : NAN, pg_verdict_unit(v));
+        pg_fmt_value(head, sizeof(head), v->est.head_median > 0 ? v->est.head_median : NAN, pg_verdict_unit(v));
         pg_fmt_change(ch, sizeof(ch), v->est.ratio);
         pg_fmt_change(lo, sizeof(lo), v->est.ci_lo);
         pg_fmt_change(hi, sizeof(hi), v->est.ci_hi);

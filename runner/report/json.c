@@ -85,6 +85,8 @@ static json_t *result_json(const pg_result *r)
             json_array_append_new(warn, json_string(pg__warning_name(bit)));
     set(o, "warnings", warn);
     set(o, "extra", embedded(r->extra_json));
+    if (r->status != PG_STATUS_OK && r->absent) /* the build measured has no such case */
+        set(o, "absent", json_true());
     return o;
 }
 
@@ -181,6 +183,7 @@ int pg_render_json(pg_buf *out, const pg_report_data *d, const pg_report_options
     set(o, "pr", json_integer(run->pr));
     set(o, "ci_url", str(run->ci_url));
     set(o, "source", str(run->source));
+    set(o, "mode", str(pg_run_mode_name(run->mode)));
     set(o, "tool_version", str(run->tool_version));
     set(o, "started_at", json_integer(run->started_at));
     set(o, "finished_at", json_integer(run->finished_at));
@@ -220,6 +223,7 @@ int pg_render_json(pg_buf *out, const pg_report_data *d, const pg_report_options
         set(cy, "memory", cmp->canary.memory > 0 ? num(cmp->canary.memory) : json_null());
         set(cy, "compute_drift", json_boolean(cmp->canary.drift & PG_CANARY_DRIFT_COMPUTE));
         set(cy, "memory_drift", json_boolean(cmp->canary.drift & PG_CANARY_DRIFT_MEMORY));
+        set(cy, "summary", str(cmp->canary.summary));
         set(o, "canaries", cy);
     }
     set(root, "summary", o);
@@ -232,6 +236,11 @@ int pg_render_json(pg_buf *out, const pg_report_data *d, const pg_report_options
         set(o, "commit", str(cmp->base->commit));
         set(o, "branch", str(cmp->base->branch));
         set(o, "started_at", json_integer(cmp->base->started_at));
+        set(o, "mode", str(pg_run_mode_name(cmp->base->mode)));
+        if (cmp->build.path) /* an interleaved gate: the base build measured, as its decision names it */
+            set(o, "build",
+                json_pack("{s:s, s:o, s:o}", "path", cmp->build.path, "commit", str(cmp->build.commit), "sha256",
+                          str(cmp->build.sha256)));
         set(root, "baseline", o);
     } else {
         set(root, "baseline", json_null());
@@ -347,6 +356,7 @@ static int load_result(pg_run *run, json_t *o)
                 r->warnings |= bit;
     }
     r->extra_json = get_embedded(o, "extra");
+    r->absent = r->status != PG_STATUS_OK && json_is_true(json_object_get(o, "absent"));
     return r->key ? 0 : pg_error_set(PG_EFORMAT, "a result without a key");
 }
 
@@ -409,7 +419,51 @@ static int load_verdict(pg_comparison *cmp, const pg_run *run, json_t *o)
         v->paired = 1;
         v->est.settled_at = (size_t)get_int(o, "settled_at");
     }
+    v->confirm.ratio = get_num(o, "confirm_ratio", NAN);
+    v->confirm.lo = get_num(o, "confirm_ci_lo", NAN);
+    v->confirm.hi = get_num(o, "confirm_ci_hi", NAN);
+    name = get_str(o, "confirm");
+    v->confirm.state = !name                               ? PG_CONFIRM_NONE
+                       : strcmp(name, "confirmed") == 0    ? PG_CONFIRM_CONFIRMED
+                       : strcmp(name, "refuted") == 0      ? PG_CONFIRM_REFUTED
+                       : strcmp(name, "not_run") == 0      ? PG_CONFIRM_NOT_RUN
+                                                           : PG_CONFIRM_NONE;
+    free(name);
     cmp->counts[v->verdict]++;
+    return 0;
+}
+
+/* A run's "mode"; plain when absent (a report from before modes were recorded) or unknown. */
+static void read_mode(pg_run_mode *out, json_t *o)
+{
+    const char *m = json_string_value(json_object_get(o, "mode"));
+
+    if (!m || pg_run_mode_parse(out, m) != 0)
+        *out = PG_MODE_PLAIN;
+}
+
+static void read_canaries(pg_comparison *c, json_t *cy)
+{
+    c->canary.compute = c->canary.memory = NAN;
+    if (!json_is_object(cy))
+        return;
+    c->canary.compute = get_num(cy, "compute", NAN);
+    c->canary.memory = get_num(cy, "memory", NAN);
+    c->canary.drift = (json_is_true(json_object_get(cy, "compute_drift")) ? PG_CANARY_DRIFT_COMPUTE : 0) |
+                      (json_is_true(json_object_get(cy, "memory_drift")) ? PG_CANARY_DRIFT_MEMORY : 0);
+    c->canary.summary = get_str(cy, "summary");
+}
+
+/* The base build of an interleaved gate; the base run then names it as the gate's own did. */
+static int read_build(pg_comparison *c, pg_run *base, json_t *b)
+{
+    if (!json_is_object(b))
+        return 0;
+    c->build.path = get_str(b, "path");
+    c->build.commit = get_str(b, "commit");
+    c->build.sha256 = get_str(b, "sha256");
+    if (!base->ref && c->build.path && !(base->ref = pg__strdup(c->build.path)))
+        return pg_error_set(PG_ENOMEM, "out of memory reading a report");
     return 0;
 }
 
@@ -438,6 +492,7 @@ static int load_doc(pg_report_doc *doc, json_t *root, const char *name)
     r->ci_url = get_str(run, "ci_url");
     r->source = get_str(run, "source");
     r->tool_version = get_str(run, "tool_version");
+    read_mode(&r->mode, run);
     r->started_at = get_int(run, "started_at");
     r->finished_at = get_int(run, "finished_at");
     r->machine_hash = get_str(machine, "hash");
@@ -465,14 +520,16 @@ static int load_doc(pg_report_doc *doc, json_t *root, const char *name)
     /* Reports from before outcomes existed carry only the exit code. */
     outcome = get_str(sum, "outcome");
     doc->cmp->outcome = outcome && strcmp(outcome, "NOTHING_COMPARED") == 0 ? PG_OUTCOME_NOTHING_COMPARED
-                        : doc->cmp->exit_code                               ? PG_OUTCOME_FAIL
-                                                                            : PG_OUTCOME_PASS;
+                        : outcome && strcmp(outcome, "ERROR") == 0           ? PG_OUTCOME_ERROR
+                        : doc->cmp->exit_code == 1                           ? PG_OUTCOME_FAIL
+                                                                             : PG_OUTCOME_PASS;
     free(outcome);
-    if (doc->cmp->outcome == PG_OUTCOME_NOTHING_COMPARED)
-        doc->cmp->exit_code = 0;
+    /* The comparison's exit rule (1: a regression or a failed check); the outcome says the rest. */
+    doc->cmp->exit_code = doc->cmp->outcome == PG_OUTCOME_FAIL;
     doc->cmp->outcome_reason = get_str(sum, "outcome_reason");
     doc->cmp->checks_total = (size_t)get_int(sum, "checks_total");
     doc->cmp->checks_failed = (size_t)get_int(sum, "checks_failed");
+    read_canaries(doc->cmp, json_object_get(sum, "canaries"));
     arr = json_object_get(root, "verdicts");
     json_array_foreach(arr, i, it) if ((err = load_verdict(doc->cmp, r, it)) != 0) goto bad;
     if (json_is_object(base)) {
@@ -484,6 +541,9 @@ static int load_doc(pg_report_doc *doc, json_t *root, const char *name)
         doc->base->commit = get_str(base, "commit");
         doc->base->branch = get_str(base, "branch");
         doc->base->started_at = get_int(base, "started_at");
+        read_mode(&doc->base->mode, base);
+        if ((err = read_build(doc->cmp, doc->base, json_object_get(base, "build"))) != 0)
+            return err;
         doc->cmp->base = doc->base;
         doc->cmp->nbases = (size_t)get_int(base, "runs");
         if (!doc->cmp->nbases)

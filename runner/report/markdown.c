@@ -302,10 +302,15 @@ static void head_lines(pg_buf *b, const pg_report_data *d, const pg_report_optio
         pg__buf_puts(b, " on ");
         md_code(b, run->branch);
     }
-    if (cmp->base && cmp->base->source && strcmp(cmp->base->source, "ab-base") == 0) {
+    if (cmp->base && (cmp->base->mode == PG_MODE_INTERLEAVED_BASE ||
+                      (cmp->base->source && strcmp(cmp->base->source, "ab-base") == 0))) {
         /* An interleaved gate: the baseline is a build measured in the same job. */
         pg__buf_puts(b, " vs base build ");
         md_code(b, cmp->base->ref ? cmp->base->ref : "?");
+        if (cmp->build.commit) {
+            pg__buf_puts(b, " at ");
+            short_sha(b, cmp->build.commit);
+        }
         pg__buf_puts(b, " (interleaved rounds, paired)");
     } else if (cmp->base) {
         pg__buf_puts(b, " vs baseline ");

@@ -84,16 +84,27 @@ int pg_render_title(pg_buf *out, const pg_comparison *cmp, void (*reason_text)(p
 {
     size_t reg = cmp->counts[PG_VERDICT_REGRESSED], before = out->len;
 
-    if (cmp->outcome == PG_OUTCOME_NOTHING_COMPARED) {
-        /* Never PASS: nothing was decided, and the reason says why and what to do. */
-        pg__buf_puts(out, "perfgate: nothing compared — ");
+    if (cmp->outcome == PG_OUTCOME_NOTHING_COMPARED || cmp->outcome == PG_OUTCOME_ERROR) {
+        /* Never PASS: nothing was decided, or a case never ran; the reason says why and what to do. */
+        const char *reason = cmp->outcome_reason ? cmp->outcome_reason
+                             : cmp->outcome == PG_OUTCOME_ERROR ? "a case could not be measured"
+                                                                : "no case was decided";
+        pg__buf_puts(out, cmp->outcome == PG_OUTCOME_ERROR ? "perfgate: ERROR — " : "perfgate: nothing compared — ");
         if (reason_text)
-            reason_text(out, cmp->outcome_reason ? cmp->outcome_reason : "no case was decided");
+            reason_text(out, reason);
         else
-            pg__buf_puts(out, cmp->outcome_reason ? cmp->outcome_reason : "no case was decided");
+            pg__buf_puts(out, reason);
         return out->len > before ? 0 : PG_ENOMEM;
     }
     pg__buf_printf(out, "perfgate: %s", pg_outcome_exit_code(cmp) ? "FAIL" : "PASS");
+    if (cmp->outcome == PG_OUTCOME_PASS && cmp->outcome_reason) {
+        /* A pass of new cases alone says that it compared nothing yet. */
+        pg__buf_puts(out, " — ");
+        if (reason_text)
+            reason_text(out, cmp->outcome_reason);
+        else
+            pg__buf_puts(out, cmp->outcome_reason);
+    }
     if (reg || cmp->checks_failed) {
         pg__buf_puts(out, " (");
         if (reg)

@@ -54,7 +54,10 @@ void pg_report_run_terminal(FILE *f, const pg_run *run, const pg_term_style *sty
 /** The comparison table: case, base, head, change with interval, verdict, reason. */
 void pg_report_compare_terminal(FILE *f, const pg_comparison *cmp, const pg_term_style *style);
 
-/** The title line "perfgate: nothing compared — <reason>" after a blank line; nothing for PASS and FAIL. */
+/**
+ * The title line after a blank line for the outcomes a table does not show:
+ * "nothing compared", ERROR, a pass of new cases alone; nothing otherwise.
+ */
 void pg_report_outcome_terminal(FILE *f, const pg_comparison *cmp);
 
 /*
@@ -114,8 +117,9 @@ int pg_render_annotations(pg_buf *out, const pg_report_data *data, const pg_repo
 int pg_render_summary_line(pg_buf *out, const pg_comparison *cmp);
 
 /**
- * The title of a comparison, by its outcome: "perfgate: PASS", "perfgate:
- * FAIL (1 regression)" or "perfgate: nothing compared — <reason>".
+ * The title of a comparison, by its outcome: "perfgate: PASS" (with " —
+ * <reason>" for new cases alone), "perfgate: FAIL (1 regression)",
+ * "perfgate: ERROR — <reason>" or "perfgate: nothing compared — <reason>".
  * @param reason_text appends the reason (markdown escapes it); NULL: as is.
  */
 int pg_render_title(pg_buf *out, const pg_comparison *cmp, void (*reason_text)(pg_buf *out, const char *s));

@@ -331,10 +331,13 @@ static void render_compare(pg_buf *b, const pg_comparison *cmp, int color)
     pg__buf_printf(b, "method: %s\n", cmp->method ? cmp->method : "-");
 }
 
-/* A pass or a fail is read from the table; "nothing compared" has no table to read it from, so it gets a line. */
+/*
+ * A fail is read from the table; "nothing compared", an ERROR and a pass of
+ * new cases alone have no verdict in it that says so, so they get a line.
+ */
 static void outcome_line(pg_buf *b, const pg_comparison *cmp)
 {
-    if (cmp->outcome != PG_OUTCOME_NOTHING_COMPARED)
+    if (cmp->outcome == PG_OUTCOME_FAIL || (cmp->outcome == PG_OUTCOME_PASS && !cmp->outcome_reason))
         return;
     pg__buf_puts(b, "\n");
     pg_render_title(b, cmp, NULL);

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "base/model.h"
+#include "machine/roofline.h"
 #include "store/types.h"
 
 typedef struct pg_store_ops pg_store_ops;
@@ -39,6 +40,10 @@ struct pg_store_ops {
     /* As pg_store_save_run(); *out_added (may be NULL) says whether a row was written. */
     int (*save_run)(int *out_added, pg_store *store, pg_run *run);
     int (*load_run)(pg_run **out, pg_store *store, int64_t run_id);
+    /* As pg_store_save_decision(); the run exists. *out_added (may be NULL) says whether a row was written. */
+    int (*save_decision)(int *out_added, pg_store *store, const pg_decision *d);
+    /* As pg_store_load_decision(): PG_ENOTFOUND when the run has none. */
+    int (*load_decision)(pg_decision *out, pg_store *store, int64_t run_id);
     int (*list_runs)(pg_run_list *out, pg_store *store, const pg_run_filter *filter);
     /* The run is known to exist; pinned_at is the caller's clock. */
     int (*pin)(pg_store *store, const char *name, int64_t run_id, int64_t pinned_at);
@@ -53,6 +58,9 @@ struct pg_store_ops {
     int (*quick_check)(pg_store *store);
     /* The file behind the store, absolute where the engine knows it; NULL if none. */
     const char *(*filename)(pg_store *store);
+    /* Every roof stored for `machine_hash`; one entry written, replacing its device and thread count. */
+    int (*roofs_load)(pg_roof_table *out, pg_store *store, const char *machine_hash);
+    int (*roofs_save)(pg_store *store, const char *machine_hash, const pg_roof_entry *e);
 };
 
 /** The SQLite engine (sqlite.c, sqlite_runs.c). */

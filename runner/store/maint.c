@@ -30,6 +30,26 @@ int64_t pg_store_file_size(pg_store *store)
     return total;
 }
 
+/*
+ * The decision of input run `in_id`, if it has one, onto run `out_id` of
+ * the output (kept when already there). Its baseline ids stay those it was
+ * decided on; its uuids name the same runs in any database.
+ */
+static int merge_decision(pg_store *out, pg_store *in, int64_t in_id, int64_t out_id)
+{
+    pg_decision d;
+    int err = in->ops->load_decision(&d, in, in_id);
+
+    if (err == PG_ENOTFOUND)
+        return 0;
+    if (err)
+        return err;
+    d.run_id = out_id;
+    err = out->ops->save_decision(NULL, out, &d);
+    pg_decision_clear(&d);
+    return err;
+}
+
 int pg_store_merge(pg_merge_stats *stats, pg_store *out, const char *const *inputs, size_t ninputs)
 {
     const char *out_path = out->ops->filename(out);
@@ -67,6 +87,8 @@ int pg_store_merge(pg_merge_stats *stats, pg_store *out, const char *const *inpu
             err = out->ops->save_run(&added, out, run);
             if (!err && added)
                 stats->runs_added++;
+            if (!err)
+                err = merge_decision(out, in, list.items[j].id, run->id);
             pg_run_free(run);
             if (err)
                 break;

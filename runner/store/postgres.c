@@ -92,6 +92,54 @@ static const char *migrations[] = {
     "  pinned_at BIGINT NOT NULL,"
     "  PRIMARY KEY(name, run_id));"
     "CREATE INDEX baselines_run ON baselines(run_id);",
+    /* 1 -> 2: the machine's roofs, measured once per machine (roofline.h). */
+    "CREATE TABLE roofs ("
+    "  machine_hash TEXT NOT NULL,"
+    "  device TEXT NOT NULL,"
+    "  threads INTEGER NOT NULL,"
+    "  peak_gflops DOUBLE PRECISION NOT NULL,"
+    "  triad_gbs DOUBLE PRECISION NOT NULL,"
+    "  copy_gbs DOUBLE PRECISION NOT NULL,"
+    "  llc_bytes DOUBLE PRECISION NOT NULL,"
+    "  blas TEXT NOT NULL,"
+    "  measured_at BIGINT NOT NULL,"
+    "  PRIMARY KEY(machine_hash, device, threads));",
+    /* 2 -> 3: as the SQLite engine's: run modes, absent cases, decisions. */
+    "ALTER TABLE runs ADD COLUMN mode TEXT NOT NULL DEFAULT 'plain';"
+    "ALTER TABLE results ADD COLUMN absent INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE runs ADD COLUMN fingerprint TEXT;"
+    "CREATE TABLE decisions ("
+    "  run_id BIGINT PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,"
+    "  made_at BIGINT NOT NULL,"
+    "  outcome TEXT NOT NULL,"
+    "  exit_code INTEGER NOT NULL,"
+    "  reason TEXT,"
+    "  method TEXT,"
+    "  baseline TEXT NOT NULL,"
+    "  base_ids TEXT,"
+    "  base_uuids TEXT,"
+    "  base_described TEXT,"
+    "  base_build TEXT,"
+    "  base_commit TEXT,"
+    "  base_hash TEXT,"
+    "  confirmed INTEGER NOT NULL DEFAULT 0,"
+    "  suite_shift DOUBLE PRECISION,"
+    "  suite_spread DOUBLE PRECISION,"
+    "  canary TEXT,"
+    "  detail TEXT NOT NULL DEFAULT '{}');"
+    "CREATE TABLE decision_cases ("
+    "  run_id BIGINT NOT NULL REFERENCES decisions(run_id) ON DELETE CASCADE,"
+    "  idx INTEGER NOT NULL,"
+    "  key TEXT NOT NULL,"
+    "  verdict TEXT NOT NULL,"
+    "  reason TEXT,"
+    "  method TEXT,"
+    "  ratio DOUBLE PRECISION, ci_lo DOUBLE PRECISION, ci_hi DOUBLE PRECISION,"
+    "  p DOUBLE PRECISION, p_adj DOUBLE PRECISION,"
+    "  rounds BIGINT,"
+    "  confirm TEXT,"
+    "  detail TEXT NOT NULL DEFAULT '{}',"
+    "  PRIMARY KEY(run_id, idx));",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -405,9 +453,11 @@ static int pq_history_rows(pg_store *store, const char *glob, const char *branch
         return pg_error_set(PG_ENOMEM, "out of memory reading history");
     /* Row by row (single-row mode): a year of a thousand cases never sits in memory at once. */
     sent = PQsendQueryParams(s->conn,
-                             "SELECT c.key, r.id, r.commit_sha, r.branch, r.started_at, x.median, x.q1, x.q3"
+                             "SELECT c.key, r.id, r.commit_sha, r.branch, r.started_at, x.median, x.q1, x.q3,"
+                             " d.verdict"
                              " FROM results x JOIN runs r ON r.id = x.run_id JOIN cases c ON c.id = x.case_id"
-                             " WHERE x.status = 'ok' AND x.median > 0"
+                             " LEFT JOIN decision_cases d ON d.run_id = r.id AND d.key = c.key"
+                             " WHERE x.status = 'ok' AND x.median > 0 AND r.mode NOT LIKE 'interleaved%'"
                              "   AND ($1::text IS NULL OR c.key ~ $1) AND ($2::text IS NULL OR r.branch = $2)"
                              " ORDER BY c.key COLLATE \"C\", r.id",
                              2, NULL, p, NULL, NULL, 0);
@@ -431,6 +481,7 @@ static int pq_history_rows(pg_store *store, const char *glob, const char *branch
             row.median = pg__pq_double(res, 0, 5, 0);
             row.q1 = pg__pq_double(res, 0, 6, 0);
             row.q3 = pg__pq_double(res, 0, 7, 0);
+            row.verdict = PQgetisnull(res, 0, 8) ? NULL : PQgetvalue(res, 0, 8);
             err = cb(&row, payload);
         } else if (st != PGRES_SINGLE_TUPLE && st != PGRES_TUPLES_OK && !err) {
             err = pg__pq_error(s, res, "reading history");
@@ -526,6 +577,7 @@ static int pq_check(pg_check_report *out, pg_store *store)
     out->results = count(s, "SELECT COUNT(*) FROM results");
     out->results_with_samples = count(s, "SELECT COUNT(*) FROM results WHERE samples IS NOT NULL");
     out->checks = count(s, "SELECT COUNT(*) FROM checks");
+    out->decisions = count(s, "SELECT COUNT(*) FROM decisions");
     out->bytes = count(s, "SELECT pg_database_size(current_database())");
     if (out->runs < 0)
         return pg__pq_error(s, NULL, "checking the database");
@@ -546,6 +598,8 @@ const pg_store_ops pg__store_postgres = {
     .schema_version = schema_version,
     .save_run = pg__pq_save_run,
     .load_run = pg__pq_load_run,
+    .save_decision = pg__pq_save_decision,
+    .load_decision = pg__pq_load_decision,
     .list_runs = pg__pq_list_runs,
     .pin = pq_pin,
     .unpin = pq_unpin,
@@ -554,4 +608,6 @@ const pg_store_ops pg__store_postgres = {
     .prune = pq_prune,
     .check = pq_check,
     .filename = pq_filename,
+    .roofs_load = pg__pq_roofs_load,
+    .roofs_save = pg__pq_roofs_save,
 };

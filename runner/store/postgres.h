@@ -55,4 +55,11 @@ int pg__pq_save_run(int *out_added, pg_store *store, pg_run *run);
 int pg__pq_load_run(pg_run **out, pg_store *store, int64_t run_id);
 int pg__pq_list_runs(pg_run_list *out, pg_store *store, const pg_run_filter *filter);
 
+/* The machine's roofs (postgres_roofs.c). */
+int pg__pq_roofs_load(pg_roof_table *out, pg_store *store, const char *machine_hash);
+int pg__pq_roofs_save(pg_store *store, const char *machine_hash, const pg_roof_entry *e);
+/* Saving and loading a run's decision (postgres_decision.c). */
+int pg__pq_save_decision(int *out_added, pg_store *store, const pg_decision *d);
+int pg__pq_load_decision(pg_decision *out, pg_store *store, int64_t run_id);
+
 #endif

@@ -17,9 +17,9 @@
 
 static const char insert_result_sql[] =
     "INSERT INTO results(run_id, case_id, metric, unit, status, message, n, number_per_run, median, q1, q3, iqr,"
-    " mean, stddev, min, max, flops, bytes, mfu, warmup_s, warnings, extra, samples, threshold, alpha)"
+    " mean, stddev, min, max, flops, bytes, mfu, warmup_s, warnings, extra, samples, threshold, alpha, absent)"
     " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,"
-    " $23, $24, $25)";
+    " $23, $24, $25, $26)";
 
 static const char insert_check_sql[] =
     "INSERT INTO checks(run_id, suite, name, kind, expected, actual, passed, message, skipped)"
@@ -51,9 +51,9 @@ static int prepare(pg_pq_store *s)
 
 /* Text parameters: a fixed buffer per numeric parameter, so one row needs no allocation. */
 typedef struct params {
-    const char *v[25];
-    int len[25], fmt[25];
-    char num[25][40];
+    const char *v[26];
+    int len[26], fmt[26];
+    char num[26][40];
 } params;
 
 static void p_int(params *p, int i, int64_t v)
@@ -212,7 +212,8 @@ static int send_result(pg_pq_store *s, int64_t run_id, int64_t case_id, const pg
     }
     p_double(&p, 23, r->threshold, r->threshold > 0);
     p_double(&p, 24, r->alpha, r->alpha > 0);
-    if (PQsendQueryPrepared(s->conn, "pg_result", 25, p.v, p.len, p.fmt, 0) != 1)
+    p_int(&p, 25, r->status != PG_STATUS_OK && r->absent);
+    if (PQsendQueryPrepared(s->conn, "pg_result", 26, p.v, p.len, p.fmt, 0) != 1)
         return pg__pq_error(s, NULL, "writing a result");
     return 0;
 }
@@ -310,8 +311,8 @@ static int save_once(int *out_added, pg_pq_store *s, pg_run *run)
     PGresult *res = NULL;
     int64_t machine_id = 0, run_id = 0, *ids = NULL;
     char machine[32], pr[32], started[32], finished[32];
-    const char *p[12];
-    int err;
+    const char *p[14];
+    int err, own = 0;
 
     if ((err = prepare(s)) != 0)
         return err;
@@ -327,10 +328,12 @@ static int save_once(int *out_added, pg_pq_store *s, pg_run *run)
         if ((err = pg__pq_exec(s, NULL, PGRES_COMMAND_OK,
                                "INSERT INTO machines(hash, fingerprint) VALUES ($1, $2) ON CONFLICT (hash) DO NOTHING",
                                2, p, "writing the machine")) != 0 ||
-            (err = pg__pq_exec(s, &res, PGRES_TUPLES_OK, "SELECT id FROM machines WHERE hash = $1", 1, p,
-                               "reading the machine")) != 0)
+            (err = pg__pq_exec(s, &res, PGRES_TUPLES_OK, "SELECT id, fingerprint FROM machines WHERE hash = $1", 1,
+                               p, "reading the machine")) != 0)
             goto rollback;
         machine_id = pg__pq_int(res, 0, 0, 0);
+        /* A fingerprint other than the machine's first (its roofs measured again): the run keeps its own. */
+        own = strcmp(PQgetvalue(res, 0, 1), p[1]) != 0;
         PQclear(res);
         res = NULL;
     }
@@ -352,12 +355,14 @@ static int save_once(int *out_added, pg_pq_store *s, pg_run *run)
     p[9] = machine_id ? machine : NULL;
     p[10] = started;
     p[11] = finished;
+    p[12] = pg_run_mode_name(run->mode);
+    p[13] = own ? run->machine_json : NULL;
     if ((err = pg__pq_exec(s, &res, PGRES_TUPLES_OK,
                            "INSERT INTO runs(uuid, suite_set, commit_sha, branch, ref, pr, ci_url, source,"
-                           " tool_version, machine_id, started_at, finished_at)"
-                           " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
+                           " tool_version, machine_id, started_at, finished_at, mode, fingerprint)"
+                           " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)"
                            " ON CONFLICT (uuid) DO NOTHING RETURNING id",
-                           12, p, "writing a run")) != 0)
+                           14, p, "writing a run")) != 0)
         goto rollback;
     if (PQntuples(res) == 0) {
         PQclear(res);
@@ -474,7 +479,7 @@ static int load_results(pg_pq_store *s, pg_run *run, const char *const *p)
                            "SELECT c.key, c.suite, c.name, c.params, c.threads, c.device, r.metric, r.unit,"
                            " r.status, r.message, r.n, r.number_per_run, r.median, r.q1, r.q3, r.iqr,"
                            " r.mean, r.stddev, r.min, r.max, r.flops, r.bytes, r.mfu, r.warmup_s,"
-                           " r.warnings, r.extra, r.samples, r.threshold, r.alpha"
+                           " r.warnings, r.extra, r.samples, r.threshold, r.alpha, r.absent"
                            " FROM results r JOIN cases c ON c.id = r.case_id"
                            " WHERE r.run_id = $1 ORDER BY r.id",
                            1, p, "reading results")) != 0)
@@ -513,6 +518,7 @@ static int load_results(pg_pq_store *s, pg_run *run, const char *const *p)
         r->extra_json = pg__pq_text(res, i, 25);
         r->threshold = pg__pq_double(res, i, 27, 0);
         r->alpha = pg__pq_double(res, i, 28, 0);
+        r->absent = (int)pg__pq_int(res, i, 29, 0);
         if (!PQgetisnull(res, i, 26)) {
             size_t bytes = 0;
             unsigned char *raw = PQunescapeBytea((const unsigned char *)PQgetvalue(res, i, 26), &bytes);
@@ -582,8 +588,9 @@ int pg__pq_load_run(pg_run **out, pg_store *store, int64_t run_id)
         return err;
     if ((err = pg__pq_exec(s, &res, PGRES_TUPLES_OK,
                            "SELECT r.uuid, r.suite_set, r.commit_sha, r.branch, r.ref, r.pr, r.ci_url,"
-                           " r.source, r.tool_version, m.hash, m.fingerprint, r.started_at, r.finished_at"
-                           " FROM runs r LEFT JOIN machines m ON m.id = r.machine_id WHERE r.id = $1",
+                           " r.source, r.tool_version, m.hash, coalesce(r.fingerprint, m.fingerprint), r.started_at,"
+                           " r.finished_at, r.mode FROM runs r LEFT JOIN machines m ON m.id = r.machine_id"
+                           " WHERE r.id = $1",
                            1, p, "reading a run")) != 0)
         goto cleanup;
     if (PQntuples(res) == 0) {
@@ -608,6 +615,8 @@ int pg__pq_load_run(pg_run **out, pg_store *store, int64_t run_id)
     run->machine_json = pg__pq_text(res, 0, 10);
     run->started_at = pg__pq_int(res, 0, 11, 0);
     run->finished_at = pg__pq_int(res, 0, 12, 0);
+    if ((err = pg_run_mode_parse(&run->mode, PQgetvalue(res, 0, 13))) != 0)
+        goto cleanup;
     if ((err = load_results(s, run, p)) != 0 || (err = load_checks(s, run, p)) != 0)
         goto cleanup;
     *out = run;
@@ -626,7 +635,7 @@ int pg__pq_list_runs(pg_run_list *out, pg_store *store, const pg_run_filter *f)
     pg_buf sql = PG_BUF_INIT;
     pg_run_filter none = {0};
     PGresult *res = NULL;
-    const char *p[4];
+    const char *p[6];
     char before[32];
     int i, n, np = 0, err;
 
@@ -636,7 +645,7 @@ int pg__pq_list_runs(pg_run_list *out, pg_store *store, const pg_run_filter *f)
     pg__buf_puts(&sql,
                  "SELECT r.id, r.uuid, r.commit_sha, r.branch, r.suite_set, m.hash, r.source, r.started_at,"
                  " (SELECT COUNT(*) FROM results x WHERE x.run_id = r.id),"
-                 " (SELECT COUNT(*) FROM checks y WHERE y.run_id = r.id)"
+                 " (SELECT COUNT(*) FROM checks y WHERE y.run_id = r.id), r.mode"
                  " FROM runs r LEFT JOIN machines m ON m.id = r.machine_id WHERE true");
     if (f->branch) {
         p[np++] = f->branch;
@@ -649,6 +658,14 @@ int pg__pq_list_runs(pg_run_list *out, pg_store *store, const pg_run_filter *f)
     if (f->machine_hash) {
         p[np++] = f->machine_hash;
         pg__buf_printf(&sql, " AND m.hash = $%d", np);
+    }
+    if (f->mode) {
+        p[np++] = f->mode;
+        pg__buf_printf(&sql, " AND r.mode = $%d", np);
+    }
+    if (f->uuid) {
+        p[np++] = f->uuid;
+        pg__buf_printf(&sql, " AND r.uuid = $%d", np);
     }
     if (f->before_id) {
         snprintf(before, sizeof(before), "%lld", (long long)f->before_id);
@@ -681,6 +698,7 @@ int pg__pq_list_runs(pg_run_list *out, pg_store *store, const pg_run_filter *f)
         it->started_at = pg__pq_int(res, i, 7, 0);
         it->nresults = pg__pq_int(res, i, 8, 0);
         it->nchecks = pg__pq_int(res, i, 9, 0);
+        it->mode = pg__pq_text(res, i, 10);
     }
     PQclear(res);
     return 0;

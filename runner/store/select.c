@@ -18,6 +18,7 @@ void pg_selection_clear(pg_selection *sel)
     free(sel->described);
     free(sel->searched);
     free(sel->elsewhere);
+    free(sel->skipped);
     memset(sel, 0, sizeof(*sel));
 }
 
@@ -177,6 +178,65 @@ static int note_elsewhere(pg_selection *out, pg_store *store, const pg_run_list 
     return append(&out->elsewhere, "; ", part);
 }
 
+/* A run named explicitly (by id or pin) that was measured otherwise than the head is no baseline for it. */
+static int refuse_mode(const pg_run_info *head, const pg_run_info *base, const char *what)
+{
+    return pg_error_set(PG_EUSAGE,
+                        "%s (run %lld) was measured as %s and this run as %s: their samples are different "
+                        "measurements and do not compare; choose a run measured as %s",
+                        what, (long long)base->id, base->mode ? base->mode : "plain", head->mode ? head->mode : "plain",
+                        head->mode ? head->mode : "plain");
+}
+
+static int same_mode(const pg_run_info *a, const pg_run_info *b)
+{
+    return strcmp(a->mode ? a->mode : "plain", b->mode ? b->mode : "plain") == 0;
+}
+
+/* How many runs newer than this the mode note looks at beyond the ones it takes. */
+#define MODE_SCAN 200
+
+/*
+ * Notes in out->skipped the runs `f` matched (on any mode) that were
+ * measured otherwise than the head and are newer than the oldest run taken
+ * (all of them when none was taken): what a selection blind to modes would
+ * have pooled.
+ */
+static int note_other_modes(pg_selection *out, pg_store *store, pg_run_filter f, const pg_run_info *head,
+                            size_t want, const char *what)
+{
+    pg_run_list list = {0};
+    int64_t oldest = out->count ? out->ids[out->count - 1] : 0;
+    size_t i, n = 0;
+    const char *first = NULL;
+    int mixed = 0;
+    char *part;
+    int err;
+
+    f.mode = NULL;
+    f.limit = want + MODE_SCAN;
+    if ((err = pg_store_list_runs(&list, store, &f)) != 0)
+        return err;
+    for (i = 0; i < list.count && list.items[i].id > oldest; i++) {
+        const pg_run_info *r = &list.items[i];
+        const char *mode = r->mode ? r->mode : "plain";
+        if (r->id == head->id || same_mode(r, head))
+            continue;
+        mixed |= first && strcmp(first, mode) != 0;
+        first = first ? first : mode;
+        n++;
+    }
+    if (n == 0) {
+        pg_run_list_clear(&list);
+        return 0;
+    }
+    part = pg__asprintf("%zu run%s of %s measured otherwise (%s%s), which do%s not pool with this %s run", n,
+                        n == 1 ? "" : "s", what, first, mixed ? " and others" : "", n == 1 ? "es" : "",
+                        head->mode ? head->mode : "plain");
+    pg_run_list_clear(&list);
+    return append(&out->skipped, "; ", part);
+}
+
 static char *describe(const pg_run_info *b, const char *prefix, size_t more)
 {
     int64_t age = pg__now_unix() - b->started_at;
@@ -211,6 +271,7 @@ static int pick(pg_selection *out, pg_store *store, pg_run_filter f, const pg_ru
     int err;
 
     f.machine_hash = allow ? NULL : head->machine_hash;
+    f.mode = head->mode ? head->mode : "plain";
     f.limit = want + 1;
     if ((err = pg_store_list_runs(&list, store, &f)) != 0)
         return err;
@@ -229,6 +290,8 @@ static int pick(pg_selection *out, pg_store *store, pg_run_filter f, const pg_ru
         free(out->described);
         out->described = d;
     }
+    if ((err = note_other_modes(out, store, f, head, want, what)) != 0)
+        goto cleanup;
     if (out->count == 0 && f.machine_hash) {
         pg_run_list_clear(&list);
         f.machine_hash = NULL;
@@ -381,9 +444,10 @@ static int select_pin(pg_selection *out, pg_store *store, const char *name, cons
             continue;
         if ((err = run_info(&info, store, pins.items[i].run_id)) != 0)
             goto cleanup;
-        if (!allow && !same_machine(head, &info.items[0])) {
+        if ((!allow && !same_machine(head, &info.items[0])) || !same_mode(head, &info.items[0])) {
             char *what = pg__asprintf("pinned baseline '%s'", name);
-            err = refuse_machine(head, &info.items[0], what ? what : "a pinned baseline");
+            err = same_mode(head, &info.items[0]) ? refuse_machine(head, &info.items[0], what ? what : "a pinned baseline")
+                                                  : refuse_mode(head, &info.items[0], what ? what : "a pinned baseline");
             free(what);
             goto cleanup;
         }
@@ -438,6 +502,10 @@ int pg_select_base(pg_selection *out, pg_store *store, const char *selector, int
             err = refuse_machine(h, &info.items[0], "the baseline");
             goto cleanup;
         }
+        if (!same_mode(h, &info.items[0])) {
+            err = refuse_mode(h, &info.items[0], "the baseline");
+            goto cleanup;
+        }
         if ((err = add_id(out, id)) == 0 && !(out->described = describe(&info.items[0], NULL, 0)))
             err = pg_error_set(PG_ENOMEM, "out of memory selecting runs");
     } else if (strncmp(selector, "commit:", 7) == 0 && selector[7]) {
@@ -465,6 +533,9 @@ int pg_select_base(pg_selection *out, pg_store *store, const char *selector, int
                            selector);
     }
 
+    /* What was left out for being measured otherwise is part of how the baseline was chosen. */
+    if (!err && out->described && out->skipped)
+        err = append(&out->described, "; left out ", pg__strdup(out->skipped));
     /* What was looked for, so that an empty selection can say so. */
     if (!err && selector)
         err = append(&out->searched, ", then ", pg__asprintf("'%s'", selector));

@@ -8,7 +8,11 @@
  * "last:K:BRANCH"), "pin:NAME" (every run pinned under NAME).
  * Timings only compare on one machine: a baseline run with another machine
  * fingerprint is refused (PG_EMACHINE) unless allow_other_machine is set;
- * pools and default selections only take runs of the head's machine.
+ * pools and default selections only take runs of the head's machine. Nor
+ * do runs measured otherwise (pg_run_mode: a plain run, either side of an
+ * interleaved gate, counts alone): every selection takes only runs of the
+ * head's mode, says in `skipped` which it left out, and refuses a run
+ * named by id or pin that was measured otherwise (PG_EUSAGE).
  */
 #ifndef PG_SELECT_H
 #define PG_SELECT_H
@@ -27,6 +31,9 @@ typedef struct pg_selection {
     char *elsewhere;  /* runs that matched but were measured on another machine, and were therefore left out:
                          "3 runs of branch 'main' from another machine (cpu 'X', fingerprint 89abcdef0123)";
                          NULL when none */
+    char *skipped;    /* runs that matched but were measured otherwise than the head (base/model.h, pg_run_mode),
+                         and were therefore left out: "1 run of branch 'main' measured otherwise (1 interleaved-head),
+                         which does not pool with this plain run"; NULL when none */
 } pg_selection;
 
 void pg_selection_clear(pg_selection *sel);

@@ -8,6 +8,7 @@
 #include "perfgate/errors.h"
 #include "base/util.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,6 +82,59 @@ static const char *migrations[] = {
     "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
     "  pinned_at INTEGER NOT NULL,"
     "  PRIMARY KEY(name, run_id));",
+    /* 1 -> 2: the machine's roofs, measured once per machine (roofline.h). */
+    "CREATE TABLE roofs ("
+    "  machine_hash TEXT NOT NULL,"
+    "  device TEXT NOT NULL,"
+    "  threads INTEGER NOT NULL,"
+    "  peak_gflops REAL NOT NULL,"
+    "  triad_gbs REAL NOT NULL,"
+    "  copy_gbs REAL NOT NULL,"
+    "  llc_bytes REAL NOT NULL,"
+    "  blas TEXT NOT NULL,"
+    "  measured_at INTEGER NOT NULL,"
+    "  PRIMARY KEY(machine_hash, device, threads));",
+    /*
+     * 2 -> 3: how each run was measured (earlier runs were all measured
+     * alone), cases absent from the build measured, a run's own machine
+     * fingerprint where it differs from the machine's first (its roofs, as
+     * its reports showed them), and the gate's decision as a record of its
+     * own (baselines/README.md, "Decisions").
+     */
+    "ALTER TABLE runs ADD COLUMN mode TEXT NOT NULL DEFAULT 'plain';"
+    "ALTER TABLE results ADD COLUMN absent INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE runs ADD COLUMN fingerprint TEXT;"
+    "CREATE TABLE decisions ("
+    "  run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,"
+    "  made_at INTEGER NOT NULL,"
+    "  outcome TEXT NOT NULL,"
+    "  exit_code INTEGER NOT NULL,"
+    "  reason TEXT,"
+    "  method TEXT,"
+    "  baseline TEXT NOT NULL,"
+    "  base_ids TEXT,"
+    "  base_uuids TEXT,"
+    "  base_described TEXT,"
+    "  base_build TEXT,"
+    "  base_commit TEXT,"
+    "  base_hash TEXT,"
+    "  confirmed INTEGER NOT NULL DEFAULT 0,"
+    "  suite_shift REAL,"
+    "  suite_spread REAL,"
+    "  canary TEXT,"
+    "  detail TEXT NOT NULL DEFAULT '{}');"
+    "CREATE TABLE decision_cases ("
+    "  run_id INTEGER NOT NULL REFERENCES decisions(run_id) ON DELETE CASCADE,"
+    "  idx INTEGER NOT NULL,"
+    "  key TEXT NOT NULL,"
+    "  verdict TEXT NOT NULL,"
+    "  reason TEXT,"
+    "  method TEXT,"
+    "  ratio REAL, ci_lo REAL, ci_hi REAL, p REAL, p_adj REAL,"
+    "  rounds INTEGER,"
+    "  confirm TEXT,"
+    "  detail TEXT NOT NULL DEFAULT '{}',"
+    "  PRIMARY KEY(run_id, idx));",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -122,6 +176,19 @@ void pg__sqlite_bind_text(sqlite3_stmt *st, int i, const char *v)
         sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
     else
         sqlite3_bind_null(st, i);
+}
+
+void pg__sqlite_bind_real(sqlite3_stmt *st, int i, double v)
+{
+    if (isfinite(v))
+        sqlite3_bind_double(st, i, v);
+    else
+        sqlite3_bind_null(st, i);
+}
+
+double pg__sqlite_col_real(sqlite3_stmt *st, int i)
+{
+    return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
 }
 
 char *pg__sqlite_col_text(sqlite3_stmt *st, int i)
@@ -436,6 +503,7 @@ static int sqlite_check(pg_check_report *out, pg_store *store)
     out->results = count(s, "SELECT COUNT(*) FROM results");
     out->results_with_samples = count(s, "SELECT COUNT(*) FROM results WHERE samples IS NOT NULL");
     out->checks = count(s, "SELECT COUNT(*) FROM checks");
+    out->decisions = count(s, "SELECT COUNT(*) FROM decisions");
     out->bytes = pg_store_file_size(store);
     return 0;
 }
@@ -482,6 +550,8 @@ const pg_store_ops pg__store_sqlite = {
     .schema_version = schema_version,
     .save_run = pg__sqlite_save_run,
     .load_run = pg__sqlite_load_run,
+    .save_decision = pg__sqlite_save_decision,
+    .load_decision = pg__sqlite_load_decision,
     .list_runs = pg__sqlite_list_runs,
     .pin = sqlite_pin,
     .unpin = sqlite_unpin,
@@ -491,4 +561,6 @@ const pg_store_ops pg__store_sqlite = {
     .check = sqlite_check,
     .quick_check = sqlite_quick_check,
     .filename = sqlite_filename,
+    .roofs_load = pg__sqlite_roofs_load,
+    .roofs_save = pg__sqlite_roofs_save,
 };

@@ -40,6 +40,19 @@ int pg__sqlite_save_run(int *out_added, pg_store *store, pg_run *run);
 int pg__sqlite_load_run(pg_run **out, pg_store *store, int64_t run_id);
 int pg__sqlite_list_runs(pg_run_list *out, pg_store *store, const pg_run_filter *filter);
 
+/* The machine's roofs (sqlite_roofs.c). */
+int pg__sqlite_roofs_load(pg_roof_table *out, pg_store *store, const char *machine_hash);
+int pg__sqlite_roofs_save(pg_store *store, const char *machine_hash, const pg_roof_entry *e);
+/* Saving and loading a run's decision (sqlite_decision.c). */
+int pg__sqlite_save_decision(int *out_added, pg_store *store, const pg_decision *d);
+int pg__sqlite_load_decision(pg_decision *out, pg_store *store, int64_t run_id);
+
+/** Binds `v`, or NULL when it is not finite. */
+void pg__sqlite_bind_real(sqlite3_stmt *st, int i, double v);
+
+/** Column `i` as a double, NAN for SQL NULL. */
+double pg__sqlite_col_real(sqlite3_stmt *st, int i);
+
 /* The history rows, by case key and run (sqlite_history.c). */
 int pg__sqlite_history_rows(pg_store *store, const char *glob, const char *branch, pg_store_history_cb cb,
                             void *payload);

@@ -8,6 +8,10 @@
  * rows), the matching case keys in key order (the key's unique index), and
  * one sequential scan of the results' five needed columns; the rows are
  * then put in key, run order here with a counting sort, in linear time.
+ * The gate's stored verdicts (a row per decided case, far fewer) are read
+ * apart, sorted alike, and joined to the rows as they are handed out.
+ * Runs of interleaved gates are left out: one sample per round is another
+ * measurement than the plain runs history follows.
  */
 #include "store/sqlite.h"
 
@@ -33,6 +37,11 @@ typedef struct hrow {
     double median, q1, q3;
 } hrow;
 
+typedef struct hverdict {
+    size_t pos, run;  /* as hrow */
+    char *verdict;
+} hverdict;
+
 typedef struct hist {
     hrun *runs;
     size_t nruns;
@@ -44,6 +53,8 @@ typedef struct hist {
     hrow *rows;
     size_t *sorted;   /* rows' indices in key, run order */
     size_t nrows, caprows;
+    hverdict *verdicts; /* in key, run order */
+    size_t nverdicts, capverdicts;
 } hist;
 
 static int store_error(pg_sqlite_store *s, const char *what)
@@ -75,7 +86,7 @@ static int read_runs(hist *h, pg_sqlite_store *s, const char *branch)
 
     if (sqlite3_prepare_v2(s->db,
                            "SELECT id, commit_sha, branch, started_at FROM runs"
-                           " WHERE ?1 IS NULL OR branch = ?1 ORDER BY id",
+                           " WHERE (?1 IS NULL OR branch = ?1) AND mode NOT LIKE 'interleaved%' ORDER BY id",
                            -1, &st, NULL) != SQLITE_OK)
         return store_error(s, "preparing the history query");
     pg__sqlite_bind_text(st, 1, branch);
@@ -228,6 +239,66 @@ static int read_results(hist *h, pg_sqlite_store *s)
     return err;
 }
 
+/* The place of `key` among the cases (keys in key order), or (size_t)-1. */
+static size_t key_pos(const hist *h, const char *key)
+{
+    size_t lo = 0, hi = h->ncases;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(h->keys[mid], key);
+        if (c == 0)
+            return mid;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return (size_t)-1;
+}
+
+static int by_place(const void *a, const void *b)
+{
+    const hverdict *x = a, *y = b;
+
+    if (x->pos != y->pos)
+        return x->pos < y->pos ? -1 : 1;
+    return (x->run > y->run) - (x->run < y->run);
+}
+
+static int read_verdicts(hist *h, pg_sqlite_store *s, const char *glob)
+{
+    sqlite3_stmt *st = NULL;
+    int rc, err = 0;
+
+    if (sqlite3_prepare_v2(s->db, "SELECT run_id, key, verdict FROM decision_cases WHERE ?1 IS NULL OR key GLOB ?1",
+                           -1, &st, NULL) != SQLITE_OK)
+        return store_error(s, "preparing the history query");
+    pg__sqlite_bind_text(st, 1, glob);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        size_t run = run_of(h, sqlite3_column_int64(st, 0)), pos;
+        hverdict *v;
+        if (run == (size_t)-1 || (pos = key_pos(h, (const char *)sqlite3_column_text(st, 1))) == (size_t)-1)
+            continue;
+        if ((err = grow((void **)&h->verdicts, &h->capverdicts, h->nverdicts + 1, sizeof(*h->verdicts))) != 0)
+            break;
+        v = &h->verdicts[h->nverdicts];
+        v->pos = pos;
+        v->run = run;
+        if (!(v->verdict = pg__sqlite_col_text(st, 2))) {
+            err = pg_error_set(PG_ENOMEM, "out of memory reading history");
+            break;
+        }
+        h->nverdicts++;
+    }
+    if (!err && rc != SQLITE_DONE)
+        err = store_error(s, "reading history");
+    sqlite3_finalize(st);
+    if (!err && h->nverdicts)
+        qsort(h->verdicts, h->nverdicts, sizeof(*h->verdicts), by_place);
+    return err;
+}
+
 static int by_run(const void *a, const void *b, void *rows)
 {
     size_t i = *(const size_t *)a, j = *(const size_t *)b;
@@ -275,6 +346,9 @@ static void hist_free(hist *h)
     }
     for (i = 0; i < h->ncases; i++)
         free(h->keys[i]);
+    for (i = 0; i < h->nverdicts; i++)
+        free(h->verdicts[i].verdict);
+    free(h->verdicts);
     free(h->runs);
     free(h->keys);
     free(h->cases);
@@ -289,15 +363,23 @@ int pg__sqlite_history_rows(pg_store *store, const char *glob, const char *branc
 {
     pg_sqlite_store *s = pg__sqlite(store);
     hist h = {0};
-    size_t i;
+    size_t i, k = 0;
     int err;
 
     if ((err = read_runs(&h, s, branch)) == 0 && (err = read_cases(&h, s, glob)) == 0 &&
-        (err = read_results(&h, s)) == 0 && (err = order_rows(&h)) == 0) {
+        (err = read_results(&h, s)) == 0 && (err = order_rows(&h)) == 0 &&
+        (err = read_verdicts(&h, s, glob)) == 0) {
         for (i = 0; i < h.nrows && !err; i++) {
             const hrow *r = &h.rows[h.sorted[i]];
             const hrun *run = &h.runs[r->run];
             pg_store_history_row row;
+            /* Both in key, run order: the verdicts are walked alongside. */
+            while (k < h.nverdicts && (h.verdicts[k].pos < r->pos ||
+                                       (h.verdicts[k].pos == r->pos && h.verdicts[k].run < r->run)))
+                k++;
+            row.verdict = k < h.nverdicts && h.verdicts[k].pos == r->pos && h.verdicts[k].run == r->run
+                              ? h.verdicts[k].verdict
+                              : NULL;
             row.key = h.keys[r->pos];
             row.run_id = run->id;
             row.commit = run->commit;

@@ -42,6 +42,27 @@ static int lookup_or_insert(pg_sqlite_store *s, int64_t *out, const char *select
     return err;
 }
 
+/*
+ * Whether `fingerprint` differs from the one machine `machine_id` was first
+ * stored with (its roofs measured again, say): the run then keeps its own,
+ * so that it reads back as its reports showed it.
+ */
+static int own_fingerprint(pg_sqlite_store *s, int *out, int64_t machine_id, const char *fingerprint)
+{
+    sqlite3_stmt *st = NULL;
+    int rc;
+
+    *out = 0;
+    if (sqlite3_prepare_v2(s->db, "SELECT fingerprint FROM machines WHERE id = ?1", -1, &st, NULL) != SQLITE_OK)
+        return pg__sqlite_error(s, "preparing a machine lookup");
+    sqlite3_bind_int64(st, 1, machine_id);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        *out = strcmp((const char *)sqlite3_column_text(st, 0), fingerprint) != 0;
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW ? 0 : pg__sqlite_error(s, "reading a machine");
+}
+
 static void bind_double_or_null(sqlite3_stmt *st, int i, double v, int valid)
 {
     if (valid)
@@ -100,6 +121,7 @@ static int insert_result(pg_sqlite_store *s, sqlite3_stmt *st, int64_t run_id, c
         sqlite3_bind_null(st, 23);
     bind_double_or_null(st, 24, r->threshold, r->threshold > 0);
     bind_double_or_null(st, 25, r->alpha, r->alpha > 0);
+    sqlite3_bind_int(st, 26, r->status != PG_STATUS_OK && r->absent);
     if (sqlite3_step(st) != SQLITE_DONE)
         return pg__sqlite_error(s, r->key);
     return 0;
@@ -128,7 +150,7 @@ int pg__sqlite_save_run(int *out_added, pg_store *store, pg_run *run)
     pg_sqlite_store *s = pg__sqlite(store);
     sqlite3_stmt *st = NULL, *rst = NULL, *cst = NULL;
     int64_t machine_id = 0, run_id = 0;
-    int err = PG_ESTORE, in_tx = 0;
+    int err = PG_ESTORE, in_tx = 0, own = 0;
     size_t i;
 
     if (out_added)
@@ -155,14 +177,15 @@ int pg__sqlite_save_run(int *out_added, pg_store *store, pg_run *run)
         const char *args[2] = {run->machine_hash, run->machine_json ? run->machine_json : "{}"};
         if ((err = lookup_or_insert(s, &machine_id, "SELECT id FROM machines WHERE hash = ?1",
                                     "INSERT INTO machines(hash, fingerprint) VALUES (?1, ?2)",
-                                    args, 2, 1)) != 0)
+                                    args, 2, 1)) != 0 ||
+            (err = own_fingerprint(s, &own, machine_id, args[1])) != 0)
             goto cleanup;
     }
 
     if (sqlite3_prepare_v2(s->db,
                            "INSERT INTO runs(uuid, suite_set, commit_sha, branch, ref, pr, ci_url, source,"
-                           " tool_version, machine_id, started_at, finished_at)"
-                           " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                           " tool_version, machine_id, started_at, finished_at, mode, fingerprint)"
+                           " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
                            -1, &st, NULL) != SQLITE_OK) {
         err = pg__sqlite_error(s, "preparing a run insert");
         goto cleanup;
@@ -181,6 +204,8 @@ int pg__sqlite_save_run(int *out_added, pg_store *store, pg_run *run)
         sqlite3_bind_int64(st, 10, machine_id);
     sqlite3_bind_int64(st, 11, run->started_at);
     sqlite3_bind_int64(st, 12, run->finished_at ? run->finished_at : run->started_at);
+    pg__sqlite_bind_text(st, 13, pg_run_mode_name(run->mode));
+    pg__sqlite_bind_text(st, 14, own ? run->machine_json : NULL);
     if (sqlite3_step(st) != SQLITE_DONE) {
         err = pg__sqlite_error(s, "writing a run");
         goto cleanup;
@@ -190,9 +215,9 @@ int pg__sqlite_save_run(int *out_added, pg_store *store, pg_run *run)
     if (sqlite3_prepare_v2(s->db,
                            "INSERT INTO results(run_id, case_id, metric, unit, status, message, n,"
                            " number_per_run, median, q1, q3, iqr, mean, stddev, min, max, flops, bytes,"
-                           " mfu, warmup_s, warnings, extra, samples, threshold, alpha)"
+                           " mfu, warmup_s, warnings, extra, samples, threshold, alpha, absent)"
                            " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,"
-                           " ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)",
+                           " ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)",
                            -1, &rst, NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(s->db,
                            "INSERT INTO checks(run_id, suite, name, kind, expected, actual, passed, message, skipped)"
@@ -245,7 +270,7 @@ static int load_results(pg_sqlite_store *s, pg_run *run)
                            "SELECT c.key, c.suite, c.name, c.params, c.threads, c.device, r.metric, r.unit,"
                            " r.status, r.message, r.n, r.number_per_run, r.median, r.q1, r.q3, r.iqr,"
                            " r.mean, r.stddev, r.min, r.max, r.flops, r.bytes, r.mfu, r.warmup_s,"
-                           " r.warnings, r.extra, r.samples, r.threshold, r.alpha"
+                           " r.warnings, r.extra, r.samples, r.threshold, r.alpha, r.absent"
                            " FROM results r JOIN cases c ON c.id = r.case_id"
                            /*
                             * A run's results are written in one transaction, so their ids
@@ -294,6 +319,7 @@ static int load_results(pg_sqlite_store *s, pg_run *run)
         r->extra_json = pg__sqlite_col_text(st, 25);
         r->threshold = col_double(st, 27, 0);
         r->alpha = col_double(st, 28, 0);
+        r->absent = sqlite3_column_int(st, 29);
         blob = sqlite3_column_blob(st, 26);
         bytes = sqlite3_column_bytes(st, 26);
         if (blob && bytes > 0) {
@@ -353,8 +379,9 @@ int pg__sqlite_load_run(pg_run **out, pg_store *store, int64_t run_id)
     *out = NULL;
     if (sqlite3_prepare_v2(s->db,
                            "SELECT r.uuid, r.suite_set, r.commit_sha, r.branch, r.ref, r.pr, r.ci_url,"
-                           " r.source, r.tool_version, m.hash, m.fingerprint, r.started_at, r.finished_at"
-                           " FROM runs r LEFT JOIN machines m ON m.id = r.machine_id WHERE r.id = ?1",
+                           " r.source, r.tool_version, m.hash, coalesce(r.fingerprint, m.fingerprint), r.started_at,"
+                           " r.finished_at, r.mode FROM runs r LEFT JOIN machines m ON m.id = r.machine_id"
+                           " WHERE r.id = ?1",
                            -1, &st, NULL) != SQLITE_OK)
         return pg__sqlite_error(s, "preparing a run query");
     sqlite3_bind_int64(st, 1, run_id);
@@ -383,6 +410,8 @@ int pg__sqlite_load_run(pg_run **out, pg_store *store, int64_t run_id)
     run->machine_json = pg__sqlite_col_text(st, 10);
     run->started_at = sqlite3_column_int64(st, 11);
     run->finished_at = sqlite3_column_int64(st, 12);
+    if ((err = pg_run_mode_parse(&run->mode, (const char *)sqlite3_column_text(st, 13))) != 0)
+        goto cleanup;
     if ((err = load_results(s, run)) != 0 || (err = load_checks(s, run)) != 0)
         goto cleanup;
     *out = run;
@@ -408,7 +437,7 @@ int pg__sqlite_list_runs(pg_run_list *out, pg_store *store, const pg_run_filter 
     pg__buf_puts(&sql,
                  "SELECT r.id, r.uuid, r.commit_sha, r.branch, r.suite_set, m.hash, r.source, r.started_at,"
                  " (SELECT COUNT(*) FROM results x WHERE x.run_id = r.id),"
-                 " (SELECT COUNT(*) FROM checks y WHERE y.run_id = r.id)"
+                 " (SELECT COUNT(*) FROM checks y WHERE y.run_id = r.id), r.mode"
                  " FROM runs r LEFT JOIN machines m ON m.id = r.machine_id WHERE 1");
     if (f->branch)
         pg__buf_puts(&sql, " AND r.branch = :branch");
@@ -416,6 +445,10 @@ int pg__sqlite_list_runs(pg_run_list *out, pg_store *store, const pg_run_filter 
         pg__buf_puts(&sql, " AND r.commit_sha LIKE :commit || '%'");
     if (f->machine_hash)
         pg__buf_puts(&sql, " AND m.hash = :machine");
+    if (f->mode)
+        pg__buf_puts(&sql, " AND r.mode = :mode");
+    if (f->uuid)
+        pg__buf_puts(&sql, " AND r.uuid = :uuid");
     if (f->before_id)
         pg__buf_puts(&sql, " AND r.id < :before");
     pg__buf_puts(&sql, " ORDER BY r.id DESC");
@@ -434,6 +467,10 @@ int pg__sqlite_list_runs(pg_run_list *out, pg_store *store, const pg_run_filter 
         pg__sqlite_bind_text(st, sqlite3_bind_parameter_index(st, ":commit"), f->commit);
     if (f->machine_hash)
         pg__sqlite_bind_text(st, sqlite3_bind_parameter_index(st, ":machine"), f->machine_hash);
+    if (f->mode)
+        pg__sqlite_bind_text(st, sqlite3_bind_parameter_index(st, ":mode"), f->mode);
+    if (f->uuid)
+        pg__sqlite_bind_text(st, sqlite3_bind_parameter_index(st, ":uuid"), f->uuid);
     if (f->before_id)
         sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":before"), f->before_id);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -456,6 +493,7 @@ int pg__sqlite_list_runs(pg_run_list *out, pg_store *store, const pg_run_filter 
         it->started_at = sqlite3_column_int64(st, 7);
         it->nresults = sqlite3_column_int64(st, 8);
         it->nchecks = sqlite3_column_int64(st, 9);
+        it->mode = pg__sqlite_col_text(st, 10);
     }
     if (rc != SQLITE_DONE)
         err = pg__sqlite_error(s, "listing runs");

@@ -8,8 +8,10 @@
 #include "perfgate/errors.h"
 #include "base/util.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 void (*pg__store_after_result_hook)(size_t index) = NULL;
 
@@ -105,8 +107,43 @@ const char *pg_store_path(const char *flag)
     return PG_STORE_DEFAULT_PATH;
 }
 
+/*
+ * A database file's folder: the default one (baselines/) is made on first
+ * use, as `perfgate run` in a fresh repository needs; any other missing
+ * folder is the user's to make, and the message says how to choose another.
+ */
+static int file_folder(const char *path)
+{
+    char *dir = pg__strdup(path), *slash;
+    struct stat st;
+    int err = 0;
+
+    if (!dir)
+        return pg_error_set(PG_ENOMEM, "out of memory opening %s", path);
+    slash = strrchr(dir, '/');
+    if (slash && slash != dir) {
+        *slash = '\0';
+        if (stat(dir, &st) != 0 && errno == ENOENT) {
+            if (strcmp(path, PG_STORE_DEFAULT_PATH) == 0 && mkdir(dir, 0777) == 0)
+                err = 0;
+            else if (strcmp(path, PG_STORE_DEFAULT_PATH) == 0)
+                err = pg_error_set(PG_ESTORE, "%s: cannot create the folder %s for the default database: %s; "
+                                              "choose another file with --db PATH or PERFGATE_DB",
+                                   path, dir, strerror(errno));
+            else
+                err = pg_error_set(PG_ESTORE, "%s: cannot open database: the folder %s does not exist (create it, "
+                                              "or choose another file with --db PATH or PERFGATE_DB)",
+                                   path, dir);
+        }
+    }
+    free(dir);
+    return err;
+}
+
 int pg_store_open(pg_store **out, const char *path)
 {
+    int err;
+
 #if !PG_HAS_POSTGRES
     if (pg__store_is_url(path)) {
         *out = NULL;
@@ -115,6 +152,10 @@ int pg_store_open(pg_store **out, const char *path)
                             "libpq-dev) installed to use a postgresql:// database");
     }
 #endif
+    if (!pg__store_is_url(path) && (err = file_folder(path)) != 0) {
+        *out = NULL;
+        return err;
+    }
     return engine_for(path)->open(out, path);
 }
 
@@ -139,6 +180,47 @@ int pg_store_load_run(pg_run **out, pg_store *store, int64_t run_id)
     return store->ops->load_run(out, store, run_id);
 }
 
+int pg_store_save_decision(pg_store *store, const pg_decision *d)
+{
+    return store->ops->save_decision(NULL, store, d);
+}
+
+int pg_store_load_decision(pg_decision *out, pg_store *store, int64_t run_id)
+{
+    return store->ops->load_decision(out, store, run_id);
+}
+
+void pg_decision_clear(pg_decision *d)
+{
+    size_t i;
+
+    if (!d)
+        return;
+    for (i = 0; i < d->ncases; i++) {
+        pg_decision_case *c = &d->cases[i];
+        free(c->key);
+        free(c->verdict);
+        free(c->reason);
+        free(c->method);
+        free(c->confirm);
+        free(c->detail);
+    }
+    free(d->cases);
+    free(d->outcome);
+    free(d->reason);
+    free(d->method);
+    free(d->baseline);
+    free(d->base_ids);
+    free(d->base_uuids);
+    free(d->base_described);
+    free(d->base_build);
+    free(d->base_commit);
+    free(d->base_hash);
+    free(d->canary);
+    free(d->detail);
+    memset(d, 0, sizeof(*d));
+}
+
 int pg_store_list_runs(pg_run_list *out, pg_store *store, const pg_run_filter *filter)
 {
     return store->ops->list_runs(out, store, filter);
@@ -148,6 +230,26 @@ int pg_store_history_rows(pg_store *store, const char *glob, const char *branch,
                           void *payload)
 {
     return store->ops->history_rows(store, glob, branch, cb, payload);
+}
+
+int pg_store_roofs_load(pg_roof_table *out, pg_store *store, const char *machine_hash)
+{
+    return store->ops->roofs_load(out, store, machine_hash);
+}
+
+int pg_store_roofs_save(pg_store *store, const char *machine_hash, pg_roof_table *roofs)
+{
+    size_t i;
+    int err;
+
+    for (i = 0; roofs && i < roofs->n; i++) {
+        if (!roofs->items[i].fresh)
+            continue;
+        if ((err = store->ops->roofs_save(store, machine_hash, &roofs->items[i])) != 0)
+            return err;
+        roofs->items[i].fresh = 0;
+    }
+    return 0;
 }
 
 void pg_run_list_clear(pg_run_list *list)
@@ -163,6 +265,7 @@ void pg_run_list_clear(pg_run_list *list)
         free(list->items[i].suite_set);
         free(list->items[i].machine_hash);
         free(list->items[i].source);
+        free(list->items[i].mode);
     }
     free(list->items);
     list->items = NULL;

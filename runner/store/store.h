@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "base/model.h"
+#include "machine/roofline.h"
 #include "store/types.h"
 
 /** The default database path, relative to the working directory. */
@@ -67,6 +68,21 @@ int pg_store_save_run(pg_store *store, pg_run *run);
 /** Reads a whole run back, samples included. PG_ENOTFOUND if absent. */
 int pg_store_load_run(pg_run **out, pg_store *store, int64_t run_id);
 
+/**
+ * Stores the gate's decision on run d->run_id (stored before), with its
+ * cases, in one transaction. A run is decided once: when it already has a
+ * decision (a merge brought it in before), that one is kept and 0 returned.
+ */
+int pg_store_save_decision(pg_store *store, const pg_decision *d);
+
+/**
+ * Reads the decision stored for run `run_id`.
+ * @param[out] out free with pg_decision_clear().
+ * @return 0; PG_ENOTFOUND when the run has none (a run of `perfgate run`, or
+ *         stored by a perfgate that kept no decisions).
+ */
+int pg_store_load_decision(pg_decision *out, pg_store *store, int64_t run_id);
+
 /** Lists runs newest first. Free with pg_run_list_clear(). */
 int pg_store_list_runs(pg_run_list *out, pg_store *store, const pg_run_filter *filter);
 void pg_run_list_clear(pg_run_list *list);
@@ -79,10 +95,24 @@ void pg_run_list_clear(pg_run_list *list);
 int pg_store_history_rows(pg_store *store, const char *glob, const char *branch, pg_store_history_cb cb,
                           void *payload);
 
+/**
+ * The roofs stored for the machine `machine_hash` (roofline.h): measured
+ * once per machine, device and thread count, and reused by every run.
+ * @param[out] out empty when none; free with pg_roof_table_clear().
+ */
+int pg_store_roofs_load(pg_roof_table *out, pg_store *store, const char *machine_hash);
+
+/**
+ * Stores the fresh entries of `roofs` (those measured by this process) for
+ * `machine_hash`, each replacing the stored roof of its device and thread
+ * count, and marks them stored.
+ */
+int pg_store_roofs_save(pg_store *store, const char *machine_hash, pg_roof_table *roofs);
+
 /** Test hook: called after each result row is written inside save_run. */
 extern void (*pg__store_after_result_hook)(size_t index);
 
-/** Merges the runs of each input file into `out`. Inputs are opened read-only in effect. */
+/** Merges the runs of each input file into `out`, with their decisions. Inputs are opened read-only in effect. */
 int pg_store_merge(pg_merge_stats *stats, pg_store *out, const char *const *inputs, size_t ninputs);
 
 /**

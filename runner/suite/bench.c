@@ -92,6 +92,75 @@ static int load_trace(pg_diags *d, pg_case *proto, const pg_node *n)
     return 0;
 }
 
+/* The settings that only mean something for some sources of work: timeout, metrics, output, count, cold and
+   env (the processes a command or plugin starts get it). */
+static int kind_settings(pg__loader *L, pg_case *proto, const pg_node *b, const pg__inherit *eff)
+{
+    pg_diags *d = L->d;
+    const pg_node *n;
+    int bad = 0;
+
+    proto->timeout = 60.0;
+    if ((n = pg_node_get(b, "timeout")) != NULL) {
+        /* Plugins run in a child process too, which the timeout bounds. */
+        if (!pg_node_get(b, "command") && !pg_node_get(b, "plugin")) {
+            pg__diag_add(d, n, "'timeout' applies only to command and plugin benchmarks");
+            bad = 1;
+        } else if (pg__get_duration(d, &proto->timeout, n, "timeout") != 0)
+            bad = 1;
+    }
+    if ((n = pg_node_get(b, "metrics")) != NULL) {
+        const char *m = NULL;
+        static const char *const metrics[] = {"json", "none", NULL};
+        if (!pg_node_get(b, "command")) {
+            pg__diag_add(d, n, "'metrics' applies only to command benchmarks");
+            bad = 1;
+        } else if (pg__get_enum(d, &m, n, "metrics", metrics, "'json' or 'none'") != 0)
+            bad = 1;
+        else if (strcmp(m, "json") == 0)
+            proto->metrics = (char *)m;
+    }
+    if ((n = pg_node_get(b, "output")) != NULL) {
+        const char *o = NULL;
+        static const char *const outputs[] = {"keep", "discard", NULL};
+        if (!pg_node_get(b, "command")) {
+            pg__diag_add(d, n, "'output' applies only to command benchmarks");
+            bad = 1;
+        } else if (pg__get_enum(d, &o, n, "output", outputs, "'keep' or 'discard'") != 0)
+            bad = 1;
+        else
+            proto->keep_output = strcmp(o, "keep") == 0;
+    }
+    if ((n = pg_node_get(b, "count")) != NULL) {
+        const char *m = NULL;
+        static const char *const counts[] = {"blas", "none", NULL};
+        if (!pg_node_get(b, "command")) {
+            pg__diag_add(d, n, "'count' applies only to command benchmarks (built-in kernels count their own FLOPs)");
+            bad = 1;
+        } else if (pg__get_enum(d, &m, n, "count", counts, "'blas' or 'none'") != 0)
+            bad = 1;
+        else
+            proto->count_blas = strcmp(m, "blas") == 0;
+    }
+    if ((n = pg_node_get(b, "cold")) != NULL) {
+        if (pg__get_bool(d, &proto->cold, n, "cold") != 0)
+            bad = 1;
+        else if (proto->cold && strcmp(eff->device, "cuda") != 0) {
+            pg__diag_add(d, n, "'cold' flushes the GPU's L2 cache; it needs 'device: cuda'");
+            bad = 1;
+        }
+    }
+    if ((n = pg_node_get(b, "env")) != NULL && !pg_node_get(b, "command") && !pg_node_get(b, "plugin")) {
+        pg__diag_add(d, n, "'env' is passed to the processes a command or plugin benchmark starts; this one starts "
+                           "none (a built-in kernel runs inside perfgate)");
+        bad = 1;
+    } else if ((pg_node_get(b, "command") || pg_node_get(b, "plugin")) &&
+               pg__merge_env(d, proto, L->defs.env, n) != 0) {
+        bad = 1;
+    }
+    return bad ? -1 : 0;
+}
+
 void pg__load_benchmark(pg__loader *L, const pg_node *b)
 {
     pg_diags *d = L->d;
@@ -124,7 +193,7 @@ void pg__load_benchmark(pg__loader *L, const pg_node *b)
     else if (pg_node_get(b, "trace"))
         sources[nsources++] = "trace";
     if (nsources == 0) {
-        pg__diag_add(d, b, "benchmark '%s' needs one of 'kernel', 'plugin' (with 'symbol'), 'command' or 'trace'",
+        pg__diag_add(d, b, "benchmark '%s' needs one of 'kernel', 'plugin', 'command' or 'trace'",
                      proto.name);
         bad = 1;
     } else if (nsources > 1) {
@@ -145,11 +214,9 @@ void pg__load_benchmark(pg__loader *L, const pg_node *b)
             bad = 1;
         else
             proto.plugin = n->scalar;
-        if (!pg_node_get(b, "symbol")) {
-            pg__diag_add(d, n, "plugin benchmark '%s' needs 'symbol' (the benchmark's name in the library)",
-                         proto.name);
-            bad = 1;
-        }
+        /* The benchmark inside the library defaults to the suite's name for it (docs/plugins.md). */
+        if (!pg_node_get(b, "symbol"))
+            proto.symbol = proto.name;
     }
     if ((n = pg_node_get(b, "symbol")) != NULL) {
         if (pg__scalar_of(d, n, "symbol") != 0)
@@ -166,56 +233,8 @@ void pg__load_benchmark(pg__loader *L, const pg_node *b)
         bad = 1;
 
     /* Settings that only mean something for one kind of benchmark. */
-    proto.timeout = 60.0;
-    if ((n = pg_node_get(b, "timeout")) != NULL) {
-        /* Plugins run in a child process too, which the timeout bounds. */
-        if (!pg_node_get(b, "command") && !pg_node_get(b, "plugin")) {
-            pg__diag_add(d, n, "'timeout' applies only to command and plugin benchmarks");
-            bad = 1;
-        } else if (pg__get_duration(d, &proto.timeout, n, "timeout") != 0)
-            bad = 1;
-    }
-    if ((n = pg_node_get(b, "metrics")) != NULL) {
-        const char *m = NULL;
-        static const char *const metrics[] = {"json", "none", NULL};
-        if (!pg_node_get(b, "command")) {
-            pg__diag_add(d, n, "'metrics' applies only to command benchmarks");
-            bad = 1;
-        } else if (pg__get_enum(d, &m, n, "metrics", metrics, "'json' or 'none'") != 0)
-            bad = 1;
-        else if (strcmp(m, "json") == 0)
-            proto.metrics = (char *)m;
-    }
-    if ((n = pg_node_get(b, "output")) != NULL) {
-        const char *o = NULL;
-        static const char *const outputs[] = {"keep", "discard", NULL};
-        if (!pg_node_get(b, "command")) {
-            pg__diag_add(d, n, "'output' applies only to command benchmarks");
-            bad = 1;
-        } else if (pg__get_enum(d, &o, n, "output", outputs, "'keep' or 'discard'") != 0)
-            bad = 1;
-        else
-            proto.keep_output = strcmp(o, "keep") == 0;
-    }
-    if ((n = pg_node_get(b, "count")) != NULL) {
-        const char *m = NULL;
-        static const char *const counts[] = {"blas", "none", NULL};
-        if (!pg_node_get(b, "command")) {
-            pg__diag_add(d, n, "'count' applies only to command benchmarks (built-in kernels count their own FLOPs)");
-            bad = 1;
-        } else if (pg__get_enum(d, &m, n, "count", counts, "'blas' or 'none'") != 0)
-            bad = 1;
-        else
-            proto.count_blas = strcmp(m, "blas") == 0;
-    }
-    if ((n = pg_node_get(b, "cold")) != NULL) {
-        if (pg__get_bool(d, &proto.cold, n, "cold") != 0)
-            bad = 1;
-        else if (proto.cold && strcmp(eff->device, "cuda") != 0) {
-            pg__diag_add(d, n, "'cold' flushes the GPU's L2 cache; it needs 'device: cuda'");
-            bad = 1;
-        }
-    }
+    if (kind_settings(L, &proto, b, eff) != 0)
+        bad = 1;
     proto.min_run_time = eff->min_run_time;
     proto.max_run_time = eff->max_run_time;
     proto.warmup = eff->warmup;
@@ -286,6 +305,9 @@ cleanup:
     free(own);
     free(dims);
     free(proto.command);
+    for (i = 0; i < proto.nenv; i++)
+        free(proto.env[i]);
+    free(proto.env);
     free(proto.trace_ops);
     free(proto.trace_metrics);
     free(proto.tags);

@@ -16,12 +16,12 @@
 
 static const char *const default_keys[] = {"threads", "device", "min_run_time", "max_run_time",
                                            "min_samples", "warmup", "regression", "tags",
-                                           "params", "instrument", NULL};
+                                           "params", "instrument", "env", NULL};
 static const char *const bench_keys[] = {"name", "kernel", "plugin", "symbol", "command",
                                          "timeout", "metrics", "output", "cold", "count",
                                          "device", "params", "zip", "threads", "min_run_time",
                                          "max_run_time", "min_samples", "warmup",
-                                         "regression", "tags", "trace", "instrument", NULL};
+                                         "regression", "tags", "trace", "instrument", "env", NULL};
 static const char *const check_keys[] = {"name", "kind", "workload", "trace", "schedule",
                                          "steps", "expect", "benchmark", NULL};
 static const char *const regression_keys[] = {"threshold", "alpha", "exact_threshold", NULL};
@@ -220,6 +220,8 @@ static int parse_settings(pg__loader *L, pg__inherit *e, const pg_node *map, int
         bad = 1;
     if ((n = pg_node_get(map, "instrument")) != NULL && parse_instruments(d, &e->instruments, n) != 0)
         bad = 1;
+    if ((n = pg_node_get(map, "env")) != NULL && pg__check_env(d, n) != 0)
+        bad = 1;
     if ((n = pg_node_get(map, "tags")) != NULL) {
         if (check_tags(d, n) != 0)
             bad = 1;
@@ -255,6 +257,7 @@ void pg__load_defaults(pg__loader *L, const pg_node *n)
         L->defs.bad = 1;
     if (parse_settings(L, &L->defs, n, 1) != 0)
         L->defs.bad = 1;
+    L->defs.env = pg_node_get(n, "env");
     if ((p = pg_node_get(n, "params")) != NULL) {
         size_t i;
         if (pg__parse_params(L->d, &L->defs.params, &L->defs.nparams, p) != 0)

@@ -69,6 +69,13 @@ static int fill_common(pg_case *c, const pg_case *proto)
             if (!(c->command[i] = pg__strdup(proto->command[i])))
                 return PG_ENOMEM;
     }
+    if (proto->nenv) {
+        if (!(c->env = calloc(proto->nenv + 1, sizeof(char *))))
+            return PG_ENOMEM;
+        for (i = 0; i < proto->nenv; i++)
+            if (!(c->env[c->nenv++] = pg__strdup(proto->env[i])))
+                return PG_ENOMEM;
+    }
     if (proto->ntags) {
         if (!(c->tags = calloc(proto->ntags, sizeof(char *))))
             return PG_ENOMEM;

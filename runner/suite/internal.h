@@ -113,6 +113,7 @@ typedef struct pg__inherit {
     unsigned instruments;       /* PG_INSTRUMENT_* bits; 0: time */
     const pg_node *tags;
     pg__dim *params;            /* the defaults' parameters */
+    const pg_node *env;         /* the defaults' env mapping (validated), or NULL */
     size_t nparams;
     int bad;                    /* defaults had errors: no benchmark expands */
 } pg__inherit;
@@ -164,6 +165,17 @@ int pg__entry_open(pg__entry *out, pg__loader *L, const pg__entry_kind *kind, co
 int pg__get_device(pg_diags *d, const char **out, const pg_node *n);
 /** Reads the `defaults` mapping into L->defs. */
 void pg__load_defaults(pg__loader *L, const pg_node *n);
+
+/* ---- env.c ---- */
+
+/** Validates an `env:` mapping: variable names, values that are one scalar each, no variable perfgate sets. */
+int pg__check_env(pg_diags *d, const pg_node *n);
+/**
+ * Fills proto->env (owned "NAME=VALUE" strings, sorted by name) with the
+ * defaults' `env` overridden name by name by the benchmark's own (either may
+ * be NULL); both were validated.
+ */
+int pg__merge_env(pg_diags *d, pg_case *proto, const pg_node *defaults, const pg_node *own);
 
 /* ---- kernel.c ---- */
 

@@ -10,10 +10,14 @@
  * NEW and MISSING (reported, not failed), ERROR and SKIPPED (the case did
  * not produce samples on one side).
  *
- * Outcomes, of the comparison as a whole: PASS, FAIL, and NOTHING_COMPARED
- * when no benchmark case was decided (no baseline, a baseline only from
- * another machine, every case UNSURE or SKIPPED). A comparison that decided
- * nothing is not a pass: it would vouch for what was never measured.
+ * Outcomes, of the comparison as a whole: PASS, FAIL, ERROR when a case
+ * could not be measured on either side (it crashed, timed out or failed to
+ * run), and NOTHING_COMPARED when no benchmark case was decided (no
+ * baseline, a baseline only from another machine, every case UNSURE or
+ * SKIPPED). A comparison that decided nothing is not a pass: it would vouch
+ * for what was never measured; nor is one with a case that never ran. A
+ * baseline that lacks the head's cases (a first pull request that adds
+ * benchmarks) is a PASS: the cases are NEW, nothing to compare them with yet.
  */
 #ifndef PG_VERDICT_MODEL_H
 #define PG_VERDICT_MODEL_H
@@ -38,7 +42,8 @@ typedef enum pg_verdict {
 typedef enum pg_outcome {
     PG_OUTCOME_PASS = 0,          /* cases were decided and none failed the exit rule */
     PG_OUTCOME_FAIL,              /* a case REGRESSED or an exact check failed (exit 1) */
-    PG_OUTCOME_NOTHING_COMPARED   /* benchmark cases, none decided (exit 4): never reads as a pass */
+    PG_OUTCOME_NOTHING_COMPARED,  /* benchmark cases, none decided (exit 4): never reads as a pass */
+    PG_OUTCOME_ERROR              /* a case ended in ERROR and none failed (exit 3): never reads as a pass */
 } pg_outcome;
 
 /* What a confirmation re-run of a REGRESSED or IMPROVED case said. */
@@ -129,6 +134,13 @@ typedef struct pg_canary_reading {
                                         sides; owned by the comparison */
 } pg_canary_reading;
 
+/** The base build an interleaved gate measured, as its decision names it; every field NULL otherwise. */
+typedef struct pg_base_build {
+    char *path;                      /* as measured (absolute) */
+    char *commit;                    /* the build's commit when it records one (.perfgate-build-sha); NULL */
+    char *sha256;                    /* over the files it supplied to the cases (plugin libraries, programs) */
+} pg_base_build;
+
 typedef struct pg_comparison {
     pg_case_verdict *cases;
     size_t ncases;
@@ -139,11 +151,13 @@ typedef struct pg_comparison {
     size_t nbases;
     char *method;                    /* one line naming the decision rule */
     int exit_code;                   /* the exit rule: 0 pass, 1 regression or failed check */
-    pg_outcome outcome;              /* FAIL when exit_code is 1; else PASS or NOTHING_COMPARED */
-    char *outcome_reason;            /* one line with the fix, set for NOTHING_COMPARED; owned */
+    pg_outcome outcome;              /* FAIL when exit_code is 1; else ERROR, PASS or NOTHING_COMPARED */
+    char *outcome_reason;            /* one line: what to do (NOTHING_COMPARED), which case failed to run
+                                        (ERROR), "N new cases..." (a PASS of new cases alone); owned */
     int fail_on_missing, fail_on_new; /* the exit rule it was compared under, for every later recount */
     pg_suite_move suite;
     pg_canary_reading canary;
+    pg_base_build build;             /* interleaved: the base build measured; owned */
 } pg_comparison;
 
 #endif

@@ -32,7 +32,7 @@
 static const char *const verdict_names[PG_VERDICT__COUNT] = {
     "SAME", "REGRESSED", "IMPROVED", "UNSURE", "NEW", "MISSING", "ERROR", "SKIPPED"};
 
-static const char *const outcome_names[] = {"PASS", "FAIL", "NOTHING_COMPARED"};
+static const char *const outcome_names[] = {"PASS", "FAIL", "NOTHING_COMPARED", "ERROR"};
 
 const char *pg_outcome_name(pg_outcome o)
 {
@@ -42,6 +42,7 @@ const char *pg_outcome_name(pg_outcome o)
 int pg_outcome_exit_code(const pg_comparison *c)
 {
     return c->outcome == PG_OUTCOME_FAIL               ? 1
+           : c->outcome == PG_OUTCOME_ERROR            ? PG_EXIT_CASE_ERROR
            : c->outcome == PG_OUTCOME_NOTHING_COMPARED ? PG_EXIT_NOTHING_COMPARED
            : c->exit_code                              ? 1
                                                        : 0;
@@ -228,23 +229,55 @@ static void undecided_counts(pg_buf *b, const pg_comparison *c)
         }
 }
 
+/* "2 cases ended in ERROR ...: the first one's key and reason", for the ERROR outcome. */
+static char *error_reason(const pg_comparison *c)
+{
+    size_t n = c->counts[PG_VERDICT_ERROR], i;
+
+    for (i = 0; i < c->ncases; i++)
+        if (c->cases[i].verdict == PG_VERDICT_ERROR)
+            break;
+    if (i == c->ncases)
+        return NULL;
+    return pg__asprintf("%zu case%s could not be measured, so nothing vouches for %s: %s: %s%s", n, n == 1 ? "" : "s",
+                        n == 1 ? "it" : "them", c->cases[i].key,
+                        c->cases[i].reason ? c->cases[i].reason : "failed",
+                        n > 1 ? "; see the other cases' reasons" : "");
+}
+
 /*
- * The outcome: FAIL by the exit rule; NOTHING_COMPARED when there are
- * benchmark cases and none was decided, because a pass would vouch for
- * changes nobody measured. Exact checks alone (no benchmark case) decide
- * by themselves. The reason says why and what to do; the stored-baseline
+ * The outcome: FAIL by the exit rule; ERROR when a case could not be
+ * measured; NOTHING_COMPARED when there are benchmark cases and none was
+ * decided, because a pass would vouch for changes nobody measured, unless
+ * the only undecided ones are NEW against an existing baseline (a PASS that
+ * says so). Exact checks alone (no benchmark case) decide by themselves. The reason says why and what to do; the stored-baseline
  * workflow replaces it with what it searched when it found no baseline.
  */
 static void settle_outcome(pg_comparison *c)
 {
     size_t decided = c->counts[PG_VERDICT_SAME] + c->counts[PG_VERDICT_REGRESSED] + c->counts[PG_VERDICT_IMPROVED];
+    size_t fresh = c->counts[PG_VERDICT_NEW];
     pg_buf b = PG_BUF_INIT;
 
     free(c->outcome_reason);
     c->outcome_reason = NULL;
     c->outcome = c->exit_code ? PG_OUTCOME_FAIL : PG_OUTCOME_PASS;
-    if (c->exit_code || c->ncases == 0 || decided > 0)
+    if (c->exit_code)
         return;
+    if (c->counts[PG_VERDICT_ERROR]) {
+        /* A case that never ran is vouched for by nothing: no pass, whatever the others did. */
+        c->outcome = PG_OUTCOME_ERROR;
+        c->outcome_reason = error_reason(c);
+        return;
+    }
+    if (c->ncases == 0 || decided > 0)
+        return;
+    if (c->base && fresh && c->counts[PG_VERDICT_UNSURE] + c->counts[PG_VERDICT_SKIPPED] == 0) {
+        /* A baseline that lacks the cases (a first pull request that adds them) is no reason to block them. */
+        c->outcome_reason = pg__asprintf("%zu new case%s, nothing to compare %s with yet", fresh, fresh == 1 ? "" : "s",
+                                         fresh == 1 ? "it" : "them");
+        return;
+    }
     c->outcome = PG_OUTCOME_NOTHING_COMPARED;
     if (!c->base) {
         pg__buf_puts(&b, "no baseline run to compare with; measure the base build alongside with --base-build");
@@ -446,6 +479,40 @@ static int add_missing(pg_comparison *c, pg_keymap *cases, const pg_run *const *
     return 0;
 }
 
+/*
+ * A case whose baseline has no samples of it. A build that lacks the case
+ * (no such plugin file, benchmark or program: a pull request adds it) makes
+ * it NEW. A base build measured alongside that failed on it is an ERROR with
+ * its cause, as a head-side failure is. A stored baseline run that failed or
+ * skipped it leaves it UNSURE, saying why: the head is fine, the baseline
+ * knows nothing.
+ */
+static void base_unmeasured(pg_case_verdict *v, const pg_result *base, int alongside)
+{
+    const char *why = base->message ? base->message : "no reason given";
+
+    v->est.base_median = base->status == PG_STATUS_OK ? base->summary.median : NAN;
+    if (base->status == PG_STATUS_ERROR && base->absent) {
+        v->verdict = PG_VERDICT_NEW;
+        v->reason = pg__asprintf("not in the baseline (%s)", why);
+        return;
+    }
+    if (base->status == PG_STATUS_ERROR && alongside) {
+        v->verdict = PG_VERDICT_ERROR;
+        v->reason = pg__strdup(why);
+        return;
+    }
+    v->verdict = PG_VERDICT_UNSURE;
+    if (v->est.base_median > 0 && v->est.head_median > 0)
+        v->est.ratio = v->est.head_median / v->est.base_median;
+    if (base->status == PG_STATUS_OK)
+        v->reason = pg__strdup("the baseline has no raw samples for this case");
+    else
+        v->reason = pg__asprintf("the baseline %s this case (%s): nothing to compare with until a baseline run "
+                                 "measures it",
+                                 base->status == PG_STATUS_SKIPPED ? "skipped" : "could not measure", why);
+}
+
 int pg_compare(pg_comparison **out, const pg_run *head, const pg_run *const *bases, size_t nbases,
                const pg_compare_options *opts)
 {
@@ -506,12 +573,7 @@ int pg_compare(pg_comparison **out, const pg_run *head, const pg_run *const *bas
             v->verdict = PG_VERDICT_NEW;
             v->reason = pg__strdup(nbases ? "not in the baseline" : "no baseline yet");
         } else if (nsets == 0) {
-            v->verdict = PG_VERDICT_UNSURE;
-            v->est.base_median = base->summary.median;
-            if (v->est.base_median > 0 && v->est.head_median > 0)
-                v->est.ratio = v->est.head_median / v->est.base_median;
-            v->reason = pg__strdup(base->status == PG_STATUS_OK ? "the baseline has no raw samples for this case"
-                                                                : "the baseline failed or skipped this case");
+            base_unmeasured(v, base, bases[0]->mode == PG_MODE_INTERLEAVED_BASE);
         } else if (h->nsamples == 0) {
             v->verdict = PG_VERDICT_UNSURE;
             v->est.base_median = base->summary.median;
@@ -567,6 +629,9 @@ void pg_comparison_free(pg_comparison *c)
     free(c->method);
     free(c->canary.summary);
     free(c->outcome_reason);
+    free(c->build.path);
+    free(c->build.commit);
+    free(c->build.sha256);
     free(c);
 }
 

@@ -25,17 +25,20 @@
 
 const char *pg_verdict_name(pg_verdict v);
 
-/** "PASS", "FAIL", "NOTHING_COMPARED": the outcome's name in reports. */
+/** "PASS", "FAIL", "NOTHING_COMPARED", "ERROR": the outcome's name in reports. */
 const char *pg_outcome_name(pg_outcome o);
 
 /**
- * The exit code a comparison's outcome gives: 0 PASS, 1 FAIL, 4 NOTHING_COMPARED.
- * Usage and infrastructure errors (2, 3) are the caller's and win over 4.
+ * The exit code a comparison's outcome gives: 0 PASS, 1 FAIL, 3 ERROR, 4
+ * NOTHING_COMPARED. Usage and infrastructure errors (2, 3) are the caller's
+ * and win over 4.
  */
 int pg_outcome_exit_code(const pg_comparison *cmp);
 
 /** Exit code of "nothing compared": no benchmark case was decided. */
 #define PG_EXIT_NOTHING_COMPARED 4
+/** Exit code of a case that could not be measured (the ERROR outcome), as of an infrastructure error. */
+#define PG_EXIT_CASE_ERROR 3
 
 typedef enum pg_interval_method {
     PG_INTERVAL_MOSES = 0,   /* Hodges-Lehmann shift of log times with Moses' interval */

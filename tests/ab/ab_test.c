@@ -7,6 +7,7 @@
 #include "suite/suite.h"
 #include "base/util.h"
 
+#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -260,12 +261,33 @@ Test(ab, the_gate_interleaves_two_builds_stores_the_head_and_confirms)
     cr_assert(strstr(text, "vs base build") != NULL, "%s", text);
     cr_assert(strstr(text, "`ab/slow@1:cpu`") != NULL || strstr(text, "ab/slow") != NULL, "%s", text);
     free(text);
-    /* The head's rounds are stored as the run: six values per case. */
+    /*
+     * The head's rounds are stored as the run (six values per case), with the
+     * decision: `report` shows the interleaved verdicts against the base build.
+     * History leaves the run out: rounds are not the plain runs it follows.
+     */
     {
-        const char *argv[] = {"history", "--db", db, "ab/slow*", NULL};
+        const char *argv[] = {"report", "--db", db, "--format", "json", NULL};
+        const char *hist[] = {"history", "--db", db, "ab/slow*", NULL};
+        json_t *r, *v;
         pg_test_run(&p, NULL, NULL, argv);
         cr_assert_eq(p.status, 0, "%d %s %s", p.status, p.out, p.err);
-        cr_assert(strstr(p.out, "c0ffee") != NULL, "%s", p.out);
+        r = json_loads(p.out, 0, NULL);
+        cr_assert(r != NULL, "%s", p.out);
+        cr_assert_str_eq(json_string_value(json_object_get(json_object_get(r, "run"), "commit")), "c0ffee");
+        cr_assert_str_eq(json_string_value(json_object_get(json_object_get(r, "run"), "mode")), "interleaved-head");
+        cr_assert_str_eq(json_string_value(json_object_get(json_object_get(r, "summary"), "outcome")), "FAIL");
+        v = json_array_get(json_object_get(r, "verdicts"), 0);
+        cr_assert_str_eq(json_string_value(json_object_get(v, "verdict")), "REGRESSED");
+        cr_assert_eq(json_integer_value(json_object_get(v, "rounds")), 6);
+        cr_assert_eq(json_array_size(json_object_get(json_array_get(json_object_get(r, "results"), 0), "samples")), 6);
+        cr_assert(json_object_get(json_object_get(json_object_get(r, "baseline"), "build"), "sha256") != NULL,
+                  "%s", p.out);
+        json_decref(r);
+        pg_proc_free(&p);
+        pg_test_run(&p, NULL, NULL, hist);
+        cr_assert_eq(p.status, 2, "%d %s %s", p.status, p.out, p.err);
+        cr_assert(strstr(p.err, "no stored results") != NULL, "%s", p.err);
         pg_proc_free(&p);
     }
     /* The two ways of naming a baseline exclude each other; a lone build is half an A/B. */

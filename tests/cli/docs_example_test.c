@@ -33,6 +33,9 @@ Test(docs_example, the_complete_suite_of_docs_suites_md_runs, .timeout = 240)
 {
     char *tmp = pg_test_tmpdir(), *yaml = example_from_docs(), *build = pg__asprintf("%s/build", tmp);
     char *traces = pg__asprintf("%s/traces", tmp), *out = NULL, *cmd, *suite, *bench, *lib, *report;
+    char *real_build = pg_test_build_dir(), *env_build = pg__asprintf("PERFGATE_BUILD=%s", real_build);
+    /* {build}: the build tree, where examples/blas-count/blas_prog is (the program the count: blas entries run). */
+    const char *env[] = {env_build, NULL};
     const char *val[] = {"validate", "example.yaml", NULL};
     const char *run[] = {"run", "--no-store", "--quick", "--json", "report.json", "example.yaml", NULL};
     json_t *root, *v;
@@ -52,11 +55,11 @@ Test(docs_example, the_complete_suite_of_docs_suites_md_runs, .timeout = 240)
     lib = pg_test_build_plugin(build, "plugin/mybench.c", "mybench", NULL);
     suite = pg_test_write(tmp, "example.yaml", yaml);
 
-    pg_test_run(&p, tmp, NULL, val);
+    pg_test_run(&p, tmp, env, val);
     cr_assert_eq(p.status, 0, "the documented suite is valid: %s", p.err);
     pg_proc_free(&p);
 
-    pg_test_run(&p, tmp, NULL, run);
+    pg_test_run(&p, tmp, env, run);
     cr_assert_eq(p.status, 0, "the documented suite runs: %d\n%s\n%s", p.status, p.out, p.err);
     pg_proc_free(&p);
     report = pg__asprintf("%s/report.json", tmp);
@@ -67,7 +70,7 @@ Test(docs_example, the_complete_suite_of_docs_suites_md_runs, .timeout = 240)
                   json_string_value(json_object_get(v, "name")), json_string_value(json_object_get(v, "message")));
         checks++;
     }
-    cr_assert_eq(checks, 4, "flops, ops from a workload, ops from a trace, schedule");
+    cr_assert_eq(checks, 5, "flops, ops from a workload, ops from a trace, flops of a program, schedule");
     json_array_foreach(json_object_get(root, "results"), i, v) {
         const char *status = json_string_value(json_object_get(v, "status"));
         const char *key = json_string_value(json_object_get(v, "key"));
@@ -76,11 +79,15 @@ Test(docs_example, the_complete_suite_of_docs_suites_md_runs, .timeout = 240)
             skipped++;
         } else {
             cr_assert_str_eq(status, "ok", "%s", key);
+            /* count: blas counted the program's calls: 20 passes of 727,824 FLOPs. */
+            if (strncmp(key, "example/prog[", 13) == 0)
+                cr_assert_eq(json_number_value(json_object_get(v, "flops")), 20.0 * 727824, "%s", key);
             ok++;
         }
     }
-    /* sgemm 2 sizes x 2 thread counts, shapes 4 (m and n zipped, k crossed), copy 2, plugin 1, the GPU one. */
-    cr_assert_eq(ok, 11, "%zu ok", ok);
+    /* sgemm 2 sizes x 2 thread counts, shapes 4 (m and n zipped, k crossed), copy 2, the counted program 1,
+       plugin 1, the GPU one. */
+    cr_assert_eq(ok, 12, "%zu ok", ok);
     cr_assert(skipped <= 1);
     json_decref(root);
     pg_test_rmtree(tmp);
@@ -92,4 +99,6 @@ Test(docs_example, the_complete_suite_of_docs_suites_md_runs, .timeout = 240)
     free(lib);
     free(suite);
     free(report);
+    free(real_build);
+    free(env_build);
 }

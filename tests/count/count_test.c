@@ -43,8 +43,8 @@ Test(count, example_program_counts_exact_flops_per_function_op_and_range)
 
     pg_test_run(&p, NULL, NULL, argv);
     cr_assert_eq(p.status, 0, "%s", p.err);
-    /* The program's own output comes first, then the JSON object. */
-    o = json_loads(strchr(p.out, '{'), 0, NULL);
+    /* The program's own output goes to stderr: stdout is the JSON object alone. */
+    o = json_loads(p.out, 0, NULL);
     cr_assert_not_null(o, "%s", p.out);
     rows = json_object_get(o, "rows");
     cr_assert_eq(json_integer_value(json_object_get(o, "total")), EMBED + REFINE + SCORE);
@@ -373,7 +373,8 @@ Test(count, suite_errors_name_the_position)
 #define BATCH (8LL * 2 * 32 * 32 * 16)
 #define MIXED (2LL * 64 * 64 * 64)
 
-/* Runs `perfgate count --json` on the cuBLAS example; NULL (test skipped) without a CUDA build. */
+/* Runs `perfgate count --json` on the cuBLAS example; NULL (test skipped) without a CUDA build. *out is what
+   the program printed (on stderr: stdout holds the JSON alone) followed by the JSON. */
 static json_t *count_cublas_prog(char **out)
 {
     char *dir = pg_test_build_dir(), *prog = pg__asprintf("%s/examples/cublas-count/cublas_prog", dir);
@@ -388,9 +389,9 @@ static json_t *count_cublas_prog(char **out)
     }
     pg_test_run(&p, NULL, NULL, argv);
     cr_assert_eq(p.status, 0, "%s", p.err);
-    o = json_loads(strchr(p.out, '{'), 0, NULL);
-    cr_assert_not_null(o, "%s", p.out);
-    *out = pg__strdup(p.out);
+    o = json_loads(p.out, 0, NULL);
+    cr_assert_not_null(o, "stdout is the JSON alone: %s", p.out);
+    *out = pg__asprintf("%s%s", p.err, p.out);
     pg_proc_free(&p);
     free(prog);
     return o;

@@ -54,7 +54,8 @@ static const char *const *python_env(void)
     return env;
 }
 
-/* `perfgate count --json -- python3 ARGS...`: the program's output in *shown, the JSON object returned. */
+/* `perfgate count --json -- python3 ARGS...`: the program's output (on stderr: stdout holds the JSON alone)
+   in *shown, the JSON object returned. */
 static json_t *count_python(char **shown, const char *const *args, const char *const *env)
 {
     const char *argv[16] = {"count", "--json", "--", PYTHON};
@@ -67,10 +68,10 @@ static json_t *count_python(char **shown, const char *const *args, const char *c
     argv[n] = NULL;
     pg_test_run(&p, NULL, env, argv);
     cr_assert_eq(p.status, 0, "%s%s", p.out, p.err);
-    o = json_loads(strchr(p.out, '{'), 0, NULL);
+    o = json_loads(p.out, 0, NULL);
     cr_assert_not_null(o, "%s", p.out);
     if (shown)
-        *shown = pg__asprintf("%.*s", (int)(strchr(p.out, '{') - p.out), p.out);
+        *shown = pg__strdup(p.err);
     pg_proc_free(&p);
     return o;
 }

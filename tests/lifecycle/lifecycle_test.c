@@ -11,7 +11,10 @@
  * fix pushed to it (PASS, the same comment updated); a fork whose report
  * claims another pull request (refused); a cache miss in history mode
  * (nothing to restore: "nothing compared"; the artifact restored: compared);
- * a baseline only from another machine; two nights of the nightly.
+ * a baseline only from another machine; two nights of the nightly; a first
+ * pull request that adds two benchmarks the base build does not have yet
+ * (PASS, "2 new cases"); and a push whose every case crashes, which the
+ * record step fails rather than storing a baseline of errors.
  *
  * Each workflow job runs in a directory of its own with a git worktree of
  * the commit its workflow would check out; the test copies caches and
@@ -39,6 +42,8 @@
 #define PR 7
 #define PR_BRANCH "faster-matmul"
 #define FORK_PR 9
+#define NEW_PR 11
+#define NEW_BRANCH "more-benchmarks"
 #define OTHER_CPU "AMD EPYC 7763 64-Core Processor"
 
 typedef struct world {
@@ -47,6 +52,8 @@ typedef struct world {
     char a[41], b[41], c[41]; /* main's three pushes */
     char slow[41], fixed[41]; /* the pull request's two heads */
     char fork[41];            /* the fork's head */
+    char more[41];            /* the first pull request that adds benchmarks */
+    char crash[41];           /* a push to main whose cases crash */
     char *fixed_dir;          /* the job that gated the fixed head (its report, its head build) */
     const char *fixed_status; /* the commit status its report carries: success, or error (nothing compared) */
     char *restored_db;        /* the database restored from the artifact after a cache miss */
@@ -369,12 +376,13 @@ static void pr_env(lc_env *e, const char *dir, int pr, const char *head, const c
 /*
  * perfgate-pr.yml: the head and its base commit side by side, the base
  * build restored from the cache by the base SHA, the head built, the gate
- * interleaved. No token. `*dir` gets the job directory, `*out` the log.
- * @return the gate's exit code.
+ * interleaved over `suite`. No token. `*dir` gets the job directory, `*out`
+ * the log. @return the gate's exit code.
  */
-static int pr_job(char **dir, char **out, const char *name, const char *head)
+static int pr_job_of(char **dir, char **out, const char *name, const char *head, int pr, const char *ref,
+                     const char *suite_path)
 {
-    const char *gate_args[] = {"interleaved", "build-base", "build-head", "head/suites/plugin.yaml", NULL};
+    const char *gate_args[] = {"interleaved", "build-base", "build-head", suite_path, NULL};
     char *text, *want;
     lc_env e = {0};
     int rc;
@@ -382,7 +390,7 @@ static int pr_job(char **dir, char **out, const char *name, const char *head)
     *dir = job(name, "head", head);
     free(lc_sh_ok("git -C '%s' worktree add -q --detach '%s/base' %s && cp -a '%s/base-build-%s' '%s/build-base'",
                w.repo, *dir, w.c, w.cache, w.c, *dir));
-    pr_env(&e, *dir, PR, head, PR_BRANCH, "acme");
+    pr_env(&e, *dir, pr, head, ref, "acme");
     lc_env_set(&e, "PERFGATE_BASE_SRC", "base");
     lc_env_set(&e, "PERFGATE_HEAD_SRC", "head");
     rc = script(out, *dir, &e, "pr-gate.sh", gate_args);
@@ -397,6 +405,12 @@ static int pr_job(char **dir, char **out, const char *name, const char *head)
     free(text);
     lc_env_free(&e);
     return rc;
+}
+
+/* perfgate-pr.yml for PR #7 over the project's suite. */
+static int pr_job(char **dir, char **out, const char *name, const char *head)
+{
+    return pr_job_of(dir, out, name, head, PR, PR_BRANCH, "head/suites/plugin.yaml");
 }
 
 /* The workflow_run event of a finished perfgate-pr run; `pulls` is its pull_requests array. */
@@ -690,7 +704,9 @@ static void step6_a_baseline_from_another_machine_compares_nothing(void)
     /* The runs of main as a hosted runner with another CPU would have stored them. */
     free(lc_sh_ok("cp '%s' '%s'", w.restored_db, db));
     free(lc_sql(db, "UPDATE machines SET hash = '0ddba11c0ffee123', fingerprint = json_set(fingerprint, "
-                 "'$.cpu_model', '" OTHER_CPU "', '$.hostname', 'fv-az412-7')"));
+                 "'$.cpu_model', '" OTHER_CPU "', '$.hostname', 'fv-az412-7');"
+                 "UPDATE runs SET fingerprint = json_set(fingerprint, '$.cpu_model', '" OTHER_CPU "', '$.hostname', "
+                 "'fv-az412-7') WHERE fingerprint IS NOT NULL"));
     history_env(&e, dir);
     rc = history_gate(&out, dir, &e, "other.db");
     cr_assert_eq(rc, 4, "a baseline only from another machine: exit %d, not 4 (nothing compared)\n%s", rc, out);
@@ -768,6 +784,126 @@ static void step7_the_second_night_compares_with_the_first(void)
     free(db);
 }
 
+/* ------------------------------------------- new benchmarks, broken main */
+
+/* Two more benchmarks of the example plugin: the same kernels under names the base build does not have. */
+static const char more_benchmarks[] =
+    "    {\"saxpy_wide\", \"saxpy over a wider vector (new)\", saxpy, NULL, NULL, NULL},\n"
+    "    {\"matmul_chain_deep\", \"a deeper chain (new)\", NULL, chain_setup, chain_iterate, chain_free},\n";
+
+static const char more_suite[] = "suite: more\n"
+                                 "defaults: {threads: 1, min_run_time: 0.1s, warmup: 20ms, min_samples: 10}\n"
+                                 "benchmarks:\n"
+                                 "  - {name: saxpy_wide, plugin: \"{build}/libpg_example.so\", symbol: saxpy_wide,"
+                                 " params: {n: 8192}}\n"
+                                 "  - {name: matmul_chain_deep, plugin: \"{build}/libpg_example.so\","
+                                 " symbol: matmul_chain_deep, params: {n: 32, layers: 12}}\n";
+
+static void step8_a_first_pull_request_of_two_new_benchmarks_passes(void)
+{
+    char *dir, *out, *src, *patched, *at, *reason;
+    json_t *r, *v;
+    size_t i;
+    int rc;
+
+    free(lc_sh_ok("git -C '%s' checkout -q -b " NEW_BRANCH " %s", w.repo, w.c));
+    src = lc_slurp(w.repo, "src/example.c");
+    at = strstr(src, "};\n\nPG_PLUGIN_DEFINE");
+    cr_assert(at != NULL, "the example plugin's table is not where it was");
+    patched = pg__asprintf("%.*s%s%s", (int)(at - src), src, more_benchmarks, at);
+    free(pg_test_write(w.repo, "src/example.c", patched));
+    free(pg_test_write(w.repo, "suites/more.yaml", more_suite));
+    commit(w.more, "two more benchmarks");
+    free(src);
+    free(patched);
+
+    /* The base build (main's C) has neither benchmark: both are NEW, and the gate passes saying so. */
+    rc = pr_job_of(&dir, &out, "pr-more", w.more, NEW_PR, NEW_BRANCH, "head/suites/more.yaml");
+    cr_assert_eq(rc, 0, "a first pull request of new benchmarks did not pass: exit %d\n%s", rc, out);
+    cr_assert(strstr(out, "perfgate: PASS — 2 new cases, nothing to compare them with yet") != NULL, "%s", out);
+    cr_assert(strstr(out, "NEW, not in the base build: plugin") != NULL, "%s", out);
+    free(out);
+    r = report(dir);
+    cr_assert_str_eq(json_string_value(json_object_get(json_object_get(r, "summary"), "outcome")), "PASS");
+    reason = (char *)json_string_value(json_object_get(json_object_get(r, "summary"), "outcome_reason"));
+    cr_assert_str_eq(reason, "2 new cases, nothing to compare them with yet");
+    json_array_foreach(json_object_get(r, "verdicts"), i, v)
+    {
+        cr_assert_str_eq(json_string_value(json_object_get(v, "verdict")), "NEW");
+        cr_assert(strstr(json_string_value(json_object_get(v, "reason")), "has no benchmark") != NULL, "%s",
+                  json_string_value(json_object_get(v, "reason")));
+    }
+    cr_assert_eq(i, 2);
+    json_decref(r);
+    out = lc_slurp(dir, "summary.md");
+    cr_assert(strstr(out, "### perfgate: PASS — 2 new cases, nothing to compare them with yet") != NULL, "%s", out);
+    free(out);
+    free(dir);
+}
+
+/* A plugin whose benchmarks crash, as a bad push to main can make them. */
+static const char crash_c[] = "#include <signal.h>\n"
+                              "#include \"perfgate/plugin.h\"\n"
+                              "static void boom(pg_state *st)\n"
+                              "{\n"
+                              "    while (pg_keep_running(st))\n"
+                              "        raise(SIGSEGV);\n"
+                              "}\n"
+                              "static const pg_benchmark benchmarks[] = {\n"
+                              "    {\"boom\", \"crashes\", boom, NULL, NULL, NULL},\n"
+                              "    {\"boom_again\", \"crashes too\", boom, NULL, NULL, NULL},\n"
+                              "};\n"
+                              "PG_PLUGIN_DEFINE(\"crash\", benchmarks)\n";
+
+static const char crash_suite[] = "suite: crash\n"
+                                  "defaults: {threads: 1, min_run_time: 50ms, warmup: 5ms, min_samples: 5}\n"
+                                  "benchmarks:\n"
+                                  "  - {name: boom, plugin: \"{build}/libpg_crash.so\", symbol: boom}\n"
+                                  "  - {name: boom_again, plugin: \"{build}/libpg_crash.so\", symbol: boom_again}\n";
+
+static void step9_a_push_whose_cases_crash_fails_the_record_step(void)
+{
+    char *dir, *src, *out, *cm;
+    const char *build_args[] = {".", "build-base", NULL};
+    const char *record_args[] = {"baselines/perfgate.db", "suites/crash.yaml", NULL};
+    lc_env e = {0};
+    int rc;
+
+    free(lc_sh_ok("git -C '%s' checkout -q main", w.repo));
+    cm = pg__asprintf("%sadd_library(pg_crash MODULE src/crash.c)\n"
+                      "set_target_properties(pg_crash PROPERTIES PREFIX \"lib\" C_VISIBILITY_PRESET hidden)\n"
+                      "target_include_directories(pg_crash PRIVATE ${PERFGATE_INCLUDE})\n",
+                      cmakelists);
+    free(pg_test_write(w.repo, "CMakeLists.txt", cm));
+    free(pg_test_write(w.repo, "src/crash.c", crash_c));
+    free(pg_test_write(w.repo, "suites/crash.yaml", crash_suite));
+    commit(w.crash, "crash: two benchmarks that crash");
+    free(cm);
+
+    dir = job("main-crash", "src", w.crash);
+    src = path_in(dir, "src");
+    actions_env(&e, dir);
+    event(&e, dir, "push", "{\"ref\": \"refs/heads/main\"}");
+    lc_env_set(&e, "GITHUB_SHA", "%s", w.crash);
+    lc_env_set(&e, "GITHUB_REF", "refs/heads/main");
+    lc_env_set(&e, "GITHUB_REF_NAME", "main");
+    lc_env_set(&e, "PERFGATE_BUILD", "build-base");
+    rc = script(&out, src, &e, "build.sh", build_args);
+    cr_assert_eq(rc, 0, "build.sh: %d\n%s", rc, out);
+    free(out);
+    free(lc_sh_ok("mkdir -p '%s/baselines' && cp '%s/perfgate.db' '%s/baselines/perfgate.db'", src, w.cache, src));
+    /* Every case crashed: the record step fails the job (exit 3), so this commit is visibly not a baseline. */
+    rc = script(&out, src, &e, "main-record.sh", record_args);
+    cr_assert_eq(rc, 3, "a run of crashes was recorded with exit %d\n%s", rc, out);
+    cr_assert(strstr(out, "every measured case ended in ERROR (2 of 2); nothing was measured") != NULL, "%s", out);
+    cr_assert(strstr(out, "crashed with signal 11") != NULL, "the cause is shown:\n%s", out);
+    cr_assert(strstr(out, "kept whole") == NULL, "the job went on to prune:\n%s", out);
+    free(out);
+    lc_env_free(&e);
+    free(src);
+    free(dir);
+}
+
 Test(lifecycle, main_pull_request_fork_cache_miss_other_machine_nightly)
 {
     step1_three_pushes_to_main();
@@ -777,4 +913,6 @@ Test(lifecycle, main_pull_request_fork_cache_miss_other_machine_nightly)
     step5_a_cache_miss_is_restored_or_compares_nothing();
     step6_a_baseline_from_another_machine_compares_nothing();
     step7_the_second_night_compares_with_the_first();
+    step8_a_first_pull_request_of_two_new_benchmarks_passes();
+    step9_a_push_whose_cases_crash_fails_the_record_step();
 }

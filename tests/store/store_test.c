@@ -3,6 +3,7 @@
  * (suite `store`) and a real PostgreSQL server started for this binary
  * (suite `store_pg`, a fresh database per test).
  */
+#include "engines.h"
 #include "support.h"
 
 #include "base/model.h"
@@ -18,47 +19,35 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static char *tmp;
-static char *dbpath;
+char *tmp;
+char *dbpath;
+int on_server;
 
-static int on_server;
-
-static void setup(void)
+void store_setup(void)
 {
     tmp = pg_test_tmpdir();
     dbpath = pg__asprintf("%s/test.db", tmp);
     on_server = 0;
 }
 
-static void setup_server(void)
+void store_setup_server(void)
 {
     tmp = pg_test_tmpdir();
     dbpath = pg_test_pg_database();
     on_server = 1;
 }
 
-static void teardown(void)
+void store_teardown(void)
 {
     pg_test_rmtree(tmp);
     free(tmp);
     free(dbpath);
 }
 
-TestSuite(store, .init = setup, .fini = teardown);
-TestSuite(store_pg, .init = setup_server, .fini = teardown);
+TestSuite(store, .init = store_setup, .fini = store_teardown);
+TestSuite(store_pg, .init = store_setup_server, .fini = store_teardown);
 
-/* A test of the store's contract: the same body on each engine. */
-#define ENGINE_TEST(name)                   \
-    static void name(void);                 \
-    Test(store, name)                       \
-    {                                       \
-        name();                             \
-    }                                       \
-    Test(store_pg, name)                    \
-    {                                       \
-        name();                             \
-    }                                       \
-    static void name(void)
+#define ENGINE_TEST(name) ENGINE_TEST_IN(store, store_pg, name)
 
 /* Runs and results stored, as the engine's own check counts them. */
 static void counts(int64_t *runs, int64_t *results)
@@ -507,4 +496,150 @@ ENGINE_TEST(gates_on_different_branches_never_take_each_others_runs)
     pg_selection_clear(&sel);
     free(ev);
     pg_store_close(s);
+}
+
+static pg_roof_entry roof(int threads, double peak, const char *blas, int fresh)
+{
+    pg_roof_entry e;
+
+    memset(&e, 0, sizeof(e));
+    snprintf(e.device, sizeof(e.device), "cpu");
+    e.threads = threads;
+    e.peak_gflops = peak;
+    e.triad_gbs = peak / 4;
+    e.copy_gbs = peak / 3;
+    e.llc_bytes = 33554432;
+    snprintf(e.blas, sizeof(e.blas), "%s", blas);
+    e.measured_at = 1700000000 + threads;
+    e.fresh = fresh;
+    return e;
+}
+
+ENGINE_TEST(roofs_are_kept_per_machine_and_replaced_when_measured_again)
+{
+    pg_store *s;
+    pg_roof_table t = {0}, got = {0};
+    pg_roof_entry e;
+    const pg_roof_entry *g;
+
+    pg_assert_ok(pg_store_open(&s, dbpath));
+    pg_assert_ok(pg_store_roofs_load(&got, s, "aaaa000000000000"));
+    cr_assert_eq(got.n, 0, "a new database holds no roofs");
+    /* Two thread counts measured now, one already stored: only the fresh ones are written. */
+    e = roof(1, 60.5, "0.3.21", 1);
+    pg_assert_ok(pg_roof_table_put(&t, &e));
+    e = roof(2, 120.25, "0.3.21", 1);
+    pg_assert_ok(pg_roof_table_put(&t, &e));
+    e = roof(4, 999, "0.3.21", 0);
+    pg_assert_ok(pg_roof_table_put(&t, &e));
+    pg_assert_ok(pg_store_roofs_save(s, "aaaa000000000000", &t));
+    cr_assert_eq(t.items[0].fresh + t.items[1].fresh, 0, "stored entries are no longer fresh");
+    pg_assert_ok(pg_store_roofs_load(&got, s, "aaaa000000000000"));
+    cr_assert_eq(got.n, 2);
+    g = pg_roof_table_find(&got, "cpu", 2);
+    cr_assert_not_null(g);
+    cr_assert_float_eq(g->peak_gflops, 120.25, 1e-12, "exact round trip");
+    cr_assert_float_eq(g->triad_gbs, 120.25 / 4, 1e-12);
+    cr_assert_float_eq(g->copy_gbs, 120.25 / 3, 1e-12);
+    cr_assert_float_eq(g->llc_bytes, 33554432, 0.5);
+    cr_assert_str_eq(g->blas, "0.3.21");
+    cr_assert_eq(g->measured_at, 1700000002);
+    cr_assert_eq(g->fresh, 0);
+    cr_assert_null(pg_roof_table_find(&got, "cpu", 4), "an entry read from the store is never written back");
+    pg_roof_table_clear(&got);
+    /* Another machine sees none of them. */
+    pg_assert_ok(pg_store_roofs_load(&got, s, "bbbb000000000000"));
+    cr_assert_eq(got.n, 0);
+    /* Measured again (a new BLAS): the row is replaced, not added. */
+    pg_roof_table_clear(&t);
+    e = roof(1, 70, "0.3.26", 1);
+    pg_assert_ok(pg_roof_table_put(&t, &e));
+    pg_assert_ok(pg_store_roofs_save(s, "aaaa000000000000", &t));
+    pg_store_close(s);
+    pg_assert_ok(pg_store_open(&s, dbpath));
+    pg_assert_ok(pg_store_roofs_load(&got, s, "aaaa000000000000"));
+    cr_assert_eq(got.n, 2);
+    g = pg_roof_table_find(&got, "cpu", 1);
+    cr_assert_float_eq(g->peak_gflops, 70, 1e-12);
+    cr_assert_str_eq(g->blas, "0.3.26");
+    pg_roof_table_clear(&got);
+    pg_roof_table_clear(&t);
+    pg_store_close(s);
+}
+
+Test(store, a_version_1_database_gains_the_roofs_table_and_keeps_its_runs)
+{
+    char *v1 = pg_test_data("store/v1.db"), *bytes = NULL;
+    size_t len = 0;
+    pg_store *s;
+    pg_run *back = NULL;
+    pg_roof_table t = {0}, got = {0};
+    pg_roof_entry e = roof(1, 50, "0.3.21", 1);
+    pg_run_list list;
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    FILE *f;
+
+    /* A database as perfgate of schema version 1 wrote it (tests/data/store/README.md): runs, no roofs table. */
+    cr_assert_eq(pg__read_file(&bytes, &len, v1), 0, "%s", pg_error_last());
+    cr_assert((f = fopen(dbpath, "wb")) != NULL);
+    cr_assert_eq(fwrite(bytes, 1, len, f), len);
+    fclose(f);
+    pg_assert_ok(pg_store_open(&s, dbpath));
+    cr_assert_eq(pg_store_schema_version(s), pg_store_schema_latest());
+    pg_assert_ok(pg_store_roofs_load(&got, s, "aaaa000000000000"));
+    cr_assert_eq(got.n, 0, "a migrated database holds no roofs: the next run measures them");
+    pg_assert_ok(pg_store_list_runs(&list, s, NULL));
+    cr_assert_eq(list.count, 2, "the runs survive the migration");
+    pg_assert_ok(pg_store_load_run(&back, s, list.items[0].id));
+    cr_assert_eq(back->nresults, 2);
+    pg_run_list_clear(&list);
+    pg_assert_ok(pg_roof_table_put(&t, &e));
+    pg_assert_ok(pg_store_roofs_save(s, "aaaa000000000000", &t));
+    pg_store_close(s);
+    cr_assert_eq(sqlite3_open(dbpath, &db), SQLITE_OK);
+    cr_assert_eq(sqlite3_prepare_v2(db, "SELECT threads, peak_gflops FROM roofs", -1, &st, NULL), SQLITE_OK);
+    cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+    cr_assert_eq(sqlite3_column_int(st, 0), 1);
+    cr_assert_float_eq(sqlite3_column_double(st, 1), 50.0, 1e-12);
+    cr_assert_eq(sqlite3_step(st), SQLITE_DONE);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    pg_roof_table_clear(&t);
+    pg_roof_table_clear(&got);
+    pg_run_free(back);
+    free(bytes);
+    free(v1);
+}
+
+Test(store_pg, the_doctor_stores_roofs_on_a_server_and_a_run_reuses_them, .timeout = 120)
+{
+    char *url = pg_test_pg_url_with_password(dbpath, "s3cr%40t"), *suite, *json = NULL, *report;
+    const char *measure[] = {"doctor", "--roofs", "--db", url, NULL};
+    const char *show[] = {"doctor", "--no-measure", "--db", url, NULL};
+    const char *env[] = {"PERFGATE_ROOFLINE=on", NULL};
+    const char *run[] = {"run", "--db", url, "--json", "r.json", "s.yaml", NULL};
+    pg_proc p;
+
+    pg_test_run(&p, tmp, NULL, measure);
+    cr_assert_eq(p.status, 0, "%s", p.err);
+    cr_assert(strstr(p.out, "stored                   yes in postgresql://") != NULL, "%s", p.out);
+    cr_assert(strstr(p.out, "s3cr") == NULL && strstr(p.err, "s3cr") == NULL, "the password never shows: %s", p.out);
+    pg_proc_free(&p);
+    pg_test_run(&p, tmp, NULL, show);
+    cr_assert_eq(p.status, 0, "%s", p.err);
+    cr_assert(strstr(p.out, "stored                   yes in") != NULL, "the server's roofs are shown: %s", p.out);
+    pg_proc_free(&p);
+    suite = pg_test_write(tmp, "s.yaml", "suite: s\ndefaults: {min_run_time: 20ms, warmup: 5ms, min_samples: 5}\n"
+                                         "benchmarks:\n  - {name: add, kernel: add, params: {n: 1024}}\n");
+    pg_test_run(&p, tmp, env, run);
+    cr_assert_eq(p.status, 0, "%s%s", p.out, p.err);
+    pg_proc_free(&p);
+    report = pg__asprintf("%s/r.json", tmp);
+    pg_assert_ok(pg__read_file(&json, NULL, report));
+    cr_assert(strstr(json, "\"reused\": true") != NULL, "the run took the server's roofs: %s", json);
+    free(json);
+    free(report);
+    free(suite);
+    free(url);
 }

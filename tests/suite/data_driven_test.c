@@ -139,6 +139,8 @@ static char *describe_case(const pg_case *c)
         pg__buf_printf(&b, " timeout=%g metrics=%s output=%s", c->timeout, c->metrics ? c->metrics : "none",
                        c->keep_output ? "keep" : "discard");
     }
+    for (i = 0; i < c->nenv; i++)
+        pg__buf_printf(&b, "%s%s", i ? "," : " env=", c->env[i]);
     pg__buf_printf(&b, " device=%s threads=%d", c->device, c->threads);
     if (c->cold)
         pg__buf_puts(&b, " cold");

@@ -192,8 +192,8 @@ Test(suite, the_complete_example_in_the_docs_loads)
     cr_assert_eq(mkdir(tdir, 0700), 0);
     trace = pg_test_write(tdir, "train_step.json", "{\"traceEvents\": []}\n");
     cr_assert_eq(pg_suite_load(&s, path, NULL, &d), 0, "%s", d.count ? d.lines[0] : "");
-    cr_expect_eq(s->nchecks, 4);
-    cr_expect_eq(s->ncases, 12);
+    cr_expect_eq(s->nchecks, 5);
+    cr_expect_eq(s->ncases, 13);
     cr_expect_str_eq(s->cases[0].key, "example/sgemm[m=64,n=256]@1:cpu");
     pg_suite_free(s);
     pg_diags_clear(&d);

@@ -164,6 +164,8 @@ int pg_test_report_exit(const char *json_path)
         rc = 1;
     else if (strcmp(outcome, "NOTHING_COMPARED") == 0)
         rc = 4;
+    else if (strcmp(outcome, "ERROR") == 0)
+        rc = 3;
     cr_assert(rc >= 0, "%s: unknown outcome '%s'", json_path, outcome);
     json_decref(root);
     return rc;

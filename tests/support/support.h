@@ -57,7 +57,7 @@ int pg_test_run(pg_proc *out, const char *cwd, const char *const *env, const cha
 /**
  * The exit code a gate, compare or report run owes, read from the JSON
  * report it wrote to `json_path` (--json FILE): outcome PASS 0, FAIL 1,
- * NOTHING_COMPARED 4. For runs whose verdicts a loaded machine may move:
+ * ERROR 3, NOTHING_COMPARED 4. For runs whose verdicts a loaded machine may move:
  * the test still pins the one exit code that goes with what was decided.
  */
 int pg_test_report_exit(const char *json_path);
