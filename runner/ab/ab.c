@@ -1,5 +1,6 @@
 /* ab.c - interleaved A/B runs of one suite against two builds. */
 #include "ab/ab.h"
+#include "ab/internal.h"
 
 #include "measure/child.h"
 #include "exec/exec.h"
@@ -20,25 +21,40 @@
 typedef struct side {
     char *path;               /* absolute */
     int is_dir;
-    char *dir;                /* the directory {build} expands to */
+    char *dir;                /* the directory {build} expands to; NULL: the suite as written */
+    double extra;             /* an injected change of real work on this side (the head's), 0: none */
+    int64_t unit;             /* blocks are multiples of this many iterations (with an injected change) */
 } side;
 
-/* The rounds of one case on both sides. */
-typedef struct ab_case {
-    const pg_case *c;
-    double *vals[2];          /* per-round medians: [0] base, [1] head */
-    size_t n[2];
-    pg_result last[2];        /* the last round of each side: flops, bytes, status */
-    int failed[2];
-    double *d;                /* per-round log(head/base), for the sequential looks */
-} ab_case;
 
-static int side_init(side *s, const char *path, const char *which)
+int64_t pg_ab_extra_unit(double extra, int64_t *whole)
+{
+    int64_t u;
+
+    for (u = 1; u <= 1000; u++)
+        if (fabs(u * extra - llround(u * extra)) < 1e-6 && llround(u * extra) > 0) {
+            *whole = llround(u * extra);
+            return u;
+        }
+    *whole = llround(1000 * extra);
+    return 1000;
+}
+
+static int side_init(side *s, const char *path, const char *which, const pg_ab_options *o)
 {
     struct stat st;
     const char *slash;
+    int64_t whole;
 
     memset(s, 0, sizeof(*s));
+    if (o->extra_work > 0) {
+        s->unit = pg_ab_extra_unit(o->extra_work, &whole);
+        if (strcmp(which, "head") == 0)
+            s->extra = (double)whole / (double)s->unit;
+    }
+    /* An injected change compares the suite with itself: no build to substitute. */
+    if (!path && o->extra_work > 0)
+        return 0;
     if (!path)
         return pg_error_set(PG_EUSAGE, "--%s is required", which);
     if (stat(path, &st) != 0)
@@ -74,8 +90,10 @@ static int round_case(pg_case *out, const pg_case *c, const side *s, const pg_ab
     out->min_run_time = o->round_time > 0 ? o->round_time : fmax(c->min_run_time / 4, 0.02);
     out->max_run_time = fmin(c->max_run_time, fmax(10 * out->min_run_time, 1.0));
     out->min_samples = o->round_samples > 0 ? o->round_samples : 5;
+    out->extra_work = s->extra;
+    out->block_unit = s->unit;
     if (c->plugin) {
-        if (!s->is_dir)
+        if (s->path && !s->is_dir)
             out->plugin = pg__strdup(s->path);
         else if ((err = pg_plugin_path(&out->plugin, c, s->dir)) != 0)
             return err;
@@ -122,32 +140,8 @@ static int round_time_env(double *out)
     return 0;
 }
 
-/* Keeps the outcome of one round of one side: its value joins the side's samples. Takes `r`. */
-static int keep_round(ab_case *ac, int which, pg_result *r, const pg_ab_options *o, int rounds)
-{
-    if (r->status != PG_STATUS_OK) {
-        ac->failed[which] = 1;
-    } else {
-        if (!ac->vals[which] && !(ac->vals[which] = calloc((size_t)rounds, sizeof(double)))) {
-            pg__result_clear(r);
-            return pg_error_set(PG_ENOMEM, "out of memory");
-        }
-        /*
-         * The median block of the round by default: both sides of a round run
-         * on the same CPUs, in lockstep for plugins, so interference reaches
-         * both alike and the median is the steadier value; the fastest block
-         * (Chen & Revels, "Robust benchmarking in noisy environments", 2016)
-         * on request. The rounds then carry the statistics.
-         */
-        ac->vals[which][ac->n[which]++] = o->round_min ? r->summary.min : r->summary.median;
-    }
-    pg__result_clear(&ac->last[which]);
-    ac->last[which] = *r;
-    return 0;
-}
-
 /* Measures one round of one side of case `ac`. */
-static int measure_round(ab_case *ac, int which, const side *s, const pg_ab_options *o, int rounds)
+static int measure_round(ab_case *ac, int which, const side *s, const pg_ab_options *o)
 {
     pg_case rc;
     pg_result r;
@@ -165,7 +159,7 @@ static int measure_round(ab_case *ac, int which, const side *s, const pg_ab_opti
         pg__result_clear(&r);
         return err;
     }
-    return keep_round(ac, which, &r, o, rounds);
+    return pg__ab_keep(ac, which, &r, o);
 }
 
 /*
@@ -252,13 +246,13 @@ static int start_pair(pg_exec_pair **out, const ab_case *ac, const side *sides, 
 }
 
 /* Keeps both sides of a round (`r`, taken), or clears them after an error. */
-static int keep_pair(ab_case *ac, pg_result r[2], const pg_ab_options *o, int rounds, int err)
+static int keep_pair(ab_case *ac, pg_result r[2], const pg_ab_options *o, int err)
 {
     int i;
 
     for (i = 0; i < 2; i++) {
         if (!err)
-            err = keep_round(ac, i, &r[i], o, rounds);
+            err = pg__ab_keep(ac, i, &r[i], o);
         else
             pg__result_clear(&r[i]);
     }
@@ -266,12 +260,12 @@ static int keep_pair(ab_case *ac, pg_result r[2], const pg_ab_options *o, int ro
 }
 
 /* Takes the turns of a started pair of case `ac` and keeps its round. */
-static int finish_pair(ab_case *ac, pg_exec_pair *pair, const pg_ab_options *o, int rounds)
+static int finish_pair(ab_case *ac, pg_exec_pair *pair, const pg_ab_options *o)
 {
     pg_result r[2];
 
     memset(r, 0, sizeof(r));
-    return keep_pair(ac, r, o, rounds, pg_exec_pair_finish(r, pair));
+    return keep_pair(ac, r, o, pg_exec_pair_finish(r, pair));
 }
 
 /*
@@ -279,8 +273,8 @@ static int finish_pair(ab_case *ac, pg_exec_pair *pair, const pg_ab_options *o, 
  * by block (exec.h); when a worker failed, the round is measured again by two
  * fresh processes.
  */
-static int measure_workers(ab_case *ac, size_t idx, const side *sides, const pg_ab_options *o, int rounds,
-                           uint64_t seed, ab_workers *aw, pg_progress *prog, const uint64_t *cpus)
+static int measure_workers(ab_case *ac, size_t idx, const side *sides, const pg_ab_options *o, uint64_t seed,
+                           ab_workers *aw, pg_progress *prog, const uint64_t *cpus)
 {
     pg_result r[2];
     pg_exec_pair *pair;
@@ -291,7 +285,7 @@ static int measure_workers(ab_case *ac, size_t idx, const side *sides, const pg_
     r[0].mfu = r[1].mfu = -1;
     err = pg_exec_workers_pair(r, aw->ex, idx, seed, &replaced);
     if (err || !replaced)
-        return keep_pair(ac, r, o, rounds, err);
+        return keep_pair(ac, r, o, err);
     aw->replaced++;
     pg_progress_line(prog, "%s: a worker process failed (%s); this round is measured again in fresh "
                      "processes%s", ac->c->key, replaced,
@@ -304,7 +298,7 @@ static int measure_workers(ab_case *ac, size_t idx, const side *sides, const pg_
     }
     if ((err = start_pair(&pair, ac, sides, o, seed, cpus, NULL, NULL)) != 0)
         return err;
-    return finish_pair(ac, pair, o, rounds);
+    return finish_pair(ac, pair, o);
 }
 
 /*
@@ -330,47 +324,6 @@ static int round_cpus(cpu_set_t *want, cpu_set_t *saved, int threads, uint64_t p
     for (i = 0; i < threads; i++)
         CPU_SET(allowed[(pick % (uint64_t)n + (uint64_t)i) % (uint64_t)n], want);
     return 1;
-}
-
-/* Fills a result of one side from its rounds. */
-static int side_result(pg_run *run, const ab_case *ac, int which, int rounds)
-{
-    const pg_result *last = &ac->last[which];
-    pg_result *r;
-    int err;
-
-    if ((err = pg_run_add_result(&r, run)) != 0)
-        return err;
-    r->key = pg__strdup(last->key ? last->key : ac->c->key);
-    r->suite = pg__strdup(ac->c->suite);
-    r->name = pg__strdup(ac->c->name);
-    r->params_json = pg__strdup(ac->c->params_json);
-    r->threads = ac->c->threads;
-    r->device = pg__strdup(ac->c->device);
-    r->metric = pg__strdup("time");
-    r->unit = pg__strdup("s");
-    r->threshold = ac->c->threshold;
-    r->alpha = ac->c->alpha;
-    r->flops = last->flops;
-    r->bytes = last->bytes;
-    r->number_per_run = 1;
-    if (ac->failed[which] || ac->n[which] == 0) {
-        char *msg = pg__asprintf("%s build: %s", which ? "head" : "base",
-                                 last->message ? last->message : "no round was measured");
-        r->status = last->status == PG_STATUS_SKIPPED ? PG_STATUS_SKIPPED : PG_STATUS_ERROR;
-        r->absent = last->absent;
-        r->message = msg;
-        return msg ? 0 : PG_ENOMEM;
-    }
-    r->status = PG_STATUS_OK;
-    r->samples = malloc(ac->n[which] * sizeof(double));
-    if (!r->samples)
-        return pg_error_set(PG_ENOMEM, "out of memory");
-    memcpy(r->samples, ac->vals[which], ac->n[which] * sizeof(double));
-    r->nsamples = ac->n[which];
-    if ((int)ac->n[which] < rounds)
-        r->warnings |= PG_WARN_FEW_SAMPLES;
-    return pg_stats_summarize(&r->summary, r->samples, r->nsamples);
 }
 
 /* What a round draws for a case: which side goes first (sides in sequence), its CPUs, its turns' order. */
@@ -433,11 +386,12 @@ static int side_runs(pg_ab_result *out, const pg_ab_options *o)
     free(out->head->source);
     out->base->source = pg__strdup("ab-base");
     out->head->source = pg__strdup("ab-head");
-    out->base->ref = pg__strdup(o->base);
-    out->head->ref = pg__strdup(o->head);
+    /* No build named (an injected change on the suite as written): no ref. */
+    out->base->ref = o->base ? pg__strdup(o->base) : NULL;
+    out->head->ref = o->head ? pg__strdup(o->head) : NULL;
     out->base->mode = PG_MODE_INTERLEAVED_BASE;
     out->head->mode = PG_MODE_INTERLEAVED_HEAD;
-    if (!out->base->source || !out->head->source || !out->base->ref || !out->head->ref)
+    if (!out->base->source || !out->head->source || (o->base && !out->base->ref) || (o->head && !out->head->ref))
         return pg_error_set(PG_ENOMEM, "out of memory");
     return 0;
 }
@@ -464,223 +418,194 @@ static int wanted(const pg_ab_options *o, const char *key)
     return 0;
 }
 
-int pg_ab_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_options *opts)
-{
-    pg_ab_options o = PG_AB_OPTIONS_INIT;
-    pg_compare_options co = PG_COMPARE_OPTIONS_INIT;
+/* One A/B job: what every step of pg_ab_run() shares. */
+typedef struct ab_job {
+    pg_ab_options o;
     side sides[2];
-    ab_case *cases = NULL;
-    size_t ncases = 0, i, j;
-    pg_rng rng;               /* splitmix64: the order and CPUs are reproducible from the seed */
-    cpu_set_t saved;
-    pg_progress prog = {0};
-    pg_ab_seq *seq = NULL;
+    ab_case *cases;
+    size_t ncases;
+    pg_ab_seq *seq;
+    ab_draw *draws;
     ab_workers aw;
-    char *title = NULL;
-    int64_t t0 = pg__mono_ns();
-    int round, err = 0, pinned, chosen, open;
+    pg_progress prog;
+    pg_rng rng_state;         /* splitmix64: the order and CPUs are reproducible from the seed */
+    cpu_set_t saved;
+    pg_exec_pair *pending;    /* the next case's pair, setting up while one takes its turns */
+    size_t pending_i;
+    int64_t t0;
+} ab_job;
+
+/* The cases of `set` the options select, each with its rounds' arrays and its sequential state. */
+static int select_cases(ab_job *j, const pg_suite_set *set)
+{
+    const pg_ab_options *o = &j->o;
+    size_t i, k, n = 0;
+    int err;
+
+    for (i = 0; i < set->count; i++)
+        n += set->suites[i]->ncases;
+    if (!(j->cases = calloc(n + 1, sizeof(*j->cases))) || !(j->seq = calloc(n + 1, sizeof(*j->seq))) ||
+        !(j->draws = calloc(n + 1, sizeof(*j->draws))))
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    for (i = 0; i < set->count; i++)
+        for (k = 0; k < set->suites[i]->ncases; k++) {
+            const pg_case *c = &set->suites[i]->cases[k];
+            pg_ab_seq init = PG_AB_SEQ_INIT;
+            pg_ab_seq *sq = &j->seq[j->ncases];
+            if ((o->filter && !pg__glob(o->filter, c->key)) || !wanted(o, c->key))
+                continue;
+            *sq = init;
+            sq->threshold = o->threshold >= 0 ? o->threshold : c->threshold;
+            sq->alpha = o->alpha >= 0 ? o->alpha : c->alpha;
+            if ((err = pg__ab_case_init(&j->cases[j->ncases], c, sq->threshold, o->rounds)) != 0)
+                return err;
+            j->ncases++;
+            sq->d = j->cases[j->ncases - 1].d;
+            sq->dl = j->cases[j->ncases - 1].dl;
+        }
+    if (j->ncases == 0)
+        return pg_error_set(PG_EUSAGE, "no benchmark case matched%s%s", o->filter ? " the filter " : "",
+                            o->filter ? o->filter : "");
+    return 0;
+}
+
+/* Measures round `round` of case i on both sides (a fresh pair, the workers, or in this thread). */
+static int measure_case(ab_job *j, size_t i)
+{
+    ab_case *ac = &j->cases[i];
+    const ab_draw *dr = &j->draws[i];
     cpu_set_t round_set;
     uint64_t words[PG_CHILD_CPU_WORDS];
-    ab_draw *draws = NULL;
-    pg_exec_pair *pending = NULL;  /* the next case's pair, setting up while one takes its turns */
-    size_t pending_i = SIZE_MAX;
+    int chosen = round_cpus(&round_set, &j->saved, ac->c->threads, dr->pick), pinned, err = 0, k;
 
-    memset(out, 0, sizeof(*out));
-    memset(sides, 0, sizeof(sides));
-    memset(&aw, 0, sizeof(aw));
-    if (opts)
-        o = *opts;
-    if (o.rounds <= 0)
-        o.rounds = PG_AB_DEFAULT_ROUNDS;
-    if (o.round_time <= 0 && (err = round_time_env(&o.round_time)) != 0)
-        goto cleanup;
-    if (o.seed == 0)
-        o.seed = (uint64_t)pg__mono_ns() ^ ((uint64_t)pg__now_unix() << 20);
-    out->max_rounds = o.rounds;
-    out->sequential = !o.fixed;
-    out->seed = o.seed;
-    pg_stats_rng_seed(&rng, o.seed);
-    if ((err = side_init(&sides[0], o.base, "base")) != 0 || (err = side_init(&sides[1], o.head, "head")) != 0)
-        goto cleanup;
+    if (fresh_pair(ac, &j->o, &j->aw)) {
+        /*
+         * Two fresh processes, handed the round's CPUs: they set up and warm up where they
+         * start (in parallel where two CPUs are free) and join those CPUs to take turns.
+         * While they do, the next case's pair sets up and warms up on the CPUs left free.
+         */
+        pg_exec_pair *pair = j->pending_i == i ? j->pending : NULL;
+        j->pending = NULL;
+        j->pending_i = SIZE_MAX;
+        if (!pair && (err = start_pair(&pair, ac, j->sides, &j->o, dr->seed,
+                                       chosen ? pg_child_cpus_to_words(words, &round_set) : NULL, NULL, NULL)) != 0)
+            return err;
+        if (chosen && (err = start_next(&j->pending, &j->pending_i, j->cases, j->ncases, i, j->seq, j->draws, j->sides,
+                                        &j->o, &j->aw, &j->saved, &round_set, pair)) != 0) {
+            pg_exec_pair_cancel(pair);
+            return err;
+        }
+        return finish_pair(ac, pair, &j->o);
+    }
+    /* Workers, commands and sides in sequence run where this thread does, pinned for the round. */
+    pinned = chosen && sched_setaffinity(0, sizeof(round_set), &round_set) == 0;
+    if (ac->c->plugin && !j->o.sequential) {
+        err = measure_workers(ac, i, j->sides, &j->o, dr->seed, &j->aw, &j->prog,
+                              chosen ? pg_child_cpus_to_words(words, &round_set) : NULL);
+    } else {
+        for (k = 0; k < 2 && !err; k++) {
+            int which = dr->head_first ? 1 - k : k;
+            err = measure_round(ac, which, &j->sides[which], &j->o);
+        }
+    }
+    if (pinned)
+        sched_setaffinity(0, sizeof(j->saved), &j->saved);
+    return err;
+}
 
-    for (i = 0; i < set->count; i++)
-        ncases += set->suites[i]->ncases;
-    cases = calloc(ncases + 1, sizeof(*cases));
-    if (!cases) {
-        err = pg_error_set(PG_ENOMEM, "out of memory");
-        goto cleanup;
-    }
-    ncases = 0;
-    for (i = 0; i < set->count; i++)
-        for (j = 0; j < set->suites[i]->ncases; j++) {
-            const pg_case *c = &set->suites[i]->cases[j];
-            if ((!o.filter || pg__glob(o.filter, c->key)) && wanted(&o, c->key))
-                cases[ncases++].c = c;
-        }
-    if (ncases == 0) {
-        err = pg_error_set(PG_EUSAGE, "no benchmark case matched%s%s", o.filter ? " the filter " : "",
-                           o.filter ? o.filter : "");
-        goto cleanup;
-    }
-    out->order_head_first = calloc((size_t)o.rounds * ncases, sizeof(int));
-    seq = calloc(ncases, sizeof(*seq));
-    draws = calloc(ncases, sizeof(*draws));
-    if (!out->order_head_first || !seq || !draws) {
-        err = pg_error_set(PG_ENOMEM, "out of memory");
-        goto cleanup;
-    }
-    for (i = 0; i < ncases; i++) {
-        pg_ab_seq init = PG_AB_SEQ_INIT;
-        seq[i] = init;
-        if (!(cases[i].d = calloc((size_t)o.rounds, sizeof(double)))) {
-            err = pg_error_set(PG_ENOMEM, "out of memory");
-            goto cleanup;
-        }
-        seq[i].d = cases[i].d;
-        seq[i].threshold = o.threshold >= 0 ? o.threshold : cases[i].c->threshold;
-        seq[i].alpha = o.alpha >= 0 ? o.alpha : cases[i].c->alpha;
-    }
+/* One round of every open case, then a look. Returns the cases still open, or a negative PG_E* code. */
+static int run_round(ab_job *j, pg_ab_result *out, int round)
+{
+    pg_rng *rng = &j->rng_state;
+    size_t i, live = 0, settled = 0, left = 0;
+    char what[128];
+    int open = 0, err;
 
-    if ((err = workers_init(&aw, cases, ncases, sides, &o)) != 0)
-        goto cleanup;
-
-    /* The mode follows where the lines go (a terminal or a log), as the executor's does. */
-    title = pg__asprintf("perfgate: interleaving %zu case%s over %s%d rounds", ncases, ncases == 1 ? "" : "s",
-                         o.fixed ? "" : "at most ", o.rounds);
-    pg_progress_begin(&prog, pg_progress_mode_for(o.progress), o.progress, (size_t)o.rounds, title);
-    prog.label = "round ";
-    /*
-     * Rounds outside, cases inside: each case's rounds spread over the whole
-     * job. After each round a look settles the cases whose verdict is known;
-     * they are not measured again, and the rounds end when none is open, at
-     * the maximum, or when --max-time is spent (the time left goes to the
-     * cases still open).
-     */
-    open = (int)ncases;
-    for (round = 0; round < o.rounds && open > 0 && !out->time_out; round++) {
-        size_t live = 0, settled = 0;
-        char what[96];
-        /* Fresh workers every `period` rounds: the rounds sample process-level variation too. */
-        if (aw.ex && round > 0 && round % aw.period == 0)
-            pg_exec_workers_recycle(aw.ex);
-        /* Drawn for every case up front, so that the next case's pair can start early. */
-        for (i = 0; i < ncases; i++) {
-            draws[i].head_first = (int)(pg_stats_rng_next(&rng) & 1);
-            draws[i].pick = pg_stats_rng_next(&rng);
-            draws[i].seed = pg_stats_rng_next(&rng);
-        }
-        for (i = 0; i < ncases; i++) {
-            ab_case *ac = &cases[i];
-            int k;
-            if (ac->failed[0] || ac->failed[1])
-                continue;
-            if (seq[i].settled_at) {
-                settled++;
-                continue;
-            }
-            if (o.max_time > 0 && (double)(pg__mono_ns() - t0) * 1e-9 >= o.max_time) {
-                out->time_out = 1;
-                break;
-            }
-            out->order_head_first[(size_t)round * ncases + i] = draws[i].head_first;
-            pg_progress_running(&prog, ac->c->key);
-            chosen = round_cpus(&round_set, &saved, ac->c->threads, draws[i].pick);
-            if (fresh_pair(ac, &o, &aw)) {
-                /*
-                 * Two fresh processes, handed the round's CPUs: they set up and warm up where they
-                 * start (in parallel where two CPUs are free) and join those CPUs to take turns.
-                 * While they do, the next case's pair sets up and warms up on the CPUs left free.
-                 */
-                pg_exec_pair *pair = pending_i == i ? pending : NULL;
-                pending = NULL;
-                pending_i = SIZE_MAX;
-                if (!pair && (err = start_pair(&pair, ac, sides, &o, draws[i].seed,
-                                               chosen ? pg_child_cpus_to_words(words, &round_set) : NULL, NULL,
-                                               NULL)) != 0)
-                    goto cleanup;
-                if (chosen && (err = start_next(&pending, &pending_i, cases, ncases, i, seq, draws, sides, &o, &aw,
-                                                &saved, &round_set, pair)) != 0) {
-                    pg_exec_pair_cancel(pair);
-                    goto cleanup;
-                }
-                err = finish_pair(ac, pair, &o, o.rounds);
-            } else {
-                /* Workers, commands and sides in sequence run where this thread does, pinned for the round. */
-                pinned = chosen && sched_setaffinity(0, sizeof(round_set), &round_set) == 0;
-                if (ac->c->plugin && !o.sequential) {
-                    err = measure_workers(ac, i, sides, &o, o.rounds, draws[i].seed, &aw, &prog,
-                                          chosen ? pg_child_cpus_to_words(words, &round_set) : NULL);
-                } else {
-                    for (k = 0; k < 2 && !err; k++) {
-                        int which = draws[i].head_first ? 1 - k : k;
-                        err = measure_round(ac, which, &sides[which], &o, o.rounds);
-                    }
-                }
-                if (pinned)
-                    sched_setaffinity(0, sizeof(saved), &saved);
-            }
-            if (err)
-                goto cleanup;
-            if (ac->failed[0] || ac->failed[1]) {
-                seq[i].failed = 1;
-                say_failed(&prog, ac, round, o.rounds);
-            } else {
-                /* Both sides measured this round: the pair's log ratio joins the case's rounds. */
-                ac->d[ac->n[1] - 1] = log(ac->vals[1][ac->n[1] - 1] / ac->vals[0][ac->n[0] - 1]);
-                seq[i].n = ac->n[1];
-                live++;
-            }
-        }
-        /* A pair started for a case the loop did not reach (--max-time ran out). */
-        pg_exec_pair_cancel(pending);
-        pending = NULL;
-        pending_i = SIZE_MAX;
-        if (!o.fixed && (open = pg_ab_seq_look(seq, ncases, PG_AB_MIN_ROUNDS)) < 0) {
-            err = open;
-            goto cleanup;
-        }
-        if (o.fixed)
-            snprintf(what, sizeof(what), "%zu case%s measured on both builds", live, live == 1 ? "" : "s");
-        else
-            snprintf(what, sizeof(what), "%zu case%s measured on both builds, %zu settled before, %d open", live,
-                     live == 1 ? "" : "s", settled, open);
-        pg_progress_finished(&prog, what, NULL);
+    /* Fresh workers every `period` rounds: the rounds sample process-level variation too. */
+    if (j->aw.ex && round > 0 && round % j->aw.period == 0)
+        pg_exec_workers_recycle(j->aw.ex);
+    /* Drawn for every case up front, so that the next case's pair can start early. */
+    for (i = 0; i < j->ncases; i++) {
+        j->draws[i].head_first = (int)(pg_stats_rng_next(rng) & 1);
+        j->draws[i].pick = pg_stats_rng_next(rng);
+        j->draws[i].seed = pg_stats_rng_next(rng);
     }
-    out->worker_processes = aw.started + pg_exec_workers_started(aw.ex);
-    if (out->worker_processes)
-        pg_progress_line(&prog, "%u worker processes measured the plugin cases (fresh ones every %d rounds)",
-                         out->worker_processes, aw.period);
-    out->workers_replaced = aw.replaced;
-    pg_exec_workers_free(aw.ex);
-    aw.ex = NULL;
-    /* Before the end: an ended progress prints nothing more. */
-    if (out->time_out)
-        pg_progress_line(&prog, "--max-time %.0fs spent after %d round%s; the open cases are decided on the rounds "
-                         "they have", o.max_time, round, round == 1 ? "" : "s");
-    pg_progress_end(&prog);
-
-    if ((err = side_runs(out, &o)) != 0)
-        goto cleanup;
-    out->paired = calloc(ncases, sizeof(*out->paired));
-    if (!out->paired) {
-        err = pg_error_set(PG_ENOMEM, "out of memory");
-        goto cleanup;
-    }
-    for (i = 0; i < ncases; i++) {
-        ab_case *ac = &cases[i];
-        int want = o.fixed || !seq[i].settled_at ? o.rounds : (int)seq[i].settled_at;
-        if ((int)ac->n[1] > out->rounds)
-            out->rounds = (int)ac->n[1];
-        if ((err = side_result(out->base, ac, 0, want)) != 0 || (err = side_result(out->head, ac, 1, want)) != 0)
-            goto cleanup;
-        /* Every round measured both sides unless one failed, so vals pair up by index. */
-        if (!ac->failed[0] && !ac->failed[1] && ac->n[0] == ac->n[1] &&
-            (err = pg_ab_paired_analyse(&out->paired[i], ac->vals[0], ac->vals[1], ac->n[0], 0.95)) != 0)
-            goto cleanup;
+    for (i = 0; i < j->ncases; i++) {
+        ab_case *ac = &j->cases[i];
         if (ac->failed[0] || ac->failed[1])
-            pg_ab_paired_analyse(&out->paired[i], NULL, NULL, 0, 0.95);
-        else if (!o.fixed && out->paired[i].n > 0)
-            pg_ab_seq_to_paired(&out->paired[i], &seq[i]);
+            continue;
+        if (j->seq[i].settled_at) {
+            settled++;
+            continue;
+        }
+        if (j->o.max_time > 0 && (double)(pg__mono_ns() - j->t0) * 1e-9 >= j->o.max_time) {
+            out->time_out = 1;
+            break;
+        }
+        out->order_head_first[(size_t)round * j->ncases + i] = j->draws[i].head_first;
+        ac->round = round;
+        pg_progress_running(&j->prog, ac->c->key);
+        if ((err = measure_case(j, i)) != 0 || (err = pg__ab_settle(ac, &j->o)) < 0)
+            return err;
+        if (ac->failed[0] || ac->failed[1]) {
+            j->seq[i].failed = 1;
+            say_failed(&j->prog, ac, round, j->o.rounds);
+        } else if (err == 1) {
+            /* Both sides measured and kept: the pair's log ratios join the case's rounds. */
+            j->seq[i].n = ac->n[1];
+            live++;
+        } else {
+            left++;
+        }
+    }
+    /* A pair started for a case the loop did not reach (--max-time ran out). */
+    pg_exec_pair_cancel(j->pending);
+    j->pending = NULL;
+    j->pending_i = SIZE_MAX;
+    if (!j->o.fixed && (open = pg_ab_seq_look(j->seq, j->ncases, PG_AB_MIN_ROUNDS)) < 0)
+        return open;
+    if (j->o.fixed)
+        snprintf(what, sizeof(what), "%zu case%s measured on both builds", live, live == 1 ? "" : "s");
+    else
+        snprintf(what, sizeof(what), "%zu case%s measured on both builds, %zu settled before, %d open", live,
+                 live == 1 ? "" : "s", settled, open);
+    if (left)
+        snprintf(what + strlen(what), sizeof(what) - strlen(what), ", %zu left out (machine busy)", left);
+    pg_progress_finished(&j->prog, what, NULL);
+    return j->o.fixed ? (int)j->ncases : open;
+}
+
+/* The two runs, each case's paired analysis (both estimators) and the paired verdict. */
+static int decide(ab_job *j, pg_ab_result *out)
+{
+    pg_compare_options co = PG_COMPARE_OPTIONS_INIT;
+    size_t i;
+    int err;
+
+    if ((err = side_runs(out, &j->o)) != 0)
+        return err;
+    if (!(out->paired = calloc(j->ncases, sizeof(*out->paired))))
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    for (i = 0; i < j->ncases; i++) {
+        ab_case *ac = &j->cases[i];
+        pg_paired_analysis *pa = &out->paired[i];
+        int want = j->o.fixed || !j->seq[i].settled_at ? j->o.rounds : (int)j->seq[i].settled_at;
+        /* Rounds measured, kept or left out for contention (each case's reason says how many were left out). */
+        if ((int)ac->notes.measured > out->rounds)
+            out->rounds = (int)ac->notes.measured;
+        if ((err = pg__ab_side_result(out->base, ac, 0, want)) != 0 ||
+            (err = pg__ab_side_result(out->head, ac, 1, want)) != 0)
+            return err;
+        /* Every round kept both sides unless one failed, so the values pair up by index. */
+        if (!ac->failed[0] && !ac->failed[1] && ac->n[0] == ac->n[1] &&
+            (err = pg_ab_paired_analyse_dual(pa, ac->vals[0], ac->vals[1], ac->lows[0], ac->lows[1], ac->n[0],
+                                             j->seq[i].alpha)) != 0)
+            return err;
+        if (ac->failed[0] || ac->failed[1])
+            pg_ab_paired_analyse(pa, NULL, NULL, 0, 0.95);
+        else if (!j->o.fixed && pa->n > 0)
+            pg_ab_seq_to_paired(pa, &j->seq[i]);
+        pg__ab_notes(&pa->notes, ac);
     }
     /*
      * No run-to-run drift between the sides: they were measured in the same
@@ -688,32 +613,100 @@ int pg_ab_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_options *o
      * the drift the statistics would otherwise have to assume.
      */
     co.drift = 0;
-    co.threshold = o.threshold;
-    co.alpha = o.alpha;
+    co.threshold = j->o.threshold;
+    co.alpha = j->o.alpha;
     if ((err = pg_compare(&out->cmp, out->head, (const pg_run *const *)&out->base, 1, &co)) != 0)
-        goto cleanup;
+        return err;
     /* The rounds pair the sides: each case is decided on its paired analysis. */
-    err = pg_verdict_paired(out->cmp, out->head, out->paired, &co);
+    return pg_verdict_paired(out->cmp, out->head, out->paired, &co);
+}
+
+static void job_clear(ab_job *j)
+{
+    size_t i;
+
+    pg_exec_pair_cancel(j->pending);
+    pg_progress_end(&j->prog);
+    workers_free(&j->aw);
+    free(j->draws);
+    free(j->seq);
+    for (i = 0; j->cases && i < j->ncases; i++)
+        pg__ab_case_clear(&j->cases[i]);
+    free(j->cases);
+    for (i = 0; i < 2; i++) {
+        free(j->sides[i].dir);
+        free(j->sides[i].path);
+    }
+}
+
+int pg_ab_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_options *opts)
+{
+    pg_ab_options dflt = PG_AB_OPTIONS_INIT;
+    ab_job j;
+    char *title = NULL;
+    int round, err = 0, open;
+
+    memset(out, 0, sizeof(*out));
+    memset(&j, 0, sizeof(j));
+    j.o = opts ? *opts : dflt;
+    j.pending_i = SIZE_MAX;
+    j.t0 = pg__mono_ns();
+    if (j.o.rounds <= 0)
+        j.o.rounds = PG_AB_DEFAULT_ROUNDS;
+    if (j.o.round_time <= 0 && (err = round_time_env(&j.o.round_time)) != 0)
+        goto cleanup;
+    if (j.o.seed == 0)
+        j.o.seed = (uint64_t)pg__mono_ns() ^ ((uint64_t)pg__now_unix() << 20);
+    out->max_rounds = j.o.rounds;
+    out->sequential = !j.o.fixed;
+    out->seed = j.o.seed;
+    pg_stats_rng_seed(&j.rng_state, j.o.seed);
+    if ((err = side_init(&j.sides[0], j.o.base, "base", &j.o)) != 0 ||
+        (err = side_init(&j.sides[1], j.o.head, "head", &j.o)) != 0 ||
+        (err = select_cases(&j, set)) != 0)
+        goto cleanup;
+    if (!(out->order_head_first = calloc((size_t)j.o.rounds * j.ncases, sizeof(int)))) {
+        err = pg_error_set(PG_ENOMEM, "out of memory");
+        goto cleanup;
+    }
+    if ((err = workers_init(&j.aw, j.cases, j.ncases, j.sides, &j.o)) != 0)
+        goto cleanup;
+
+    /* The mode follows where the lines go (a terminal or a log), as the executor's does. */
+    title = pg__asprintf("perfgate: interleaving %zu case%s over %s%d rounds", j.ncases, j.ncases == 1 ? "" : "s",
+                         j.o.fixed ? "" : "at most ", j.o.rounds);
+    pg_progress_begin(&j.prog, pg_progress_mode_for(j.o.progress), j.o.progress, (size_t)j.o.rounds, title);
+    j.prog.label = "round ";
+    /*
+     * Rounds outside, cases inside: each case's rounds spread over the whole
+     * job. After each round a look settles the cases whose verdict is known;
+     * they are not measured again, and the rounds end when none is open, at
+     * the maximum, or when --max-time is spent (the time left goes to the
+     * cases still open).
+     */
+    open = (int)j.ncases;
+    for (round = 0; round < j.o.rounds && open > 0 && !out->time_out; round++)
+        if ((open = run_round(&j, out, round)) < 0) {
+            err = open;
+            goto cleanup;
+        }
+    out->worker_processes = j.aw.started + pg_exec_workers_started(j.aw.ex);
+    if (out->worker_processes)
+        pg_progress_line(&j.prog, "%u worker processes measured the plugin cases (fresh ones every %d rounds)",
+                         out->worker_processes, j.aw.period);
+    out->workers_replaced = j.aw.replaced;
+    pg_exec_workers_free(j.aw.ex);
+    j.aw.ex = NULL;
+    /* Before the end: an ended progress prints nothing more. */
+    if (out->time_out)
+        pg_progress_line(&j.prog, "--max-time %.0fs spent after %d round%s; the open cases are decided on the rounds "
+                         "they have", j.o.max_time, round, round == 1 ? "" : "s");
+    pg_progress_end(&j.prog);
+    err = decide(&j, out);
 
 cleanup:
-    pg_exec_pair_cancel(pending);
-    pg_progress_end(&prog);
-    workers_free(&aw);
-    free(draws);
     free(title);
-    free(seq);
-    for (i = 0; cases && i < ncases; i++) {
-        free(cases[i].d);
-        free(cases[i].vals[0]);
-        free(cases[i].vals[1]);
-        pg__result_clear(&cases[i].last[0]);
-        pg__result_clear(&cases[i].last[1]);
-    }
-    free(cases);
-    for (i = 0; i < 2; i++) {
-        free(sides[i].dir);
-        free(sides[i].path);
-    }
+    job_clear(&j);
     if (err)
         pg_ab_result_clear(out);
     return err;

@@ -56,11 +56,27 @@ typedef struct pg_ab_options {
                                  for (also PERFGATE_FRESH_PROCESSES=1) */
     int worker_rounds;        /* > 0: workers, each pair serving this many rounds; <= 0: PERFGATE_WORKER_ROUNDS,
                                  else no workers (fresh processes every round, the default) */
+    /* Called with every side of every round as measured (its blocks in r->samples), before the round is
+       kept or left out: for audits and for bench/ tools that record the rounds' samples. NULL: none. */
+    void (*on_round)(const char *key, int round, int head, const pg_result *r, void *payload);
+    void *payload;
+    /* An injected change of real work (`perfgate doctor --sensitivity`): the head side runs each block's
+       iterations (1 + extra_work) times and counts them once (base/case.h); blocks are multiples of the
+       smallest iteration count that makes it exact. With it, base and head may be NULL: both sides are
+       the suite as written. 0: none. */
+    double extra_work;
 } pg_ab_options;
 
-#define PG_AB_OPTIONS_VERSION 3
+#define PG_AB_OPTIONS_VERSION 5
 #define PG_AB_OPTIONS_INIT {PG_AB_OPTIONS_VERSION, NULL, NULL, 0, 0, 0, 0, NULL, NULL, 0, 0, NULL, 0, -1.0, -1.0, 0, \
-                            0, 0, 0}
+                            0, 0, 0, NULL, NULL, 0.0}
+
+/**
+ * The iterations per block that make an injected change of `extra` (a
+ * fraction) a whole number of them: the smallest u <= 1000 with u * extra
+ * whole, else 1000 (the change is then rounded to 0.1 %). *whole gets u * extra.
+ */
+int64_t pg_ab_extra_unit(double extra, int64_t *whole);
 
 /*
  * Plugin cases are measured in two fresh processes (one per build) every
@@ -75,7 +91,7 @@ typedef struct pg_ab_result {
     pg_run *head;
     pg_comparison *cmp;       /* pg_compare(head, {base}) */
     pg_paired_analysis *paired; /* per case of cmp->cases order: paired[i] belongs to head->results[i] */
-    int rounds;               /* the most rounds any case took */
+    int rounds;               /* the most rounds any case was measured in (kept or left out for contention) */
     int max_rounds;           /* the maximum allowed (--rounds) */
     int sequential;           /* cases stopped once settled (pg_ab_seq_look) */
     int time_out;             /* max_time ran out before every open case had max_rounds */
@@ -102,6 +118,17 @@ void pg_ab_result_clear(pg_ab_result *r);
  */
 int pg_ab_paired_analyse(pg_paired_analysis *out, const double *base, const double *head, size_t n, double conf);
 
+/**
+ * The same on two estimators of each round (verdict/model.h, "Two
+ * estimators"): the median blocks (base, head) and the fastest tenths
+ * (base_low, head_low). Each gets its interval at 1 - alpha (SAME is judged
+ * on it), which is also the median's claim interval; the fastest tenth's
+ * claim interval is at 1 - 2 * PG_LOW_ALPHA_SHARE * alpha; both get their
+ * signed-rank p-values; out->dual = 1.
+ */
+int pg_ab_paired_analyse_dual(pg_paired_analysis *out, const double *base, const double *head, const double *base_low,
+                              const double *head_low, size_t n, double alpha);
+
 /*
  * Sequential decisions: a case is looked at after every round from
  * PG_AB_MIN_ROUNDS on, and stops being measured once its verdict is settled
@@ -113,9 +140,15 @@ int pg_ab_paired_analyse(pg_paired_analysis *out, const double *base, const doub
  */
 #define PG_AB_MIN_ROUNDS PG_PAIRED_MIN_ROUNDS
 
-/** One case of a sequential gate. The caller fills d, n, threshold and alpha; pg_ab_seq_look() the rest. */
+/**
+ * One case of a sequential gate. The caller fills d (and dl, for two
+ * estimators), n, threshold and alpha; pg_ab_seq_look() the rest. With dl,
+ * each estimator has a sequence at alpha (SAME) and one at its share of
+ * alpha (its claims), and the case's p for Holm is pg_verdict_dual_p() of
+ * their anytime p-values (verdict/model.h, "Two estimators").
+ */
 typedef struct pg_ab_seq {
-    const double *d;          /* per-round log(head/base) so far */
+    const double *d;          /* per-round log(head/base) of the median blocks so far */
     size_t n;
     double threshold, alpha;
     int failed;               /* left out (a side failed): never looked at */
@@ -123,9 +156,17 @@ typedef struct pg_ab_seq {
     pg_sign_cs cs;            /* the confidence sequence at the last look */
     pg_verdict settled;       /* REGRESSED, SAME or IMPROVED once settled; UNSURE while open */
     size_t settled_at;        /* rounds when settled; 0 while open */
+    const double *dl;         /* per-round log(head/base) of the fastest tenths; NULL: the median alone */
+    pg_sign_cs claim;         /* with dl: the median's sequence at its share of alpha */
+    pg_sign_cs low_cs, low_claim; /* with dl: the fastest tenth's at alpha and at its share */
+    double low_p_slower, low_p_faster;
+    pg_decided_by by;         /* with dl: which estimator settled it (or keeps it open) */
 } pg_ab_seq;
 
-#define PG_AB_SEQ_INIT {NULL, 0, 0.05, 0.05, 0, 1.0, 1.0, {0, 0, -INFINITY, INFINITY, 1, 1}, PG_VERDICT_UNSURE, 0}
+#define PG_AB_SEQ_CS_INIT {0, 0, -INFINITY, INFINITY, 1, 1}
+#define PG_AB_SEQ_INIT                                                                                             \
+    {NULL, 0, 0.05, 0.05, 0, 1.0, 1.0, PG_AB_SEQ_CS_INIT, PG_VERDICT_UNSURE, 0, NULL, PG_AB_SEQ_CS_INIT,        \
+     PG_AB_SEQ_CS_INIT, PG_AB_SEQ_CS_INIT, 1.0, 1.0, PG_BY_BOTH}
 
 /**
  * One look at every case: the confidence sequence and anytime p-values of

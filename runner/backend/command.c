@@ -22,6 +22,8 @@
  */
 #include "backend/backend.h"
 
+#include "measure/contention.h"
+
 #include "meter/count.h"
 #include "perfgate/errors.h"
 #include "plugin/plugin.h"
@@ -476,6 +478,8 @@ int pg_backend_command_case(pg_result *out, const pg_case *c, const pg_backend_o
         mo.max_wall_time = mo.warmup + mo.max_run_time;
     clock.payload = &x;
     mo.clock = &clock;
+    /* The command runs in processes of its own: this thread waiting on them says nothing of their CPU. */
+    mo.probe = &pg_probe_none;
     err = pg_measure(&m, run_iterations, &x, &mo);
     if (err == PG_ENOMEM) {
         free(m.samples);

@@ -28,6 +28,7 @@ typedef struct kernel_body {
     const pg_kernel *k;
     void *state;
     double slowdown;    /* test builds: PG_TEST_SLOWDOWN factor for this case; 0 or 1: none */
+    double extra_work;  /* an injected change of real work (case.h): this fraction more iterations, uncounted */
 } kernel_body;
 
 static int run_kernel(void *payload, int64_t iters)
@@ -36,6 +37,8 @@ static int run_kernel(void *payload, int64_t iters)
     int64_t t0;
     int err;
 
+    if (kb->extra_work > 0)
+        iters += (int64_t)llround((double)iters * kb->extra_work);
     if (!(kb->slowdown > 1))
         return kb->k->run(kb->state, iters);
     /* Injected slowdown (testhooks.h): extra time proportional to this block's own time. */
@@ -260,6 +263,7 @@ int pg_backend_cpu_case(pg_result *out, const pg_case *c, const pg_backend_optio
     out->mfu = -1;
     kb.k = pg_kernel_find_for(c->kernel, "cpu");
     kb.slowdown = pg__test_slowdown(c->key);
+    kb.extra_work = c->extra_work;
     if (!kb.k)
         return pg__result_error(out, "unknown kernel");
     if ((err = pg_measure_set_threads(&ts, c->threads)) != 0 || (err = kb.k->setup(&kb.state, c)) != 0)

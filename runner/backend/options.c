@@ -18,4 +18,5 @@ void pg_backend_measure_options(pg_measure_options *out, const pg_case *c, const
     out->warmup = c->warmup * scale;
     out->min_samples = c->min_samples;
     out->precision = opts->precision;
+    out->block_unit = c->block_unit;
 }

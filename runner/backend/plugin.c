@@ -48,7 +48,7 @@ int pg_backend_plugin_pair_start(pg_plugin_pair **out, const pg_case *const c[2]
         pg_backend_measure_options(&mo, c[0], opts);
         mo.start_number = start_number;
         /* The sides take turns: each waits while the other runs. */
-        err = pg_plugin_pair_start(out, c[0], (const char *const *)paths, &mo, 2 * time_limit(&mo, c[0]), seed, cpus,
+        err = pg_plugin_pair_start(out, c, (const char *const *)paths, &mo, 2 * time_limit(&mo, c[0]), seed, cpus,
                                    busy);
     }
     free(paths[0]);

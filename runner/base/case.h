@@ -88,6 +88,11 @@ typedef struct pg_case {
     char **tags;
     size_t ntags;
     const pg_node *node;  /* the benchmark entry, for messages */
+    /* An injected change of real work (`perfgate doctor --sensitivity`; never from a suite): every block
+       runs its iterations * (1 + extra_work) times and counts its iterations; blocks are multiples of
+       block_unit iterations so that the extra iterations are exactly extra_work of them. */
+    double extra_work;
+    int64_t block_unit;
 } pg_case;
 
 /** The name of one PG_INSTRUMENT_* bit ("time", "instructions", "memory"); NULL for others. */

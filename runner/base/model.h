@@ -53,7 +53,10 @@ enum {
     PG_WARN_VERY_NOISY = 1 << 1, /* IQR/median >= 25% */
     PG_WARN_FEW_SAMPLES = 1 << 2,
     PG_WARN_MAX_TIME = 1 << 3,   /* stopped by max_run_time before min_samples */
-    PG_WARN_THROTTLED = 1 << 4   /* GPU samples under 75% of the default clock */
+    PG_WARN_THROTTLED = 1 << 4,  /* GPU samples under 75% of the default clock */
+    PG_WARN_CONTENDED = 1 << 5,  /* waited for a CPU (or lost it to steal) >= 10% of its sampling's wall time */
+    PG_WARN_NOT_STEADY = 1 << 6, /* the warm-up ended still getting faster: the first samples may be a transient */
+    PG_WARN__LAST = PG_WARN_NOT_STEADY
 };
 
 /* IQR/median of a run's samples at which it is PG_WARN_VERY_NOISY; the verdict uses the same bound. */
@@ -84,6 +87,10 @@ typedef struct pg_result {
     char *extra_json;   /* backend-specific details (JSON object) or NULL */
     int absent;         /* ERROR because the build measured has no such case (no plugin file, no benchmark
                            of that name, no command): where the base lacks it, the case is NEW */
+    /* Whether the process had its CPU while sampling (measure/contention.h); not stored. */
+    double waited;      /* share of the sampled blocks' wall time its thread waited, runnable, for a CPU (0..1) */
+    double stolen;      /* share of the sampling's wall time the hypervisor took from its CPUs (steal; 0..1) */
+    double transient;   /* its first warm-up call's time per iteration over the steady state's; 0: unknown */
 } pg_result;
 
 typedef struct pg_check_result {

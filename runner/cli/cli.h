@@ -72,6 +72,14 @@ struct pg_store *pg_cli_open_existing(const char *path);
 /** Prints "perfgate: <message>" for the last error; returns its exit code. */
 int pg_cli_fail(int err);
 
+/**
+ * `perfgate doctor --sensitivity SUITE`: gates every case of SUITE against
+ * itself with `change_pct` percent more of its own work on the head side (<= 0:
+ * twice the largest threshold), prints caught / missed / UNSURE per case.
+ * @return the exit code: 0 every injectable case caught, 1 some not, 2 or 3 errors.
+ */
+int pg_cli_sensitivity(const char *suite, double change_pct, long rounds, const char *filter);
+
 /* Subcommands: each takes argv with argv[0] = its own name. */
 int pg_cmd_run(int argc, char **argv);
 int pg_cmd_gate(int argc, char **argv);

@@ -41,6 +41,15 @@ static void print_paired(FILE *f, const pg_ab_result *ab)
         fprintf(f, "  %-*s  %s [%s, %s] (%.0f%%)  head slower in %zu/%zu rounds  p(slower)=%.2g p(faster)=%.2g\n",
                 (int)w, ab->head->results[i].key, ch, lo, hi, 100 * p->confidence, p->head_slower, p->n,
                 p->p_slower, p->p_faster);
+        if (p->dual) {
+            /* The second estimator of each round: the sides' fastest tenths. */
+            pg_fmt_change(ch, sizeof(ch), p->low.ratio);
+            pg_fmt_change(lo, sizeof(lo), p->low.lo);
+            pg_fmt_change(hi, sizeof(hi), p->low.hi);
+            fprintf(f, "  %-*s  fastest tenth %s [%s, %s]  p(slower)=%.2g p(faster)=%.2g%s\n", (int)w, "", ch, lo, hi,
+                    p->low_p_slower, p->low_p_faster,
+                    p->notes.contended ? "  (rounds left out: the machine was busy)" : "");
+        }
     }
 }
 

@@ -34,10 +34,19 @@ static const char doctor_desc[] =
     "only stored ones. It checks that OpenBLAS runs the kernels of the CPU's\n"
     "widest ISA: a generic kernel (e.g. Prescott on an AVX-512 CPU) is flagged with\n"
     "the factor measured on sgemm 256^3 against the ISA's own core.\n\n"
+    "--sensitivity SUITE asks instead whether a gate on this machine would catch a\n"
+    "slowdown: every CPU plugin or kernel case of SUITE is gated against itself in\n"
+    "interleaved rounds, the head doing --change PCT more of the case's own work\n"
+    "(default twice the threshold: extra iterations of the same code in every\n"
+    "block, uncounted, never a spin), and each case is caught (REGRESSED), missed\n"
+    "(SAME) or UNSURE. Run it on every new runner. Exit 0 when every case was caught,\n"
+    "1 when one was not.\n\n"
     "examples:\n"
     "  perfgate doctor --threads 4\n"
     "  perfgate doctor --roofs --threads 2 --db baselines/perfgate.db\n"
-    "  perfgate doctor --json";
+    "  perfgate doctor --json\n"
+    "  perfgate doctor --sensitivity suites/mine.yaml\n"
+    "  perfgate doctor --sensitivity suites/mine.yaml --change 5 --rounds 40";
 
 /* The GPU section: the device fingerprint, or why there is no device. */
 static void print_gpu(void)
@@ -208,7 +217,9 @@ int pg_cmd_doctor(int argc, char **argv)
     char *json = NULL, *hash = NULL, *hazards = NULL;
     long threads = 1;
     int as_json = 0, nargs, rc, err, no_measure = 0, blas_probe = 0, store_roofs = 0, mode, failed = 0;
-    const char *roof_env = getenv("PERFGATE_ROOFLINE"), *db = NULL;
+    const char *roof_env = getenv("PERFGATE_ROOFLINE"), *db = NULL, *sensitivity = NULL, *filter = NULL;
+    double change = 0;
+    long rounds = 0;
     const pg_opt opts[] = {
         {"threads", 't', PG_OPT_INT, &threads, "N", "thread count you intend to measure at (default 1)"},
         {"json", 0, PG_OPT_FLAG, &as_json, NULL, "print {machine, fingerprint, hazards, roofs, blas_kernel} as JSON"},
@@ -221,6 +232,11 @@ int pg_cmd_doctor(int argc, char **argv)
          "never measure the roofs (peak FLOP/s, bandwidth): show the stored ones only"},
         {"blas-probe", 0, PG_OPT_FLAG, &blas_probe, NULL,
          "print the seconds of one sgemm 256^3 and exit (what the BLAS kernel check runs)"},
+        {"sensitivity", 0, PG_OPT_STR, &sensitivity, "SUITE",
+         "gate SUITE's cases against themselves with a known slowdown of real work: caught, missed or UNSURE here"},
+        {"change", 0, PG_OPT_DOUBLE, &change, "PCT", "--sensitivity: the slowdown injected (default twice the threshold)"},
+        {"rounds", 'r', PG_OPT_INT, &rounds, "R", "--sensitivity: interleaved rounds at most (default 20)"},
+        {"filter", 'f', PG_OPT_STR, &filter, "GLOB", "--sensitivity: only cases whose key matches GLOB"},
         {0},
     };
     json_t *roofs = NULL, *blas = NULL;
@@ -237,6 +253,17 @@ int pg_cmd_doctor(int argc, char **argv)
     if (blas_probe) {
         printf("%.9f\n", pg_blas_probe_sgemm());
         return 0;
+    }
+    if (!sensitivity && (change != 0 || rounds != 0 || filter)) {
+        fprintf(stderr, "perfgate doctor: --change, --rounds and --filter go with --sensitivity SUITE\n");
+        return 2;
+    }
+    if (sensitivity) {
+        if (change < 0 || change > 100 || rounds < 0 || rounds > 10000) {
+            fprintf(stderr, "perfgate doctor: --change must be in (0, 100] percent and --rounds in 1..10000\n");
+            return 2;
+        }
+        return pg_cli_sensitivity(sensitivity, change, rounds, filter);
     }
     if (store_roofs && no_measure) {
         fprintf(stderr, "perfgate doctor: --roofs measures the roofs and --no-measure never does; give one\n");

@@ -35,7 +35,22 @@ static const field estimate_fields[] = {
     F('z', pg_estimate, head_runs),   F('d', pg_estimate, base_median), F('d', pg_estimate, head_median),
     F('d', pg_estimate, center),      F('d', pg_estimate, shift_lo),   F('d', pg_estimate, shift_hi),
     F('d', pg_estimate, resolution),  F('d', pg_estimate, run_noise),  F('i', pg_estimate, very_noisy),
-    F('z', pg_estimate, dropped),     F('z', pg_estimate, settled_at),
+    F('z', pg_estimate, dropped),     F('z', pg_estimate, settled_at), F('d', pg_estimate, busy),
+};
+
+/* A paired case's two estimators (model.h, "Two estimators"). */
+static const field bounds_fields[] = {
+    F('d', pg_estimator_bounds, ratio),    F('d', pg_estimator_bounds, lo),       F('d', pg_estimator_bounds, hi),
+    F('d', pg_estimator_bounds, claim_lo), F('d', pg_estimator_bounds, claim_hi),
+};
+
+/* What a paired case's rounds looked like. */
+static const field notes_fields[] = {
+    F('z', pg_round_notes, measured),   F('z', pg_round_notes, contended), F('d', pg_round_notes, busiest),
+    F('d', pg_round_notes, busy_mean),  F('d', pg_round_notes, stolen),    F('z', pg_round_notes, sides),
+    F('z', pg_round_notes, bimodal),    F('d', pg_round_notes, fast),      F('d', pg_round_notes, slow),
+    F('d', pg_round_notes, slow_share), F('z', pg_round_notes, drifting),  F('d', pg_round_notes, drift),
+    F('d', pg_round_notes, transient),  F('z', pg_round_notes, not_steady),
 };
 
 static const field drift_fields[] = {
@@ -131,6 +146,15 @@ static int case_from(pg_decision_case *out, const pg_case_verdict *v)
     json_object_set_new(o, "drift", fields_json(&v->drift, drift_fields, NFIELDS(drift_fields)));
     if (v->confirm.state != PG_CONFIRM_NONE)
         json_object_set_new(o, "confirm", fields_json(&v->confirm, confirm_fields, NFIELDS(confirm_fields)));
+    if (v->dual.on)
+        json_object_set_new(o, "dual",
+                            json_pack("{s:i, s:o, s:o}", "by", (int)v->dual.by, "median",
+                                      fields_json(&v->dual.median, bounds_fields, NFIELDS(bounds_fields)), "low",
+                                      fields_json(&v->dual.low, bounds_fields, NFIELDS(bounds_fields))));
+    if (v->paired)
+        json_object_set_new(o, "rounds", fields_json(&v->rounds, notes_fields, NFIELDS(notes_fields)));
+    if (v->regime)
+        json_object_set_new(o, "regime", json_string(v->regime));
     out->key = pg__strdup(v->key);
     out->verdict = pg__strdup(pg_verdict_name(v->verdict));
     out->reason = v->reason ? pg__strdup(v->reason) : NULL;
@@ -287,6 +311,25 @@ static const pg_result *find_in(const pg_run *const *runs, size_t n, const char 
     return r;
 }
 
+/* A paired case's estimators, rounds and regime line, where the decision has them (older ones do not). */
+static void dual_to(pg_case_verdict *v, json_t *o)
+{
+    json_t *d = json_object_get(o, "dual"), *by = json_object_get(d, "by");
+
+    if (json_is_object(d)) {
+        v->dual.on = 1;
+        v->dual.by = json_is_integer(by) && json_integer_value(by) >= PG_BY_BOTH &&
+                             json_integer_value(by) <= PG_BY_CONFLICT
+                         ? (pg_decided_by)json_integer_value(by)
+                         : PG_BY_BOTH;
+        fields_read(&v->dual.median, bounds_fields, NFIELDS(bounds_fields), json_object_get(d, "median"));
+        fields_read(&v->dual.low, bounds_fields, NFIELDS(bounds_fields), json_object_get(d, "low"));
+    }
+    if (json_is_object(json_object_get(o, "rounds")))
+        fields_read(&v->rounds, notes_fields, NFIELDS(notes_fields), json_object_get(o, "rounds"));
+    v->regime = json_str(o, "regime");
+}
+
 static int case_to(pg_case_verdict *v, const pg_decision_case *c, const pg_run *head, const pg_run *const *bases,
                    size_t nbases)
 {
@@ -309,6 +352,7 @@ static int case_to(pg_case_verdict *v, const pg_decision_case *c, const pg_run *
     v->paired = json_is_true(json_object_get(o, "paired"));
     fields_read(&v->est, estimate_fields, NFIELDS(estimate_fields), json_object_get(o, "estimate"));
     fields_read(&v->drift, drift_fields, NFIELDS(drift_fields), json_object_get(o, "drift"));
+    dual_to(v, o);
     v->est.ratio = c->ratio;
     v->est.ci_lo = c->ci_lo;
     v->est.ci_hi = c->ci_hi;

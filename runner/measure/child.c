@@ -18,6 +18,7 @@
 #include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -44,6 +45,7 @@ typedef struct wire_head {
     int64_t number_per_run;
     uint64_t nsamples;
     double flops, bytes, warmup_s;
+    double waited, stolen, transient; /* contention.h; the warm-up's transient */
 } wire_head;
 
 static int write_all(int fd, const void *data, size_t len)
@@ -129,6 +131,9 @@ int pg_child_send(int fd, const pg_result *r)
     h.flops = r->flops;
     h.bytes = r->bytes;
     h.warmup_s = r->warmup_s;
+    h.waited = r->waited;
+    h.stolen = r->stolen;
+    h.transient = r->transient;
     if (write_all(fd, &h, sizeof(h)) != 0 ||
         (r->nsamples && write_all(fd, r->samples, r->nsamples * sizeof(double)) != 0) ||
         write_all(fd, msg, h.msglen) != 0)
@@ -284,6 +289,10 @@ static int take_result(pg_result *out, const pg_buf *buf, const wire_head *h)
     out->flops = h->flops;
     out->bytes = h->bytes;
     out->warmup_s = h->warmup_s;
+    /* Shares in [0, 1] and a ratio: anything else from the child is not believed. */
+    out->waited = h->waited >= 0 && h->waited <= 1 ? h->waited : 0;
+    out->stolen = h->stolen >= 0 && h->stolen <= 1 ? h->stolen : 0;
+    out->transient = h->transient > 0 && isfinite(h->transient) ? h->transient : 0;
     return pg_stats_summarize(&out->summary, out->samples, out->nsamples);
 }
 

@@ -4,6 +4,7 @@
  * the thread count and CPU affinity of a case.
  */
 #include "measure/measure.h"
+#include "measure/contention.h"
 
 #include "base/model.h"
 #include "perfgate/errors.h"
@@ -118,6 +119,7 @@ static int timed_block(int64_t *out_ns, const pg_clock *clk, pg_body_fn body, vo
     return err;
 }
 
+
 static int push_sample(pg_measurement *out, size_t *cap, double v)
 {
     if (out->nsamples == *cap) {
@@ -135,42 +137,127 @@ static int push_sample(pg_measurement *out, size_t *cap, double v)
 /* Warm-up: first calls pay for lazy initialisation, page faults and cold caches; they are never
    samples. Time-based, and at least one iteration however long it takes. Calls grow (doubling,
    never past the time left) so that a body with a per-call cost of its own - a plugin's loop form
-   hands each call to another thread - is not called once per iteration. */
-int pg_measure_warm(pg_body_fn body, void *payload, const pg_clock *clk, double seconds, int64_t wall_end,
-                    double *spent_s, int64_t *calls)
+   hands each call to another thread - is not called once per iteration. Then until steady: a
+   process whose last call still ran faster per iteration than the one before has not reached the
+   state its samples should measure, so calls of that size go on (at most twice the warm-up more). */
+int pg_measure_warm(pg_warm *out, pg_body_fn body, void *payload, const pg_clock *clk, double seconds,
+                    int64_t wall_end)
 {
-    int64_t warm_ns = to_ns(seconds), warm_iters = 1, start, elapsed, t;
-    int err;
+    int64_t warm_ns = to_ns(seconds), warm_iters = 1, start, elapsed, t, cap;
+    double prev = 0, per = 0;
+    pg_warm w;
+    int err, steady_phase = 0;
 
+    memset(&w, 0, sizeof(w));
     if (!clk)
         clk = &pg_clock_monotonic;
+    cap = 3 * warm_ns;
     start = clk->now_ns(clk->payload);
-    do {
-        int64_t t0 = clk->now_ns(clk->payload), left, fit;
-        if ((err = body(payload, warm_iters)) != 0)
+    for (;;) {
+        int64_t t0 = clk->now_ns(clk->payload), left, fit, n = warm_iters;
+        if ((err = body(payload, n)) != 0)
             return err;
-        if (calls)
-            *calls += warm_iters;
+        w.calls += n;
         t = clk->now_ns(clk->payload) - t0;
         elapsed = clk->now_ns(clk->payload) - start;
+        prev = per;
+        per = (double)t * 1e-9 / (double)n;
+        if (w.calls == n)
+            w.first = per;
+        w.steady = prev > 0 && per >= (1 - PG_WARM_STEADY) * prev;
+        if (wall_end && pg__mono_ns() >= wall_end)
+            break;
+        if (elapsed >= warm_ns) {
+            /* The budget is spent: on while the calls still get faster, with calls of the size reached. */
+            if (w.steady || prev == 0 || elapsed >= cap)
+                break;
+            if (!steady_phase)
+                warm_iters = n;
+            steady_phase = 1;
+            continue;
+        }
         left = warm_ns - elapsed;
-        fit = t > 0 ? (int64_t)((double)left / ((double)t / (double)warm_iters)) : 2 * warm_iters;
-        warm_iters = fit < 1 ? 1 : fit < 2 * warm_iters ? fit : 2 * warm_iters;
-    } while (elapsed < warm_ns && !(wall_end && pg__mono_ns() >= wall_end));
-    if (spent_s)
-        *spent_s = (double)elapsed * 1e-9;
+        fit = t > 0 ? (int64_t)((double)left / ((double)t / (double)n)) : 2 * n;
+        warm_iters = fit < 1 ? 1 : fit < 2 * n ? fit : 2 * n;
+    }
+    /* One call is its own steady state: there is nothing to compare it with. */
+    if (prev == 0)
+        w.steady = 1;
+    w.last = per;
+    w.spent_s = (double)elapsed * 1e-9;
+    if (out)
+        *out = w;
     return 0;
+}
+
+/* Real time and waiting around the sampled blocks (the probe), and the CPUs' steal around the sampling. */
+typedef struct block_probe {
+    const pg_probe *probe;
+    int ok;                   /* every read so far worked */
+    int64_t real, waited;     /* totals over the sampled blocks */
+    int64_t r0, w0;
+    cpu_set_t cpus;
+    double steal0;
+    int64_t t_start;
+} block_probe;
+
+static void probe_begin(block_probe *bp, const pg_probe *probe)
+{
+    memset(bp, 0, sizeof(*bp));
+    bp->probe = probe;
+    bp->ok = probe != NULL;
+    bp->steal0 = -1;
+    if (sched_getaffinity(0, sizeof(bp->cpus), &bp->cpus) == 0)
+        bp->steal0 = pg_cpu_steal_s(&bp->cpus);
+    bp->t_start = pg__mono_ns();
+}
+
+static void probe_before(block_probe *bp)
+{
+    if (bp->ok && bp->probe->read(bp->probe->payload, &bp->r0, &bp->w0) != 0)
+        bp->ok = 0;
+}
+
+static void probe_after(block_probe *bp)
+{
+    int64_t r1, w1;
+
+    if (bp->ok && bp->probe->read(bp->probe->payload, &r1, &w1) != 0)
+        bp->ok = 0;
+    if (bp->ok) {
+        bp->real += r1 - bp->r0;
+        bp->waited += w1 - bp->w0;
+    }
+}
+
+/* The shares of the sampling's wall time the body's thread waited for a CPU, and that steal took. */
+static void probe_end(block_probe *bp, pg_measurement *out)
+{
+    double wall = (double)(pg__mono_ns() - bp->t_start) * 1e-9, steal1;
+    int ncpus = CPU_COUNT(&bp->cpus);
+
+    /* Under a millisecond of blocks (a fake clock's, or one tiny block) a share says nothing. */
+    out->contention_known = bp->ok && bp->real >= 1000000;
+    if (out->contention_known)
+        out->waited = fmin(1, fmax(0, (double)bp->waited / (double)bp->real));
+    /* Steal comes in clock ticks (10 ms): one tick may straddle the sampling's start or end, so it is taken off,
+       and a sampling shorter than a tick never looks stolen. */
+    if (bp->steal0 >= 0 && wall > 0 && ncpus > 0 && (steal1 = pg_cpu_steal_s(&bp->cpus)) >= 0)
+        out->stolen = fmin(1, fmax(0, (steal1 - bp->steal0 - 1.0 / (double)sysconf(_SC_CLK_TCK)) / (wall * ncpus)));
 }
 
 int pg_measure(pg_measurement *out, pg_body_fn body, void *payload, const pg_measure_options *opts)
 {
     pg_measure_options dflt = PG_MEASURE_OPTIONS_INIT;
     const pg_clock *clk;
-    int64_t number = 1, elapsed, t = 0, sizing = 0;
+    int64_t number = 1, elapsed, t = 0, sizing = 0, unit = 1;
     int64_t min_block_ns, min_run_ns, max_run_ns, wall_end = 0;
     size_t cap = 0, next_ci = 0;
     double overhead_ns, precision;
-    int err, met = 0;
+    pg_thread_probe self;
+    block_probe bp;
+    pg_warm warm;
+    int err, met = 0, own_probe = 0;
 
     memset(out, 0, sizeof(*out));
     out->ci_rel = NAN;
@@ -186,11 +273,19 @@ int pg_measure(pg_measurement *out, pg_body_fn body, void *payload, const pg_mea
     out->clock_overhead_s = pg_measure_clock_overhead(clk);
     out->clock_resolution_s = pg_measure_clock_resolution(clk);
     overhead_ns = out->clock_overhead_s * 1e9;
-    if (opts->version >= 4 && opts->start_number > 1)
-        number = opts->start_number;
+    if (opts->version >= 5 && opts->block_unit > 1)
+        unit = opts->block_unit;
+    number = unit;
+    if (opts->version >= 4 && opts->start_number > number)
+        number = (opts->start_number + unit - 1) / unit * unit;
 
-    if ((err = pg_measure_warm(body, payload, clk, opts->warmup, wall_end, &out->warmup_s, &out->warmup_calls)) != 0)
+    if ((err = pg_measure_warm(&warm, body, payload, clk, opts->warmup, wall_end)) != 0)
         goto fail;
+    out->warmup_s = warm.spent_s;
+    out->warmup_calls = warm.calls;
+    out->transient = warm.last > 0 ? warm.first / warm.last : 0;
+    if (!warm.steady)
+        out->warnings |= PG_WARN_NOT_STEADY;
 
     /* Block size: double until a block dwarfs the clock - at least min_block long, with the
        clock's own overhead at most 1e-4 of it. These blocks are not samples. */
@@ -206,11 +301,21 @@ int pg_measure(pg_measurement *out, pg_body_fn body, void *payload, const pg_mea
     }
     out->number_per_run = number;
 
+    /* Who ran the blocks: the caller's probe (the thread a plugin's loop runs on), else this thread. */
+    if (!(opts->version >= 5 && opts->probe)) {
+        own_probe = pg_thread_probe_open(&self, 0, NULL) == 0;
+        probe_begin(&bp, own_probe ? &self.probe : NULL);
+    } else {
+        probe_begin(&bp, opts->probe);
+    }
     /* Sampling: at least one block; stop once the minimums (and the precision target) are met,
        or before a block that would end past max_run_time, predicted from the last block. */
     elapsed = 0;
     for (;;) {
-        if ((err = timed_block(&t, clk, body, payload, number)) != 0)
+        probe_before(&bp);
+        err = timed_block(&t, clk, body, payload, number);
+        probe_after(&bp);
+        if (err)
             goto fail;
         elapsed += t;
         if ((err = push_sample(out, &cap, (double)t * 1e-9 / (double)number)) != 0)
@@ -233,12 +338,18 @@ int pg_measure(pg_measurement *out, pg_body_fn body, void *payload, const pg_mea
             break;
         }
     }
+    probe_end(&bp, out);
+    if (own_probe)
+        pg_thread_probe_close(&self);
+    own_probe = 0;
     out->sampling_s = (double)elapsed * 1e-9;
     out->ci_rel = pg_measure_median_ci_rel(out->samples, out->nsamples);
     if (out->stop == PG_STOP_MAX_TIME)
         out->warnings |= PG_WARN_MAX_TIME;
     if ((int64_t)out->nsamples < opts->min_samples)
         out->warnings |= PG_WARN_FEW_SAMPLES;
+    if (out->waited + out->stolen >= PG_CONTENDED_SHARE)
+        out->warnings |= PG_WARN_CONTENDED;
     {
         pg_summary s;
         /* torch's Measurement: IQR/median >= 10% and >= 25% flag system fluctuation. */
@@ -252,6 +363,8 @@ int pg_measure(pg_measurement *out, pg_body_fn body, void *payload, const pg_mea
     return 0;
 
 fail:
+    if (own_probe)
+        pg_thread_probe_close(&self);
     free(out->samples);
     out->samples = NULL;
     out->nsamples = 0;
@@ -414,4 +527,7 @@ void pg_result_take(pg_result *out, pg_measurement *m)
     out->number_per_run = m->number_per_run;
     out->warmup_s = m->warmup_s;
     out->warnings = m->warnings;
+    out->waited = m->waited;
+    out->stolen = m->stolen;
+    out->transient = m->transient;
 }

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "base/model.h"
+#include "measure/contention.h"
 
 /** A clock; tests substitute a fake one to drive the loop exactly. */
 typedef struct pg_clock {
@@ -38,6 +39,7 @@ extern const pg_clock pg_clock_process_cpu;
 /** The body under test: run `iters` iterations; nonzero return aborts. */
 typedef int (*pg_body_fn)(void *payload, int64_t iters);
 
+
 typedef struct pg_measure_options {
     unsigned version;
     double min_run_time;   /* seconds of sampling at least */
@@ -55,10 +57,13 @@ typedef struct pg_measure_options {
     int64_t start_number;  /* iterations per block to start sizing from (a block size found before in
                               this process for the same body); 0 or 1: from one. Sizing still checks it
                               (one block when it fits), so a changed machine only costs more blocks. */
+    const pg_probe *probe; /* who ran the body: NULL, the calling thread (pg_thread_probe, contention.h) */
+    int64_t block_unit;    /* every block a multiple of this many iterations (an injected change of whole
+                              iterations per block stays exact); 0 or 1: any */
 } pg_measure_options;
 
-#define PG_MEASURE_OPTIONS_VERSION 4
-#define PG_MEASURE_OPTIONS_INIT {PG_MEASURE_OPTIONS_VERSION, 0.5, 30.0, 0.1, 10, 1e-3, NULL, 0.0, 0.0, 0}
+#define PG_MEASURE_OPTIONS_VERSION 5
+#define PG_MEASURE_OPTIONS_INIT {PG_MEASURE_OPTIONS_VERSION, 0.5, 30.0, 0.1, 10, 1e-3, NULL, 0.0, 0.0, 0, NULL, 0}
 
 /** Why sampling stopped. */
 typedef enum pg_measure_stop {
@@ -80,6 +85,10 @@ typedef struct pg_measurement {
     double sampling_s;     /* clock time spent in sampled blocks */
     double ci_rel;         /* half-width of the median's 95% CI over the median (NAN if n < 2) */
     pg_measure_stop stop;
+    double waited;         /* share of the sampled blocks' wall time the body's thread waited for a CPU (0..1) */
+    double stolen;         /* share of the sampling time the hypervisor took from the CPUs used (steal) */
+    int contention_known;  /* the probe could read both (0: waited and stolen are 0, unknown) */
+    double transient;      /* the first warm-up call's time per iteration over the last one's (0: unknown) */
 } pg_measurement;
 
 /** Estimates the clock's per-call overhead in seconds (median of 64 back-to-back pairs). */
@@ -96,15 +105,30 @@ double pg_measure_clock_resolution(const pg_clock *clock);
  */
 double pg_measure_median_ci_rel(const double *x, size_t n);
 
+/** What a warm-up did (pg_measure_warm). */
+typedef struct pg_warm {
+    double spent_s;        /* clock time spent */
+    int64_t calls;         /* iterations run */
+    double first;          /* the first call's time per iteration (seconds; cold caches, lazy set-up) */
+    double last;           /* the last call's (the steady state, unless `steady` is 0) */
+    int steady;            /* the last two calls agreed within PG_WARM_STEADY; 0: still getting faster at the cap */
+} pg_warm;
+
+/* Calls whose time per iteration improves by more than this are not yet steady. */
+#define PG_WARM_STEADY 0.03
+
 /**
  * The warm-up pg_measure() runs first, alone: calls of `body` growing from
  * one iteration until `seconds` of `clock` (NULL: monotonic) have passed,
- * at least one call, or until the monotonic `wall_end` (ns; 0: none).
- * Adds the iterations to *calls and sets *spent_s (each may be NULL).
+ * at least one call, or until the monotonic `wall_end` (ns; 0: none). Then
+ * until steady: while the last call ran more than PG_WARM_STEADY faster per
+ * iteration than the one before (a process's first milliseconds: caches,
+ * page tables, clocks still settling), calls of the last size go on, for
+ * at most twice `seconds` more. `out` may be NULL.
  * @return 0, or the body's error code.
  */
-int pg_measure_warm(pg_body_fn body, void *payload, const pg_clock *clock, double seconds, int64_t wall_end,
-                    double *spent_s, int64_t *calls);
+int pg_measure_warm(pg_warm *out, pg_body_fn body, void *payload, const pg_clock *clock, double seconds,
+                    int64_t wall_end);
 
 /**
  * Runs the sampling loop.

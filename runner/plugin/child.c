@@ -335,7 +335,7 @@ void pg_plugin_pair_cancel(pg_plugin_pair *p)
     free(p);
 }
 
-int pg_plugin_pair_start(pg_plugin_pair **out, const pg_case *c, const char *const paths[2],
+int pg_plugin_pair_start(pg_plugin_pair **out, const pg_case *const c[2], const char *const paths[2],
                          const pg_measure_options *mo, double timeout_s, uint64_t seed, const pg_plugin_pair_cpus *cpus,
                          const pg_plugin_pair *busy)
 {
@@ -351,10 +351,10 @@ int pg_plugin_pair_start(pg_plugin_pair **out, const pg_case *c, const char *con
     p->timeout_s = timeout_s;
     p->seed = seed;
     for (i = 0; i < 2 && !err; i++)
-        if (!(p->what[i] = what_ran(c, paths[i])))
+        if (!(p->what[i] = what_ran(c[i], paths[i])))
             err = pg_error_set(PG_ENOMEM, "out of memory");
     for (i = 0; i < 2 && !err; i++)
-        err = start_side(p->sides, i, c, paths[i], mo, cpus, busy);
+        err = start_side(p->sides, i, c[i], paths[i], mo, cpus, busy);
     if (err) {
         pg_plugin_pair_cancel(p);
         return err;

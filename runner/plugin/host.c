@@ -27,11 +27,15 @@
 #include "stats/stats.h"
 #include "base/testhooks.h"
 #include "base/util.h"
+#include "measure/contention.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 
 typedef struct host_state {
@@ -62,6 +66,7 @@ typedef struct driver {
     int cmd_pending;          /* posted by the engine, not yet taken */
     int block_done;           /* the block ended, or the benchmark returned */
     int returned;             /* the benchmark function returned */
+    pid_t tid;                /* the thread the loop runs on, once it started: the contention probe reads it */
 } driver;
 
 static host_state *host_of(pg_state *st)
@@ -342,6 +347,8 @@ static void *driver_main(void *payload)
     int64_t cmd;
 
     pthread_mutex_lock(&d->mu);
+    d->tid = (pid_t)syscall(SYS_gettid);
+    pthread_cond_broadcast(&d->cv);
     while (!d->cmd_pending)
         pthread_cond_wait(&d->cv, &d->mu);
     d->cmd_pending = 0;
@@ -379,11 +386,18 @@ static void post_command(host_state *h, int64_t cmd)
     pthread_mutex_unlock(&d->mu);
 }
 
-/* One block: `iters` iterations of the benchmark; nonzero stops the engine. */
+/*
+ * One block: `iters` iterations of the benchmark; nonzero stops the engine.
+ * A case with extra work (an injected change, `perfgate doctor
+ * --sensitivity`) runs iters * (1 + extra_work) iterations and counts iters:
+ * the same code, more of it, in the timed region.
+ */
 static int run_block(void *payload, int64_t iters)
 {
     host_state *h = payload;
 
+    if (h->c->extra_work > 0)
+        iters += (int64_t)llround((double)iters * h->c->extra_work);
     h->pub.pg__left = 0;
     if (h->b->run && h->drv) {
         post_command(h, iters);
@@ -509,6 +523,20 @@ static int finish_outcome(pg_result *out, const host_state *h)
     return 0;
 }
 
+/* The contention probe of the loop form's thread, once it has said which thread it is. */
+static int start_probe(pg_thread_probe *p, driver *d, pthread_t thread)
+{
+    clockid_t cpu;
+    pid_t tid;
+
+    pthread_mutex_lock(&d->mu);
+    while (d->tid == 0)
+        pthread_cond_wait(&d->cv, &d->mu);
+    tid = d->tid;
+    pthread_mutex_unlock(&d->mu);
+    return pg_thread_probe_open(p, tid, pthread_getcpuclockid(thread, &cpu) == 0 ? &cpu : NULL);
+}
+
 int pg_plugin_measure(pg_result *out, const pg_benchmark *b, const pg_case *c, const pg_measure_options *mo)
 {
     pg_measure_options opts = PG_MEASURE_OPTIONS_INIT;
@@ -517,7 +545,9 @@ int pg_plugin_measure(pg_result *out, const pg_benchmark *b, const pg_case *c, c
     host_state h;
     first_block fb = {0};
     driver drv;
-    double prewarm_s = 0;
+    pg_warm prewarm = {0};
+    pg_thread_probe probe;
+    int have_probe = 0;
     pthread_t thread;
     int err;
 
@@ -549,6 +579,9 @@ int pg_plugin_measure(pg_result *out, const pg_benchmark *b, const pg_case *c, c
             close_stream(&h);
             return pg__result_error(out, "cannot start the benchmark's thread");
         }
+        have_probe = start_probe(&probe, &drv, thread) == 0;
+        if (have_probe)
+            opts.probe = &probe.probe;
     }
     if (block_gate.arrive) {
         /*
@@ -557,7 +590,7 @@ int pg_plugin_measure(pg_result *out, const pg_benchmark *b, const pg_case *c, c
          * another CPU when one is free), then joins the round's CPUs and
          * re-warms there briefly, in turns, before sizing and sampling.
          */
-        err = pg_measure_warm(run_block, &h, &clock, opts.warmup, 0, &prewarm_s, NULL);
+        err = pg_measure_warm(&prewarm, run_block, &h, &clock, opts.warmup, 0);
         if (!err && !h.outcome && block_gate.arrive(block_gate.payload) != 0)
             set_outcome(&h.pub, PG_EKERNEL, "the runner stopped the lockstep measurement");
         opts.warmup = opts.warmup < PG_PLUGIN_REWARM_S ? opts.warmup : PG_PLUGIN_REWARM_S;
@@ -572,6 +605,8 @@ int pg_plugin_measure(pg_result *out, const pg_benchmark *b, const pg_case *c, c
         pthread_mutex_destroy(&drv.mu);
         h.drv = NULL;
     }
+    if (have_probe)
+        pg_thread_probe_close(&probe);
     if (b->teardown)
         b->teardown(h.ctx);
     close_stream(&h);
@@ -582,7 +617,14 @@ int pg_plugin_measure(pg_result *out, const pg_benchmark *b, const pg_case *c, c
         return pg__result_error(out, pg_error_last());
     }
     pg_result_take(out, &m);
-    out->warmup_s += prewarm_s;
+    out->warmup_s += prewarm.spent_s;
+    /* The warm-up out of turns was the process's first: its transient, not the brief re-warm's. */
+    if (prewarm.calls > 0) {
+        out->transient = prewarm.last > 0 ? prewarm.first / prewarm.last : 0;
+        out->warnings &= ~(unsigned)PG_WARN_NOT_STEADY;
+        if (!prewarm.steady)
+            out->warnings |= PG_WARN_NOT_STEADY;
+    }
     out->flops = h.flops_set ? h.flops : (fb.iters > 0 ? h.counted_flops / (double)fb.iters : 0);
     out->bytes = h.bytes;
     return pg_stats_summarize(&out->summary, out->samples, out->nsamples);

@@ -73,7 +73,8 @@ typedef struct pg_plugin_pair_cpus {
 
 /**
  * Measures the same case of two builds in lockstep: two child processes
- * (paths[0] and paths[1]) each load their library, set the benchmark up and
+ * (c[0] from paths[0], c[1] from paths[1]: one case, which may differ only
+ * in its library and an injected change, case.h) each load their library, set the benchmark up and
  * warm it up, each on its own (on `cpus->setup`, in parallel where two CPUs
  * are free), then move to the round's CPUs (`cpus->turns`; NULL: stay) and
  * run a brief re-warm, the sizing and the sampling there, every block
@@ -92,7 +93,7 @@ typedef struct pg_plugin_pair_cpus {
  * @return 0, or an error that must stop the run (PG_ENOMEM, fork failure).
  */
 typedef struct pg_plugin_pair pg_plugin_pair;
-int pg_plugin_pair_start(pg_plugin_pair **out, const pg_case *c, const char *const paths[2],
+int pg_plugin_pair_start(pg_plugin_pair **out, const pg_case *const c[2], const char *const paths[2],
                          const pg_measure_options *mo, double timeout_s, uint64_t seed, const pg_plugin_pair_cpus *cpus,
                          const pg_plugin_pair *busy);
 int pg_plugin_pair_finish(pg_result out[2], pg_plugin_pair *p);

@@ -80,6 +80,10 @@ const char *pg__warning_name(unsigned bit)
         return "max_time";
     case PG_WARN_THROTTLED:
         return "throttled";
+    case PG_WARN_CONTENDED:
+        return "contended";
+    case PG_WARN_NOT_STEADY:
+        return "not_steady";
     default:
         return NULL;
     }

@@ -80,7 +80,7 @@ static json_t *result_json(const pg_result *r)
     set(o, "warmup_s", num(r->warmup_s));
     set(o, "threshold", num(r->threshold));
     set(o, "alpha", num(r->alpha));
-    for (bit = 1; bit && bit <= PG_WARN_THROTTLED; bit <<= 1)
+    for (bit = 1; bit && bit <= PG_WARN__LAST; bit <<= 1)
         if ((r->warnings & bit) && pg__warning_name(bit))
             json_array_append_new(warn, json_string(pg__warning_name(bit)));
     set(o, "warnings", warn);
@@ -121,6 +121,21 @@ static json_t *check_json(const pg_check_result *c)
     return o;
 }
 
+static const char *const decided_by_names[] = {"both", "median", "fastest_tenth", "conflict"};
+
+static json_t *bounds_json(const pg_estimator_bounds *b)
+{
+    return json_pack("{s:o, s:o, s:o}", "ratio", num(b->ratio), "ci_lo", num(b->lo), "ci_hi", num(b->hi));
+}
+
+static void estimators_json(json_t *o, const pg_case_verdict *v)
+{
+    set(o, "estimators", json_pack("{s:s, s:o, s:o}", "decided_by", decided_by_names[v->dual.by % 4], "median",
+                                   bounds_json(&v->dual.median), "fastest_tenth", bounds_json(&v->dual.low)));
+    set(o, "regime", str(v->regime));
+    set(o, "rounds_left_out", json_integer((json_int_t)v->rounds.contended));
+}
+
 static json_t *verdict_json(const pg_case_verdict *v)
 {
     json_t *o = json_object();
@@ -146,6 +161,10 @@ static json_t *verdict_json(const pg_case_verdict *v)
         set(o, "rounds", json_integer((json_int_t)v->est.head_n));
         set(o, "settled_at", v->est.settled_at ? json_integer((json_int_t)v->est.settled_at) : json_null());
     }
+    if (v->dual.on) /* two estimators per round: what each saw, which decided, and the rounds' regimes */
+        estimators_json(o, v);
+    else if (v->regime) /* history mode: the head's samples held two regimes */
+        set(o, "regime", str(v->regime));
     if (v->confirm.state != PG_CONFIRM_NONE) { /* only when there was a re-run to make */
         static const char *const names[] = {"none", "confirmed", "refuted", "not_run"};
         set(o, "confirm", str(names[v->confirm.state]));
@@ -290,6 +309,33 @@ static int64_t get_int(json_t *o, const char *k)
     return json_is_integer(v) ? (int64_t)json_integer_value(v) : (json_is_real(v) ? (int64_t)json_real_value(v) : 0);
 }
 
+/* Reads "estimators" back (the claim intervals are not written: they become the intervals shown). */
+static void load_estimators(pg_case_verdict *v, json_t *o)
+{
+    json_t *e = json_object_get(o, "estimators"), *m = json_object_get(e, "median"),
+           *l = json_object_get(e, "fastest_tenth"), *by = json_object_get(e, "decided_by");
+    pg_estimator_bounds *b[2] = {&v->dual.median, &v->dual.low};
+    json_t *src[2] = {m, l};
+    size_t i;
+
+    if (!json_is_object(e)) {
+        v->regime = get_str(o, "regime");
+        return;
+    }
+    v->dual.on = 1;
+    for (i = 0; i < 4; i++)
+        if (json_is_string(by) && strcmp(json_string_value(by), decided_by_names[i]) == 0)
+            v->dual.by = (pg_decided_by)i;
+    for (i = 0; i < 2; i++) {
+        b[i]->ratio = get_num(src[i], "ratio", NAN);
+        b[i]->lo = b[i]->claim_lo = get_num(src[i], "ci_lo", NAN);
+        b[i]->hi = b[i]->claim_hi = get_num(src[i], "ci_hi", NAN);
+    }
+    v->regime = get_str(o, "regime");
+    v->rounds.contended = (size_t)get_int(o, "rounds_left_out");
+}
+
+
 static char *get_embedded(json_t *o, const char *k)
 {
     json_t *v = json_object_get(o, k);
@@ -351,7 +397,7 @@ static int load_result(pg_run *run, json_t *o)
     warn = json_object_get(o, "warnings");
     json_array_foreach(warn, i, w)
     {
-        for (bit = 1; bit <= PG_WARN_THROTTLED; bit <<= 1)
+        for (bit = 1; bit <= PG_WARN__LAST; bit <<= 1)
             if (json_is_string(w) && strcmp(json_string_value(w), pg__warning_name(bit)) == 0)
                 r->warnings |= bit;
     }
@@ -419,6 +465,7 @@ static int load_verdict(pg_comparison *cmp, const pg_run *run, json_t *o)
         v->paired = 1;
         v->est.settled_at = (size_t)get_int(o, "settled_at");
     }
+    load_estimators(v, o);
     v->confirm.ratio = get_num(o, "confirm_ratio", NAN);
     v->confirm.lo = get_num(o, "confirm_ci_lo", NAN);
     v->confirm.hi = get_num(o, "confirm_ci_hi", NAN);

@@ -162,6 +162,10 @@ static void warnings_text(char *out, size_t len, unsigned w)
         snprintf(out + strlen(out), len - strlen(out), "%sstopped by max_run_time", *out ? "; " : "");
     if (w & PG_WARN_FEW_SAMPLES)
         snprintf(out + strlen(out), len - strlen(out), "%sfew samples", *out ? "; " : "");
+    if (w & PG_WARN_CONTENDED)
+        snprintf(out + strlen(out), len - strlen(out), "%swaited for a CPU (machine busy)", *out ? "; " : "");
+    if (w & PG_WARN_NOT_STEADY)
+        snprintf(out + strlen(out), len - strlen(out), "%snot steady after warm-up", *out ? "; " : "");
 }
 
 /* Where each case sits under the roofs stored with the run; nothing when the run has none. */

@@ -232,4 +232,46 @@ int pg_stats_holm(double *out, const double *p, size_t n);
 /** Benjamini-Hochberg adjustment (false discovery rate), same conventions. */
 int pg_stats_bh(double *out, const double *p, size_t n);
 
+/* ---- the shape of one process's samples (shape.c) ----------------------- */
+
+/*
+ * The low quantile a round's low estimate takes from one side's samples:
+ * the fastest tenth. Timing noise adds delays (Chen & Revels 2016), so the
+ * fast end of a process's samples estimates its cost with less of the
+ * machine's mood than the median; the tenth rather than the fastest block
+ * alone, which moved more between rounds on the corpus (docs/statistics.md,
+ * "Two estimators").
+ */
+#define PG_LOW_QUANTILE 0.10
+
+/* Two regimes need centres at least this far apart (a ratio - 1) ... */
+#define PG_REGIME_STEP 0.05
+/* ... and that distance at least this many robust sds of either part (log scale) ... */
+#define PG_REGIME_SEPARATION 4.0
+/* ... in at least this many samples: fewer split a single mode too often (5 % of normal samples at 20). */
+#define PG_REGIME_MIN_N 20
+
+/** What the samples of one measurement (one side of one round) look like. */
+typedef struct pg_sample_shape {
+    size_t n;
+    double low;               /* the PG_LOW_QUANTILE quantile */
+    double median;
+    int regimes;              /* 2: the samples split into a fast and a slow regime; 1: not (or too few) */
+    double fast, slow;        /* the medians of the two regimes; both the median when one */
+    double slow_share;        /* share of the samples in the slow regime (0 when one) */
+    double drift;             /* median of the last third over the first third, minus 1 (0: under 9 samples) */
+} pg_sample_shape;
+
+/**
+ * Describes `n` positive samples in the order taken. Regimes: the sorted
+ * log samples are split where the sum of squares within the two parts is
+ * least (Otsu), with at least a tenth (and two) of them on each side; the
+ * split is two regimes when the medians of the parts lie PG_REGIME_STEP
+ * apart or more and that distance is PG_REGIME_SEPARATION robust sds of
+ * either part or more (parts that do not overlap; a single normal mode so
+ * split lies about 2.7 apart). Needs PG_REGIME_MIN_N samples; drift 9.
+ * @return 0, PG_EINVAL (n == 0 or a sample not positive), PG_ENOMEM.
+ */
+int pg_stats_shape(pg_sample_shape *out, const double *x, size_t n);
+
 #endif

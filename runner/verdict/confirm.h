@@ -23,4 +23,17 @@
  */
 int pg_confirm_settle(pg_case_verdict *v, const pg_case_verdict *again);
 
+/**
+ * Settles the REGRESSED or IMPROVED case `v` on its re-runs in `n` fresh
+ * processes: `alone[i]` each re-run decided on its own, `pooled` every
+ * process of the head (the first run and the re-runs) decided together
+ * with the drift between them (NULL when n is 0: no re-run produced
+ * samples). The verdict stands only when every re-run and the pool give it
+ * (agreement across processes); otherwise the case is UNSURE. The reason
+ * shows every measurement. Leaves the comparison's counts alone.
+ * @return 0 or PG_ENOMEM.
+ */
+int pg_confirm_settle_processes(pg_case_verdict *v, const pg_case_verdict *const *alone, size_t n,
+                                const pg_case_verdict *pooled);
+
 #endif

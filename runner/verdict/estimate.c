@@ -8,6 +8,8 @@
 #include "verdict/verdict.h"
 #include "verdict/internal.h"
 
+#include "measure/contention.h"
+
 #include "perfgate/errors.h"
 #include "stats/stats.h"
 #include "base/util.h"
@@ -178,11 +180,26 @@ void pg__verdict_widen(pg_case_verdict *v, double wd)
     v->est.resolution = (1 + v->threshold) * exp(0.5 * (log(v->est.ci_hi) - log(v->est.ci_lo))) - 1;
 }
 
+/* Adds the spread of `n` run medians about their mean to a pooled variance (*ss, *df); 1 when it added any. */
+static int add_spread(double *ss, double *df, const double *meds, size_t n)
+{
+    double mm;
+    size_t i;
+
+    if (n < 2)
+        return 0;
+    mm = pg_stats_mean(meds, n);
+    for (i = 0; i < n; i++)
+        *ss += (meds[i] - mm) * (meds[i] - mm);
+    *df += (double)(n - 1);
+    return 1;
+}
+
 int pg_verdict_estimate(pg_case_verdict *v, const pg_sample_set *head, size_t nhead, const pg_sample_set *base,
                         size_t nbase, const pg_compare_options *opts)
 {
     pg_compare_options dflt = PG_COMPARE_OPTIONS_INIT;
-    double *lh, *lb, *meds = NULL, *raw_h = NULL, *raw_b = NULL;
+    double *lh, *lb, *meds = NULL, *hmeds = NULL, *raw_h = NULL, *raw_b = NULL;
     size_t nh = 0, nb = 0, hr = 0, br = 0, i;
     double level, center, lo, hi, prior, prior_df, s2, df, wd, tq, log_sd = 0;
     side_logs sh_side, sb_side;
@@ -200,7 +217,8 @@ int pg_verdict_estimate(pg_case_verdict *v, const pg_sample_set *head, size_t nh
     memset(&sh_side, 0, sizeof(sh_side));
     memset(&sb_side, 0, sizeof(sb_side));
     meds = malloc((nbase ? nbase : 1) * sizeof(*meds));
-    if (!meds || side_load(&sh_side, NULL, &v->est.run_noise, &log_sd, head, nhead) != 0 ||
+    hmeds = malloc((nhead ? nhead : 1) * sizeof(*hmeds));
+    if (!meds || !hmeds || side_load(&sh_side, hmeds, &v->est.run_noise, &log_sd, head, nhead) != 0 ||
         side_load(&sb_side, meds, &v->est.run_noise, &log_sd, base, nbase) != 0)
         goto nomem;
     /* The logs sorted: Mann-Whitney and Hodges-Lehmann sort their own copies, which are then in order already. */
@@ -269,6 +287,9 @@ int pg_verdict_estimate(pg_case_verdict *v, const pg_sample_set *head, size_t nh
      * or two baseline runs lean on what our machines showed and many runs
      * speak for themselves. The head and the baseline each carry their own
      * run offsets: the variance of their difference is s^2 (1/H + 1/K).
+     * Several head runs (a confirmation's fresh processes) add their spread
+     * about their own mean: a case whose processes land in different modes
+     * (saxpy at 0.6 or 1.05 us per process) shows it there too.
      */
     prior = opts->drift >= 0 ? opts->drift : PG_DRIFT_PRIOR;
     /*
@@ -285,14 +306,7 @@ int pg_verdict_estimate(pg_case_verdict *v, const pg_sample_set *head, size_t nh
     s2 = prior * prior * prior_df;
     df = prior_df;
     v->drift.measured = 0;
-    if (br >= 2) {
-        double mm = pg_stats_mean(meds, br), ss = 0;
-        for (i = 0; i < br; i++)
-            ss += (meds[i] - mm) * (meds[i] - mm);
-        s2 += ss;
-        df += (double)(br - 1);
-        v->drift.measured = 1;
-    }
+    v->drift.measured = add_spread(&s2, &df, meds, br) | add_spread(&s2, &df, hmeds, hr);
     s2 = df > 0 ? s2 / df : 0;
     v->drift.sd = sqrt(s2);
     v->drift.df = df;
@@ -309,6 +323,7 @@ cleanup:
     side_free(&sh_side);
     side_free(&sb_side);
     free(meds);
+    free(hmeds);
     free(raw_h);
     free(raw_b);
     return err;
@@ -395,12 +410,28 @@ pg_verdict pg_verdict_rule(double ci_lo, double ci_hi, double p_adj, double thre
 
 int pg_verdict_decide(pg_case_verdict *v, size_t ntested)
 {
+    if (v->dual.on)
+        return pg__verdict_decide_dual(v, ntested);
+    v->verdict = pg_verdict_rule(v->est.ci_lo, v->est.ci_hi, v->est.p_adj, v->threshold, v->alpha);
+    if (v->est.busy >= PG_CONTENDED_SHARE && v->verdict != PG_VERDICT_UNSURE) {
+        /* Not paired: waiting for a CPU is in the head's times and not in the baseline's. Never a verdict. */
+        v->verdict = PG_VERDICT_UNSURE;
+        pg__verdict_set_reason(v, pg__asprintf("this process ran %.0f%% of the wall time while sampling: the machine "
+                                               "was busy (it waited for a CPU%s); re-run on an idle runner, or gate "
+                                               "interleaved with --base-build",
+                                               100 * (1 - v->est.busy), " or lost it to steal"));
+        return 0;
+    }
+    return pg__verdict_explain(v, ntested);
+}
+
+int pg__verdict_explain(pg_case_verdict *v, size_t ntested)
+{
     double up = 1 + v->threshold, down = 1 / (1 + v->threshold);
     char th[32], adv[160];
     char *reason = NULL;
 
     snprintf(th, sizeof(th), "%.3g%%", 100 * v->threshold);
-    v->verdict = pg_verdict_rule(v->est.ci_lo, v->est.ci_hi, v->est.p_adj, v->threshold, v->alpha);
     if (!isfinite(v->est.ci_lo) || !isfinite(v->est.ci_hi) || v->est.ci_lo <= 0) {
         reason = v->paired ? pg__asprintf("too few rounds (%zu) for a %.0f%% interval; run more (--rounds)",
                                           v->est.head_n, 100 * (1 - v->alpha))

@@ -72,7 +72,64 @@ typedef struct pg_estimate {
     int very_noisy;                  /* run_noise >= PG_VERY_NOISY_IQR: the drift allowed is the samples' spread */
     size_t dropped;                  /* samples of either side left out: zero, negative or not finite */
     size_t settled_at;               /* paired, sequential: rounds after which the case was settled; 0: ran to the end */
+    double busy;                     /* share of the head's sampling wall time lost to waiting for a CPU or to steal
+                                        (history mode; 0: none or not measured) */
 } pg_estimate;
+
+/*
+ * Interleaved rounds are judged by two estimators of each round, so that
+ * SAME is earned: the median block of each side (what the machine gives a
+ * kernel most of the time) and its fastest tenth (PG_LOW_QUANTILE, stats.h:
+ * the kernel's cost with the least of the machine's mood). SAME needs both
+ * inside the band, each at alpha (a false SAME needs the estimator whose
+ * truth is outside to miss: at most alpha). Either one can show REGRESSED
+ * or IMPROVED, on alpha split between them (weighted Bonferroni): the
+ * median block claims at PG_MEDIAN_ALPHA_SHARE of alpha, which takes the
+ * rounds a single estimator took (5, 6 and 10 that all agree at 1, 2 and 20
+ * cases), the fastest tenth at PG_LOW_ALPHA_SHARE, so it makes a claim alone
+ * only on strong evidence (11 rounds; 16 with Holm over 20 cases); a case's
+ * p for Holm is min(p_median / share, p_low / share)
+ * (docs/statistics.md, "Two estimators").
+ */
+#define PG_LOW_ALPHA_SHARE 0.02
+#define PG_MEDIAN_ALPHA_SHARE (1 - PG_LOW_ALPHA_SHARE)
+typedef struct pg_estimator_bounds {
+    double ratio;                    /* centre of the per-round ratios, head/base */
+    double lo, hi;                   /* the interval SAME is judged on (the case's level) */
+    double claim_lo, claim_hi;       /* the interval a REGRESSED or IMPROVED claim needs (its share of alpha) */
+} pg_estimator_bounds;
+
+/** Which estimator carried a paired case's verdict. */
+typedef enum pg_decided_by {
+    PG_BY_BOTH = 0,                  /* both agree (or one estimator alone decided the case) */
+    PG_BY_MEDIAN,                    /* the median block; the fastest tenth did not show it */
+    PG_BY_LOW,                       /* the fastest tenth; the median block did not show it */
+    PG_BY_CONFLICT                   /* one slower, the other faster beyond the threshold */
+} pg_decided_by;
+
+/** What the rounds of a paired case looked like: regimes, transients and contention (ab/). */
+typedef struct pg_round_notes {
+    size_t measured;                 /* rounds measured on both sides */
+    size_t contended;                /* of them left out: a side ran under half its wall time (contention.h) */
+    double busiest;                  /* largest share of a side's wall time lost to waiting or steal in a round */
+    double busy_mean;                /* mean of each round's larger share, over the rounds measured */
+    double stolen;                   /* largest share lost to steal */
+    size_t sides;                    /* sides of rounds described (two per round used) */
+    size_t bimodal;                  /* of them, samples in two regimes (stats.h, pg_stats_shape) */
+    double fast, slow;               /* medians, over those, of the fast and the slow regime (seconds) */
+    double slow_share;               /* median share of the slow regime in them */
+    size_t drifting;                 /* sides whose samples drifted by more than the threshold within the round */
+    double drift;                    /* median drift of those (ratio - 1) */
+    double transient;                /* the largest first-call over steady time per iteration of any process */
+    size_t not_steady;               /* processes whose warm-up ended still getting faster */
+} pg_round_notes;
+
+/** A paired case's two estimators as decided (paired cases with a low estimate; `on` 0 otherwise). */
+typedef struct pg_dual_view {
+    int on;
+    pg_decided_by by;
+    pg_estimator_bounds median, low;
+} pg_dual_view;
 
 /** The run-to-run drift the interval allows for; 0 when rounds are paired. */
 typedef struct pg_drift {
@@ -101,6 +158,10 @@ typedef struct pg_case_verdict {
     pg_drift drift;
     pg_confirmation confirm;
     int paired;                      /* decided on paired interleaved rounds: est.base_n = est.head_n = rounds */
+    pg_dual_view dual;               /* paired: both estimators; est shows the one that decided (the median's
+                                        unless by is PG_BY_LOW) */
+    pg_round_notes rounds;           /* paired: what the rounds looked like */
+    char *regime;                    /* paired: one line saying which regime the verdict measured; NULL: none */
     const char *source;              /* the head run's harness ("perfgate", "google-benchmark"...), for advice
                                         naming its own knob; not owned, NULL when unknown */
 } pg_case_verdict;
@@ -118,6 +179,13 @@ typedef struct pg_paired_analysis {
     size_t head_slower;              /* rounds where head was slower */
     int sequential;                  /* interval and p-values are anytime-valid (the rounds stopped when settled) */
     size_t settled_at;               /* rounds after which the verdict was settled; 0: it ran to the maximum */
+    /* Two estimators (pg_ab_paired_analyse_dual): `dual` 0 when only the median blocks were given. */
+    int dual;
+    double claim_lo, claim_hi;       /* the median's interval for a REGRESSED or IMPROVED claim (its share of alpha) */
+    pg_estimator_bounds low;         /* the fastest tenth's per-round ratios */
+    double low_p_slower, low_p_faster;
+    pg_decided_by by;                /* sequential: which estimator settled it */
+    pg_round_notes notes;
 } pg_paired_analysis;
 
 /** How the whole suite moved: NAN with fewer than 8 compared cases. */

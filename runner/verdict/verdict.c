@@ -190,7 +190,7 @@ static int stage_canary(pg_comparison *c, pg_canary_reading *reading)
 }
 
 /* The verdicts a confirmation re-run settles: a false IMPROVED is as wrong as a false REGRESSED. */
-static int to_confirm(const pg_case_verdict *v, int improved_too)
+int pg__verdict_to_confirm(const pg_case_verdict *v, int improved_too)
 {
     /* A counted metric is counted again identically: nothing for a re-run to settle. */
     if (pg_verdict_is_exact(v))
@@ -203,13 +203,13 @@ static int to_confirm(const pg_case_verdict *v, int improved_too)
  * when `improved_too`) on `again[i]`, its re-measurement decided on its own
  * (NULL when none was made; confirm.h).
  */
-static int stage_confirm(pg_comparison *c, const pg_case_verdict *const *again, int improved_too)
+int pg__verdict_stage_confirm(pg_comparison *c, const pg_case_verdict *const *again, int improved_too)
 {
     size_t i;
     int err;
 
     for (i = 0; i < c->ncases; i++)
-        if (to_confirm(&c->cases[i], improved_too) && (err = pg_confirm_settle(&c->cases[i], again[i])) != 0)
+        if (pg__verdict_to_confirm(&c->cases[i], improved_too) && (err = pg_confirm_settle(&c->cases[i], again[i])) != 0)
             return err;
     return 0;
 }
@@ -294,7 +294,7 @@ static void settle_outcome(pg_comparison *c)
 }
 
 /* The one recount: counts and exit code from the verdicts as they stand, under the comparison's exit rule. */
-static void recount(pg_comparison *c)
+void pg__verdict_recount(pg_comparison *c)
 {
     size_t i;
 
@@ -327,10 +327,22 @@ static int cmp_size(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* How a paired comparison's cases were estimated: one estimator per round, or two; "" for one. */
+static const char *paired_estimators(const pg_comparison *c)
+{
+    size_t i;
+
+    for (i = 0; i < c->ncases; i++)
+        if (c->cases[i].dual.on)
+            return " on two estimators per round (each side's median block and its fastest tenth: SAME needs "
+                   "both within the threshold, either can show a change, alpha split 98/2 between them)";
+    return "";
+}
+
 /* The method line of a sequential interleaved gate, with how many rounds the cases took. */
 static int paired_method(pg_comparison *c, size_t ntested)
 {
-    size_t *r = malloc((c->ncases ? c->ncases : 1) * sizeof(*r)), i, n = 0, early = 0, most = 0;
+    size_t *r = malloc((c->ncases ? c->ncases : 1) * sizeof(*r)), i, n = 0, early = 0, most = 0, left = 0;
 
     if (!r)
         return pg_error_set(PG_ENOMEM, "out of memory describing the method");
@@ -339,15 +351,17 @@ static int paired_method(pg_comparison *c, size_t ntested)
             r[n++] = c->cases[i].est.head_n;
             early += c->cases[i].est.settled_at > 0;
             most = c->cases[i].est.head_n > most ? c->cases[i].est.head_n : most;
+            left += c->cases[i].rounds.contended;
         }
     qsort(r, n, sizeof(*r), cmp_size);
     c->method = pg__asprintf(
-        "interleaved rounds paired per round, decided sequentially: after every round from round %d, an "
+        "interleaved rounds paired per round%s, decided sequentially: after every round from round %d, an "
         "anytime-valid sign-test confidence sequence for the median per-round log ratio (Howard & Ramdas 2022) "
         "and anytime p-values, Holm over %zu cases; a case stops once REGRESSED, SAME or IMPROVED; REGRESSED when "
         "Holm p < alpha and the lower bound exceeds 1 + threshold; rounds per case: median %zu, max %zu (%zu of %zu "
-        "settled before the maximum)",
-        PG_PAIRED_MIN_ROUNDS, ntested, n ? r[n / 2] : 0, most, early, n);
+        "settled before the maximum)%s",
+        paired_estimators(c), PG_PAIRED_MIN_ROUNDS, ntested, n ? r[n / 2] : 0, most, early, n,
+        left ? "; rounds in which a side ran under half its wall time (waiting for a CPU) were left out" : "");
     free(r);
     return c->method ? 0 : pg_error_set(PG_ENOMEM, "out of memory describing the method");
 }
@@ -371,10 +385,10 @@ static int describe_method(pg_comparison *c, size_t ntested, const pg_compare_op
         return paired_method(c, ntested);
     if (opts->paired)
         c->method = pg__asprintf(
-            "interleaved rounds paired per round: one-sided Wilcoxon signed-rank on the per-round log ratios, Holm "
+            "interleaved rounds paired per round%s: one-sided Wilcoxon signed-rank on the per-round log ratios, Holm "
             "over %zu cases; Hodges-Lehmann ratio with Tukey's interval; REGRESSED when Holm p < alpha and the "
             "lower bound exceeds 1 + threshold",
-            ntested);
+            paired_estimators(c), ntested);
     else
         c->method = pg__asprintf(
             "one-sided Mann-Whitney U on log times, Holm over %zu cases; ratio of medians with a %s interval widened "
@@ -408,7 +422,7 @@ int pg_comparison_adjust(pg_comparison *c, const pg_compare_options *opts)
         stage_suite(c, c->suite);
     if ((err = pg_canary_read(&canary, c->cases, c->ncases)) != 0 || (err = stage_canary(c, &canary)) != 0)
         return err;
-    recount(c);
+    pg__verdict_recount(c);
     return describe_method(c, ntested, opts);
 }
 
@@ -432,8 +446,8 @@ static const pg_result *indexed_find(const pg_run *run, const pg_keymap *m, cons
 }
 
 /* Collects the samples of `key` from every base run that measured it; `maps` index the base runs (or NULL). */
-static size_t base_sets(pg_sample_set *out, const pg_result **first, const pg_run *const *bases,
-                        const pg_keymap *maps, size_t nbases, const char *key)
+size_t pg__verdict_base_sets(pg_sample_set *out, const pg_result **first, const pg_run *const *bases,
+                             const pg_keymap *maps, size_t nbases, const char *key)
 {
     size_t i, n = 0;
 
@@ -477,6 +491,22 @@ static int add_missing(pg_comparison *c, pg_keymap *cases, const pg_run *const *
         }
     }
     return 0;
+}
+
+/* History mode: a head whose samples held two regimes says so after its reason, whatever its verdict. */
+static void add_regimes(pg_comparison *c)
+{
+    size_t i;
+
+    for (i = 0; i < c->ncases; i++) {
+        pg_case_verdict *v = &c->cases[i];
+        char *r;
+        if (!v->regime || v->paired || v->dual.on)
+            continue;
+        r = v->reason ? pg__asprintf("%s; %s", v->reason, v->regime) : pg__strdup(v->regime);
+        if (r)
+            pg__verdict_set_reason(v, r);
+    }
 }
 
 /*
@@ -547,7 +577,7 @@ int pg_compare(pg_comparison **out, const pg_run *head, const pg_run *const *bas
 
     for (i = 0; i < head->nresults; i++) {
         const pg_result *h = &head->results[i], *base;
-        size_t nsets = base_sets(sets, &base, bases, maps, nbases, h->key);
+        size_t nsets = pg__verdict_base_sets(sets, &base, bases, maps, nbases, h->key);
         pg_case_verdict *v = NULL;
 
         if ((err = push(c, &v)) != 0 || (err = pg__keymap_put(&cases, h->key, c->ncases - 1)) != 0)
@@ -586,6 +616,9 @@ int pg_compare(pg_comparison **out, const pg_run *head, const pg_run *const *bas
         } else {
             pg_sample_set hs = {h->samples, h->nsamples};
             err = pg_verdict_estimate(v, &hs, 1, sets, nsets, opts);
+            v->est.busy = h->waited + h->stolen;
+            if (!err && (err = pg__verdict_note_regimes(v, h)) != 0)
+                goto fail;
             if (err == PG_EINVAL) {
                 v->verdict = PG_VERDICT_UNSURE;
                 v->est.p = NAN;
@@ -600,6 +633,7 @@ int pg_compare(pg_comparison **out, const pg_run *head, const pg_run *const *bas
     take_checks(c, head);
     if ((err = pg_comparison_adjust(c, opts)) != 0)
         goto fail;
+    add_regimes(c);
     err = 0;
     *out = c;
     c = NULL;
@@ -624,6 +658,7 @@ void pg_comparison_free(pg_comparison *c)
         free(c->cases[i].suite);
         free(c->cases[i].name);
         free(c->cases[i].reason);
+        free(c->cases[i].regime);
     }
     free(c->cases);
     free(c->method);
@@ -633,64 +668,6 @@ void pg_comparison_free(pg_comparison *c)
     free(c->build.commit);
     free(c->build.sha256);
     free(c);
-}
-
-/* Estimates and decides the re-run `r` of case `v` on its own against the baseline runs, into `t`. */
-static int remeasure(pg_case_verdict *t, const pg_case_verdict *v, const pg_result *r, pg_sample_set *sets,
-                     const pg_run *const *bases, size_t nbases, const pg_compare_options *opts)
-{
-    pg_sample_set hs = {r->samples, r->nsamples};
-    const pg_result *first;
-    size_t nsets = base_sets(sets, &first, bases, NULL, nbases, v->key);
-    int err;
-
-    t->key = v->key;
-    t->threshold = v->threshold;
-    t->alpha = v->alpha;
-    t->est.ratio = NAN;
-    if (r->status != PG_STATUS_OK || r->nsamples == 0 || nsets == 0)
-        return 0;
-    err = pg_verdict_estimate(t, &hs, 1, sets, nsets, opts);
-    if (err == PG_EINVAL)
-        return 0;
-    if (err)
-        return err;
-    /* A single hypothesis, the one the first measurement raised: no Holm family. */
-    t->est.p_adj = t->est.p;
-    return pg_verdict_decide(t, 1);
-}
-
-int pg_verdict_confirm(pg_comparison *c, const pg_run *rerun, const pg_run *const *bases, size_t nbases,
-                       const pg_compare_options *opts)
-{
-    size_t i, n = c->ncases ? c->ncases : 1;
-    pg_case_verdict *fresh = calloc(n, sizeof(*fresh));
-    const pg_case_verdict **again = calloc(n, sizeof(*again));
-    pg_sample_set *sets = malloc((nbases ? nbases : 1) * sizeof(*sets));
-    int err = 0;
-
-    if (!fresh || !again || !sets) {
-        err = pg_error_set(PG_ENOMEM, "out of memory confirming verdicts");
-        goto cleanup;
-    }
-    for (i = 0; i < c->ncases; i++) {
-        const pg_result *r;
-        if (!to_confirm(&c->cases[i], 1) || !rerun || !(r = pg_run_find(rerun, c->cases[i].key)))
-            continue;
-        if ((err = remeasure(&fresh[i], &c->cases[i], r, sets, bases, nbases, opts)) != 0)
-            goto cleanup;
-        again[i] = &fresh[i];
-    }
-    if ((err = stage_confirm(c, again, 1)) == 0)
-        recount(c);
-
-cleanup:
-    for (i = 0; fresh && i < c->ncases; i++)
-        free(fresh[i].reason);
-    free(fresh);
-    free(again);
-    free(sets);
-    return err;
 }
 
 int pg_verdict_confirm_paired(pg_comparison *c, const pg_comparison *again)
@@ -706,10 +683,33 @@ int pg_verdict_confirm_paired(pg_comparison *c, const pg_comparison *again)
             if (strcmp(again->cases[j].key, c->cases[i].key) == 0)
                 match[i] = &again->cases[j];
     /* The interleaved gate re-measures only REGRESSED cases; its IMPROVED ones are left as they are. */
-    if ((err = stage_confirm(c, match, 0)) == 0)
-        recount(c);
+    if ((err = pg__verdict_stage_confirm(c, match, 0)) == 0)
+        pg__verdict_recount(c);
     free(match);
     return err;
+}
+
+/*
+ * Both estimators of a paired case: each estimator's p is the smaller of its
+ * two directions (anytime) or the one in its centre's direction (fixed
+ * count), and the case's p the smaller of each divided by its share of
+ * alpha (model.h, weighted Bonferroni): Holm then runs on that.
+ */
+static void paired_dual(pg_case_verdict *v, const pg_paired_analysis *p)
+{
+    double pm, pl;
+
+    v->dual.on = 1;
+    v->dual.by = p->by;
+    v->dual.median.ratio = p->ratio;
+    v->dual.median.lo = p->ci_lo;
+    v->dual.median.hi = p->ci_hi;
+    v->dual.median.claim_lo = p->claim_lo;
+    v->dual.median.claim_hi = p->claim_hi;
+    v->dual.low = p->low;
+    pm = p->sequential ? fmin(p->p_slower, p->p_faster) : p->ratio >= 1 ? p->p_slower : p->p_faster;
+    pl = p->sequential ? fmin(p->low_p_slower, p->low_p_faster) : p->low.ratio >= 1 ? p->low_p_slower : p->low_p_faster;
+    v->est.p = pg_verdict_dual_p(pm, pl);
 }
 
 int pg_verdict_paired(pg_comparison *c, const pg_run *head, const pg_paired_analysis *paired,
@@ -727,10 +727,26 @@ int pg_verdict_paired(pg_comparison *c, const pg_run *head, const pg_paired_anal
         for (j = 0; j < c->ncases && !v; j++)
             if (strcmp(c->cases[j].key, head->results[i].key) == 0)
                 v = &c->cases[j];
+        if (v && p->n == 0 && p->notes.contended > 0) {
+            /* Measured, but every round left out: the process never had its CPU long enough. */
+            v->paired = 1;
+            v->rounds = p->notes;
+            v->verdict = PG_VERDICT_UNSURE;
+            v->est.p = NAN;
+            pg__verdict_set_reason(v, pg__asprintf("this process ran %.0f%% of the wall time (mean over the rounds), "
+                                                   "under half in every round (%zu of %zu left out): the machine was "
+                                                   "busy; gate on an idle runner, or keep other jobs off its CPUs",
+                                                   100 * (1 - p->notes.busy_mean), p->notes.contended,
+                                                   p->notes.measured));
+            continue;
+        }
         /* Only cases the comparison tested (both sides measured) take the paired view. */
         if (!v || p->n == 0 || isnan(v->est.p))
             continue;
         v->paired = 1;
+        /* The head's samples are rounds here, not one process's blocks: its regimes are the rounds' notes. */
+        free(v->regime);
+        v->regime = NULL;
         v->est.settled_at = p->settled_at;
         v->est.ratio = v->est.center = p->ratio;
         v->est.ci_lo = v->est.shift_lo = isfinite(p->ci_lo) ? p->ci_lo : NAN;
@@ -743,6 +759,9 @@ int pg_verdict_paired(pg_comparison *c, const pg_run *head, const pg_paired_anal
         v->est.very_noisy = 0;
         half = 0.5 * (log(v->est.ci_hi) - log(v->est.ci_lo));
         v->est.resolution = isfinite(half) ? (1 + v->threshold) * exp(half) - 1 : NAN;
+        v->rounds = p->notes;
+        if (p->dual)
+            paired_dual(v, p);
     }
     o.paired = 1;
     for (i = 0; i < head->nresults; i++)
@@ -754,5 +773,5 @@ void pg_comparison_rebind_head(pg_comparison *c, const pg_run *run)
 {
     c->head = run;
     take_checks(c, run);
-    recount(c);
+    pg__verdict_recount(c);
 }

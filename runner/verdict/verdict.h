@@ -114,6 +114,20 @@ int pg_verdict_decide(pg_case_verdict *v, size_t ntested);
 pg_verdict pg_verdict_rule(double ci_lo, double ci_hi, double p_adj, double threshold, double alpha);
 
 /**
+ * The rule on two estimators of a paired case (model.h, "Two estimators"):
+ * REGRESSED (IMPROVED) when p_adj < alpha and either estimator's claim
+ * interval lies beyond the threshold, unless the other's lies beyond it the
+ * other way (UNSURE, PG_BY_CONFLICT); SAME only when both intervals lo..hi
+ * lie within [1/(1 + threshold), 1 + threshold]; UNSURE otherwise. *by says
+ * which estimator decided, or which one kept the case from SAME.
+ */
+/** A paired case's p for Holm from its two estimators' p-values (model.h, PG_LOW_ALPHA_SHARE). */
+double pg_verdict_dual_p(double p_median, double p_low);
+
+pg_verdict pg_verdict_rule_dual(pg_decided_by *by, const pg_estimator_bounds *median, const pg_estimator_bounds *low,
+                                double p_adj, double threshold, double alpha);
+
+/**
  * Runs the pipeline from the decision on: Holm's adjustment over every case
  * with a p-value and the rule for each; with 8 or more compared cases the
  * suite stage (the spread of all cases' log ratios estimates this run's
@@ -149,6 +163,20 @@ void pg_comparison_free(pg_comparison *cmp);
  */
 int pg_verdict_confirm(pg_comparison *cmp, const pg_run *rerun, const pg_run *const *bases, size_t nbases,
                        const pg_compare_options *opts);
+
+/**
+ * The confirmation stage with re-runs in several fresh processes (history
+ * mode: a process can sit in a mode of its own for all its samples): each
+ * REGRESSED or IMPROVED case keeps its verdict only when every re-run
+ * decided alone gives it, and the head's processes pooled (the first run
+ * with the re-runs, the drift between processes measured on both sides)
+ * give it too (pg_confirm_settle_processes, confirm.h). `reruns` holds
+ * `nreruns` runs, one per fresh process; a case none of them measured keeps
+ * its verdict, said so. Recounts.
+ * @return 0 or PG_ENOMEM.
+ */
+int pg_verdict_confirm_processes(pg_comparison *cmp, const pg_run *const *reruns, size_t nreruns,
+                                 const pg_run *const *bases, size_t nbases, const pg_compare_options *opts);
 
 /**
  * The confirmation stage for interleaved gates: `again` is a fresh

@@ -192,9 +192,17 @@ Test(ab, the_binary_runs_the_example_plugin_builds)
     pg_proc p;
 
     pg_test_run(&p, NULL, NULL, argv);
-    /* Three rounds cannot decide anything (a 95% Tukey interval needs 6): every case UNSURE, exit 4. */
+    /* Three rounds cannot decide anything (a 95% Tukey interval needs 6): every case UNSURE, exit 4. On a
+       busy machine rounds may be left out (a side did not get its CPU): fewer rounds, still too few, or
+       none at all, and the case says the machine was busy. */
     cr_assert_eq(p.status, 4, "%d %s %s", p.status, p.out, p.err);
-    cr_assert(strstr(p.out, "too few rounds (3)") != NULL, "%s", p.out);
+    cr_assert(strstr(p.out, "0 regressions, 0 improvements, 0 unchanged, 2 unsure") != NULL, "%s", p.out);
+    {
+        const char *at = strstr(p.out, "too few rounds (");
+        cr_assert((at && at[16] >= '0' && at[16] <= '3' && at[17] == ')') ||
+                      strstr(p.out, "(3 of 3 left out): the machine was busy") != NULL,
+                  "%s", p.out);
+    }
     cr_assert(strstr(p.out, "A/B: 3 interleaved rounds, seed 5") != NULL, "%s", p.out);
     cr_assert(strstr(p.out, "plugin/matmul_chain[layers=10,n=64]@1:cpu") != NULL, "%s", p.out);
     cr_assert(strstr(p.out, "paired rounds") != NULL, "%s", p.out);

@@ -129,3 +129,62 @@ Test(rough_edges, list_json_includes_check_settings)
     free(tmp);
     free(suite);
 }
+
+/* doctor --sensitivity: its flags are checked, and a suite whose work runs elsewhere is said to be one. */
+Test(rough_edges, doctor_sensitivity_checks_its_flags_and_what_it_can_inject)
+{
+    char *tmp = pg_test_tmpdir();
+    char *cmds = pg_test_write(tmp, "cmds.yaml", "suite: c\nbenchmarks:\n  - {name: t, command: [/bin/true]}\n");
+    const char *alone[] = {"doctor", "--change", "5", NULL};
+    const char *too_big[] = {"doctor", "--sensitivity", cmds, "--change", "200", NULL};
+    const char *commands[] = {"doctor", "--sensitivity", cmds, NULL};
+    pg_proc p;
+
+    pg_test_run(&p, tmp, NULL, alone);
+    cr_expect_eq(p.status, 2, "%s", p.err);
+    cr_expect(strstr(p.err, "go with --sensitivity SUITE") != NULL, "%s", p.err);
+    pg_proc_free(&p);
+    pg_test_run(&p, tmp, NULL, too_big);
+    cr_expect_eq(p.status, 2, "%s", p.err);
+    pg_proc_free(&p);
+    pg_test_run(&p, tmp, NULL, commands);
+    cr_expect_eq(p.status, 2, "%s", p.err);
+    cr_expect(strstr(p.err, "can take an injected change") != NULL, "%s", p.err);
+    pg_proc_free(&p);
+    pg_test_rmtree(tmp);
+    free(tmp);
+    free(cmds);
+}
+
+/*
+ * A built-in kernel gated against itself with twice its own work on the head:
+ * the table names the change as made exact (one more iteration in every one
+ * counted) and the case; a doubling is never SAME, whatever the machine does
+ * (caught, or UNSURE on a machine too busy to tell), and a command case of the
+ * same suite is listed as one that cannot take the change.
+ */
+Test(rough_edges, doctor_sensitivity_gates_a_suite_against_itself_with_more_real_work, .timeout = 300)
+{
+    char *tmp = pg_test_tmpdir();
+    char *suite = pg_test_write(tmp, "k.yaml",
+                                "suite: k\n"
+                                "defaults: {min_run_time: 80ms, warmup: 5ms}\n"
+                                "benchmarks:\n"
+                                "  - {name: sgemm, kernel: sgemm, params: {n: 64}}\n"
+                                "  - {name: t, command: [/bin/true]}\n");
+    const char *argv[] = {"doctor", "--sensitivity", suite, "--change", "100", "--rounds", "12", NULL};
+    pg_proc p;
+
+    pg_test_run(&p, tmp, NULL, argv);
+    cr_expect(p.status == 0 || p.status == 1, "exit %d\n%s\n%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.out, "+100.0% more of each case's own work (1 more iteration in every 1 counted)") != NULL,
+              "%s", p.out);
+    cr_expect(strstr(p.out, "k/sgemm[n=64]@1:cpu") != NULL, "%s", p.out);
+    cr_expect(strstr(p.out, "MISSED") == NULL, "a doubling called SAME:\n%s", p.out);
+    cr_expect(strstr(p.out, "not injected") != NULL, "%s", p.out);
+    cr_expect(strstr(p.out, p.status == 0 ? "1 caught" : "0 caught") != NULL, "%s", p.out);
+    pg_proc_free(&p);
+    pg_test_rmtree(tmp);
+    free(tmp);
+    free(suite);
+}

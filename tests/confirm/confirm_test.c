@@ -252,3 +252,93 @@ Test(confirm, an_improvement_a_rerun_repeats_stands, .fini = improved_teardown)
     cr_expect_eq(c->confirm.state, PG_CONFIRM_CONFIRMED);
     cr_expect(strstr(c->reason, "confirmed by a re-run: first run -29.3%") != NULL, "%s", c->reason);
 }
+
+/* ---- several fresh processes (history mode's confirmation) ------------------- */
+
+/* Three re-runs of case a at the given medians, one run each (one process each). */
+static void confirm_processes(const double median[3], pg_run *runs[3])
+{
+    const pg_run *bases[1] = {base};
+    int i;
+
+    for (i = 0; i < 3; i++) {
+        pg_assert_ok(pg_run_new(&runs[i]));
+        add(runs[i], "a", median[i], 40 + (uint64_t)i);
+    }
+    pg_assert_ok(pg_verdict_confirm_processes(cmp, (const pg_run *const *)runs, 3, bases, 1, NULL));
+}
+
+static void free_runs(pg_run *runs[3])
+{
+    int i;
+
+    for (i = 0; i < 3; i++)
+        pg_run_free(runs[i]);
+}
+
+Test(confirm, every_fresh_process_regressing_confirms)
+{
+    const double m[3] = {1.31e-3, 1.29e-3, 1.30e-3};
+    const pg_case_verdict *a = &cmp->cases[0];
+    pg_run *runs[3];
+
+    confirm_processes(m, runs);
+    cr_expect_eq(a->verdict, PG_VERDICT_REGRESSED, "%s", a->reason);
+    cr_expect_eq(a->confirm.state, PG_CONFIRM_CONFIRMED);
+    cr_expect(strstr(a->reason, "confirmed by 3 re-runs in fresh processes: first run +29.8%") != NULL, "%s", a->reason);
+    cr_expect(strstr(a->reason, "all 4 processes pooled +") != NULL, "%s", a->reason);
+    cr_expect_eq(cmp->exit_code, 1);
+    free_runs(runs);
+}
+
+/*
+ * A process that lands in a mode of its own (saxpy at 0.6 or 1.05 us per
+ * process): the first run and two re-runs in the slow mode, one re-run back at
+ * the baseline's. The verdict does not stand on the processes that share a mode.
+ */
+Test(confirm, a_fresh_process_in_the_baseline_mode_refutes_the_others)
+{
+    const double m[3] = {1.30e-3, 1.0e-3, 1.31e-3};
+    const pg_case_verdict *a = &cmp->cases[0];
+    pg_run *runs[3];
+
+    confirm_processes(m, runs);
+    cr_expect_eq(a->verdict, PG_VERDICT_UNSURE);
+    cr_expect_eq(a->confirm.state, PG_CONFIRM_REFUTED);
+    cr_expect(strstr(a->reason, "not confirmed by 3 re-runs in fresh processes") != NULL, "%s", a->reason);
+    cr_expect(strstr(a->reason, "(not REGRESSED)") != NULL, "%s", a->reason);
+    cr_expect_eq(cmp->exit_code, 0);
+    free_runs(runs);
+}
+
+Test(confirm, the_head_processes_spread_widens_the_pooled_interval)
+{
+    pg_case_verdict t;
+    pg_sample_set h[4], b[1];
+    pg_run *runs[4];
+    double hw_one;
+    int i;
+    const double m[4] = {1.30e-3, 1.10e-3, 1.45e-3, 1.20e-3};
+
+    /* The same samples as one head run, or as four processes whose medians spread: drift measured on the head. */
+    for (i = 0; i < 4; i++) {
+        pg_assert_ok(pg_run_new(&runs[i]));
+        add(runs[i], "a", m[i], 60 + (uint64_t)i);
+        h[i] = (pg_sample_set){runs[i]->results[0].samples, runs[i]->results[0].nsamples};
+    }
+    b[0] = (pg_sample_set){base->results[0].samples, base->results[0].nsamples};
+    memset(&t, 0, sizeof(t));
+    t.key = "s/a";
+    t.threshold = t.alpha = 0.05;
+    pg_assert_ok(pg_verdict_estimate(&t, h, 1, b, 1, NULL));
+    hw_one = t.drift.hw;
+    cr_expect(!t.drift.measured);
+    cr_expect_float_eq(t.drift.sd, PG_DRIFT_PRIOR, 1e-12, "one run of each side: the prior alone");
+    pg_assert_ok(pg_verdict_estimate(&t, h, 4, b, 1, NULL));
+    cr_expect(t.drift.measured, "four head processes measure the drift");
+    cr_expect_gt(t.drift.sd, 2 * PG_DRIFT_PRIOR, "the head's processes spread %g", t.drift.sd);
+    /* More processes shrink sqrt(1/H + 1/K), yet the drift they show widens the interval. */
+    cr_expect_gt(t.drift.hw, hw_one, "drift half-width one process %g, four %g", hw_one, t.drift.hw);
+    for (i = 0; i < 4; i++)
+        pg_run_free(runs[i]);
+}

@@ -89,6 +89,17 @@ static void enrich(pg_comparison *c)
     c->cases[2].paired = 1;
     c->cases[2].est.head_n = c->cases[2].est.base_n = 17;
     c->cases[2].est.settled_at = 11;
+    /* Interleaved on two estimators: both, which decided, the rounds' notes and the regime line. */
+    c->cases[2].dual.on = 1;
+    c->cases[2].dual.by = PG_BY_LOW;
+    c->cases[2].dual.median = (pg_estimator_bounds){1.001, 0.975, 1.018, 0.974, 1.019};
+    c->cases[2].dual.low = (pg_estimator_bounds){1.112, 1.081, 1.141, 1.062, 1.160};
+    c->cases[2].rounds.measured = 19;
+    c->cases[2].rounds.contended = 2;
+    c->cases[2].rounds.busiest = 0.61;
+    c->cases[2].regime = pg__strdup("the fastest tenth of each round +11.2% [+8.1, +14.1], the median block +0.1% "
+                                    "[-2.5, +1.8]; one regime");
+    c->cases[0].est.busy = 1.0 / 3.0;
     c->cases[3].confirm = (pg_confirmation){PG_CONFIRM_REFUTED, 1.002, 0.97, 1.03};
     c->cases[3].est.p = 1.0 / 3.0; /* a double that is not short in decimal */
 }
@@ -157,6 +168,13 @@ Test(decision, every_format_renders_the_stored_decision_as_the_comparison)
         cr_assert(y->est.resolution == x->est.resolution, "%s", x->key);
         cr_assert(y->drift.hw == x->drift.hw && y->est.dropped == x->est.dropped, "%s", x->key);
         cr_assert((y->head != NULL) == (x->head != NULL) && (y->base != NULL) == (x->base != NULL), "%s", x->key);
+        cr_assert_eq(y->dual.on, x->dual.on, "%s", x->key);
+        cr_assert(y->dual.by == x->dual.by && y->dual.low.claim_lo == x->dual.low.claim_lo &&
+                      y->dual.median.hi == x->dual.median.hi && y->rounds.contended == x->rounds.contended &&
+                      y->rounds.busiest == x->rounds.busiest && y->est.busy == x->est.busy,
+                  "%s", x->key);
+        cr_assert((y->regime == NULL) == (x->regime == NULL) && (!x->regime || !strcmp(y->regime, x->regime)), "%s",
+                  x->key);
     }
     cr_assert(sc.cmp->suite.shift == 1.013 && sc.cmp->canary.memory == 1.21);
     /* Where the gate's reports put the run (its pull request) is part of what it printed. */

@@ -3,6 +3,7 @@
 #include "support.h"
 
 #include "measure/measure.h"
+#include "measure/contention.h"
 #include "base/model.h"
 
 #include <cblas.h>
@@ -379,4 +380,139 @@ Test(measure_threads, shifting_the_cpu_choice_moves_to_the_next_allowed_cpu)
         cr_expect_str_neq(a.affinity, b.affinity, "still on %s", b.affinity);
     else
         cr_expect_str_eq(a.affinity, b.affinity);
+}
+
+/* ---- warm-up until steady, blocks of a unit, contention ------------------- */
+
+Test(measure_fake, warmup_goes_on_until_the_calls_stop_getting_faster)
+{
+    /* Per-call cost in permille: a process's first milliseconds, then its steady state. */
+    static int64_t pattern[64] = {3000, 2500, 2000, 1600, 1300, 1100, 1000};
+    fake f = {.iter_ns = 1000000, .pattern = pattern, .npattern = 64};
+    pg_clock clk = {fake_now, &f};
+    pg_measure_options o = fake_opts(&clk);
+    pg_measurement m;
+    size_t i;
+
+    for (i = 6; i < 64; i++)
+        pattern[i] = 1000;
+    o.warmup = 0.005;
+    o.min_run_time = 0.01;
+    o.min_samples = 5;
+    pg_assert_ok(pg_measure(&m, fake_body, &f, &o));
+    /* 5 ms of warm-up end after the second call (5.5 ms), still 17 % faster than the first: on, in calls of
+       one iteration, until a call is no faster than the one before (the eighth). */
+    cr_expect_eq(m.warmup_calls, 8);
+    cr_expect(fabs(m.transient - 3.0) < 1e-9, "first call over steady %g", m.transient);
+    cr_expect_eq(m.warnings & PG_WARN_NOT_STEADY, 0);
+    for (i = 0; i < m.nsamples; i++)
+        cr_expect(fabs(m.samples[i] - 1e-3) < 1e-12, "sample %zu = %g: measured after the transient", i, m.samples[i]);
+    free(m.samples);
+}
+
+Test(measure_fake, a_warmup_still_getting_faster_at_its_cap_is_flagged)
+{
+    static int64_t pattern[64];
+    fake f = {.iter_ns = 1000, .pattern = pattern, .npattern = 64};
+    pg_clock clk = {fake_now, &f};
+    pg_measure_options o = fake_opts(&clk);
+    pg_measurement m;
+    size_t i;
+
+    /* Every call 15 % faster than the last for longer than three times the warm-up. */
+    for (i = 0; i < 64; i++)
+        pattern[i] = 1000 + (int64_t)(1e6 * pow(0.85, (double)i));
+    o.warmup = 0.002;
+    o.min_run_time = 0.002;
+    o.min_samples = 2;
+    pg_assert_ok(pg_measure(&m, fake_body, &f, &o));
+    cr_expect(m.warnings & PG_WARN_NOT_STEADY, "warnings %x", m.warnings);
+    cr_expect(m.warmup_s >= 0.006 && m.warmup_s < 0.007, "stopped at three times the warm-up: %g s", m.warmup_s);
+    free(m.samples);
+}
+
+Test(measure_fake, blocks_are_multiples_of_the_unit)
+{
+    fake f = {.iter_ns = 10000};
+    pg_clock clk = {fake_now, &f};
+    pg_measure_options o = fake_opts(&clk);
+    pg_measurement m;
+
+    o.block_unit = 10;
+    o.start_number = 33;
+    pg_assert_ok(pg_measure(&m, fake_body, &f, &o));
+    /* From 40 (33 rounded up to the unit), doubling: 40, 80, 160 (1.6 ms, the first over 1 ms). */
+    cr_expect_eq(m.number_per_run, 160);
+    cr_expect_eq(m.number_per_run % 10, 0);
+    free(m.samples);
+}
+
+/* A probe that says the body's thread waited `share` of every block's real time. */
+typedef struct fake_probe {
+    int64_t real, waited;
+    double share;
+    int fail;
+} fake_probe;
+
+static int fake_probe_read(void *payload, int64_t *real_ns, int64_t *waited_ns)
+{
+    fake_probe *p = payload;
+
+    if (p->fail)
+        return -1;
+    p->real += 1000000;
+    p->waited += (int64_t)(p->share * 1000000);
+    *real_ns = p->real;
+    *waited_ns = p->waited;
+    return 0;
+}
+
+Test(measure_fake, the_probe_splits_wall_time_into_running_and_waiting)
+{
+    fake f = {.iter_ns = 10000};
+    pg_clock clk = {fake_now, &f};
+    pg_measure_options o = fake_opts(&clk);
+    fake_probe fp = {0, 0, 0.125, 0};
+    pg_probe probe = {fake_probe_read, &fp};
+    pg_measurement m;
+
+    o.probe = &probe;
+    pg_assert_ok(pg_measure(&m, fake_body, &f, &o));
+    /* Each read adds 1 ms real and 0.125 ms waited: a block (two reads apart) waited 1/8 of its time. */
+    cr_expect(m.contention_known);
+    cr_expect(fabs(m.waited - 0.125) < 1e-12, "waited %g", m.waited);
+    cr_expect(m.warnings & PG_WARN_CONTENDED);
+    free(m.samples);
+    fp.fail = 1;
+    pg_assert_ok(pg_measure(&m, fake_body, &f, &o));
+    cr_expect(!m.contention_known, "a probe that cannot read leaves the share unknown");
+    cr_expect_eq(m.waited, 0);
+    cr_expect_eq(m.warnings & PG_WARN_CONTENDED, 0);
+    free(m.samples);
+}
+
+Test(measure_real, the_thread_probe_and_steal_read_this_machine)
+{
+    pg_thread_probe p;
+    int64_t r0, w0, r1, w1;
+    cpu_set_t set;
+    volatile double acc = 0;
+    double steal;
+    int i;
+
+    pg_assert_ok(pg_thread_probe_open(&p, 0, NULL));
+    cr_assert_eq(p.probe.read(p.probe.payload, &r0, &w0), 0);
+    for (i = 0; i < 1000000; i++)
+        acc += 1.0;
+    cr_assert_eq(p.probe.read(p.probe.payload, &r1, &w1), 0);
+    cr_expect_gt(r1, r0);
+    /* Waiting is a part of the wall time between the reads (whatever this machine's load). */
+    cr_expect(w1 - w0 >= 0 && w1 - w0 <= r1 - r0 + 1000000, "waited %lld of %lld ns", (long long)(w1 - w0),
+              (long long)(r1 - r0));
+    pg_thread_probe_close(&p);
+    /* Steal time: a count of seconds where the kernel exposes it, -1 where it does not. */
+    cr_assert(sched_getaffinity(0, sizeof(set), &set) == 0);
+    steal = pg_cpu_steal_s(&set);
+    cr_expect(steal >= 0 || steal == -1, "steal %g", steal);
+    cr_expect_eq(pg_probe_none.read(NULL, &r0, &w0), -1);
 }

@@ -9,6 +9,7 @@
 #include "suite/suite.h"
 #include "base/util.h"
 
+#include <dlfcn.h>
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -345,3 +346,47 @@ Test(plugin, only_plugin_cases_pair_up, .signal = SIGABRT)
     (void)pg_exec_case_pair(r, pair, NULL, &round);
 }
 #endif
+
+/*
+ * An injected change of real work (doctor --sensitivity): the head side runs
+ * each block's iterations (1 + extra) times and counts them once; blocks are
+ * multiples of the unit that makes the extra iterations whole.
+ */
+Test(plugin, an_injected_change_runs_more_of_the_same_iterations_and_counts_them_once)
+{
+    char *lib = pg_test_build_plugin(tmp, "plugin/blocks.c", "blocks", NULL);
+    pg_measure_options mo = PG_MEASURE_OPTIONS_INIT;
+    pg_plugin_lib *pl = NULL;
+    const pg_benchmark *b = NULL;
+    pg_case c;
+    pg_result r;
+    void *h;
+    int64_t *last;
+
+    pg_assert_ok(pg_plugin_open(&pl, lib));
+    pg_assert_ok(pg_plugin_find(&b, pl, "blocks"));
+    cr_assert((h = dlopen(lib, RTLD_NOW | RTLD_NOLOAD)) != NULL, "%s", dlerror());
+    cr_assert((last = dlsym(h, "blocks_last_iters")) != NULL);
+    memset(&c, 0, sizeof(c));
+    c.key = "t/blocks@1:cpu";
+    c.name = "blocks";
+    c.threads = 1;
+    c.device = "cpu";
+    c.extra_work = 0.1;
+    c.block_unit = 10;
+    mo.warmup = 0.001;
+    mo.min_run_time = 0.01;
+    mo.min_samples = 3;
+    mo.block_unit = c.block_unit;
+    memset(&r, 0, sizeof(r));
+    pg_assert_ok(pg_plugin_measure(&r, b, &c, &mo));
+    cr_assert_eq(r.status, PG_STATUS_OK, "%s", r.message);
+    cr_expect_eq(r.number_per_run % 10, 0, "blocks of %lld", (long long)r.number_per_run);
+    /* The last call was a sampled block: 11 iterations run for every 10 counted. */
+    cr_expect_eq(*last, r.number_per_run + r.number_per_run / 10, "ran %lld for %lld counted", (long long)*last,
+                 (long long)r.number_per_run);
+    pg__result_clear(&r);
+    dlclose(h);
+    pg_plugin_close(pl);
+    free(lib);
+}

@@ -319,6 +319,45 @@ Test(report_json, round_trip_is_lossless)
     pg_test_model_free(&m);
 }
 
+/* A paired case on two estimators carries both, which decided, its regime line and the rounds left out. */
+Test(report_json, two_estimators_round_trip)
+{
+    pg_test_model m;
+    pg_report_doc *doc = NULL;
+    pg_report_data d;
+    pg_buf again = PG_BUF_INIT;
+    pg_report_options o = PG_REPORT_OPTIONS_INIT;
+    pg_case_verdict *v;
+    char *json;
+
+    pg_test_fixed_model(&m);
+    v = &m.cmp->cases[0];
+    v->paired = 1;
+    v->dual.on = 1;
+    v->dual.by = PG_BY_LOW;
+    v->dual.median = (pg_estimator_bounds){1.001, 0.975, 1.018, 0.975, 1.018};
+    v->dual.low = (pg_estimator_bounds){1.112, 1.081, 1.141, 1.081, 1.141};
+    v->regime = pg__strdup("the fastest tenth of each round +11.2% [+8.1, +14.1], the median block +0.1% [-2.5, +1.8]; "
+                           "the samples of a process move between a fast and a slow regime");
+    v->rounds.contended = 2;
+    json = render("json", &m, NULL);
+    cr_assert(strstr(json, "\"decided_by\": \"fastest_tenth\"") != NULL, "%s", json);
+    cr_assert(strstr(json, "\"rounds_left_out\": 2") != NULL, "%s", json);
+    pg_assert_ok(pg_report_doc_parse(&doc, json, strlen(json), "dual.json"));
+    cr_assert(doc->cmp->cases[0].dual.on);
+    cr_assert_eq(doc->cmp->cases[0].dual.by, PG_BY_LOW);
+    cr_assert_str_eq(doc->cmp->cases[0].regime, v->regime);
+    d.run = doc->run;
+    d.cmp = doc->cmp;
+    d.origin = &doc->origin;
+    pg_assert_ok(pg_render_json(&again, &d, &o));
+    cr_assert_str_eq(again.ptr, json, "JSON -> model -> JSON changed the report");
+    pg__buf_clear(&again);
+    pg_report_doc_free(doc);
+    free(json);
+    pg_test_model_free(&m);
+}
+
 Test(report_json, bad_input_names_file_line_and_column)
 {
     pg_report_doc *doc = NULL;
