@@ -1,14 +1,17 @@
 /*
  * docs_test.c - docs/ci.md's "Adopt perfgate in your repository" is run as
- * written: its shell blocks run, in order, in a copy of a make-built
- * repository (tests/data/userrepo) with perfgate installed from the build
- * under test (cmake --install) and a release tag to pin to; the workflow
- * files they leave are byte for byte the files the section shows (the
+ * written: its shell blocks run, in order: the install from the source
+ * tarball (the one the tests made of this tree, tests/support/installed.h)
+ * into ~/.local, then the walk-through in a copy of a make-built repository
+ * (tests/data/userrepo) with that perfgate on the PATH and a release tag to
+ * pin to; the workflow files they leave are byte for byte the files the
+ * section shows (the
  * placeholder PERFGATE_SHA replaced by the tag's commit), and pass the
  * workflow checks (ci/gh/audit.sh: zizmor, GitHub's schemas); every input of
  * perfgate's reusable workflows is explained in its table of inputs.
  */
 #include "compile.h"
+#include "installed.h"
 #include "support.h"
 
 #include "base/node.h"
@@ -20,6 +23,9 @@
 #include <string.h>
 
 #define SECTION "## Adopt perfgate in your repository\n"
+/* The one line of the install block not run: it needs root and the network, and the packages it installs are
+ * those this machine's tests already run with (ci/install-deps.sh put them here). */
+#define DEPS_LINE "sudo bash ci/install-deps.sh"
 
 typedef struct block {
     char *label; /* the file a yaml block shows (**`PATH`** before it), else NULL */
@@ -28,7 +34,6 @@ typedef struct block {
 } block;
 
 static char *tmp;
-
 
 /* The section's fenced blocks, each with its language and the file label before it. */
 static size_t blocks_of(block *out, size_t max, char **section_out)
@@ -90,18 +95,48 @@ static void assert_file_is(const char *dir, const char *rel, const char *want)
     free(path);
 }
 
-Test(docs, the_adoption_section_runs_as_written, .timeout = 300)
+/*
+ * The section's install block, run as written (but DEPS_LINE) where the release tarball was downloaded. Its
+ * output goes to a file: a build's log names the sanitizers it leaves out, which a test's output must not.
+ */
+static void install_as_shown(const char *text, const char *env)
 {
+    char *body = replaced(text, DEPS_LINE, "true"), *script, *cmd, *log = NULL, *logpath;
+    size_t len = 0;
+    int rc;
+
+    cr_assert(strstr(text, DEPS_LINE) != NULL, "the install block no longer says '" DEPS_LINE "':\n%s", text);
+    script = pg_test_write(tmp, "install.sh", body);
+    logpath = pg__asprintf("%s/install.log", tmp);
+    cmd = pg__asprintf("cd '%s/download' && export %s && bash -eo pipefail '%s' > '%s' 2>&1", tmp, env, script,
+                       logpath);
+    rc = pg_test_sh(NULL, cmd);
+    if (rc != 0)
+        pg__read_file(&log, &len, logpath);
+    cr_assert_eq(rc, 0, "the install block failed (exit %d):\n%s\n%s", rc, body,
+                 log ? (len > 4000 ? log + len - 4000 : log) : "");
+    free(log);
+    free(logpath);
+    free(cmd);
+    free(script);
+    free(body);
+}
+
+Test(docs, the_adoption_section_runs_as_written, .timeout = 900)
+{
+    const pg_test_install *release = pg_test_installed();
     block b[24];
-    char *section, *build = pg_test_build_dir(), *prefix, *repo, *env, *out, *sha;
+    char *section, *prefix, *repo, *env, *out, *sha;
     size_t n, i, shown = 0, ran = 0;
     pg_buf log = PG_BUF_INIT;
 
     tmp = pg_test_tmpdir();
     n = blocks_of(b, 24, &section);
-    prefix = pg__asprintf("%s/prefix", tmp);
+    /* ~/.local of a home of the test's own, where the install block puts perfgate. */
+    prefix = pg__asprintf("%s/home/.local", tmp);
     repo = pg__asprintf("%s/mylib", tmp);
-    free(pg_test_sh_expect(0, "cmake --install '%s' --prefix '%s' 2>&1", build, prefix));
+    free(pg_test_sh_expect(0, "mkdir -p '%s/home' '%s/download' && cp '%s' '%s/download/'", tmp, tmp, release->tarball,
+                           tmp));
     free(pg_test_sh_expect(0, "cp -a '%s/userrepo/v1' '%s' && cp -a '%s/userrepo/bench/.' '%s/' && git -C '%s' init -q -b main",
             PG_TEST_DATA_DIR, repo, PG_TEST_DATA_DIR, repo, repo));
     /* perfgate's repository with the release tag the pin script resolves. */
@@ -110,22 +145,32 @@ Test(docs, the_adoption_section_runs_as_written, .timeout = 300)
             tmp, tmp));
     sha = pg_test_sh_expect(0, "git -C '%s/release' rev-parse 'v0.1.0^{commit}'", tmp);
     sha[40] = '\0';
-    env = pg__asprintf("PATH='%s/bin':\"$PATH\" PKG_CONFIG_PATH='%s/lib/pkgconfig' PERFGATE_REMOTE='%s/release'",
-                       prefix, prefix, tmp);
-    /* The shell blocks, in order, as a user runs them. */
+    /* MAKEFLAGS: the block's unbounded `cmake --build -j` kept to the load a shared test machine bears. */
+    env = pg__asprintf("HOME='%s/home' PATH='%s/bin':\"$PATH\" PKG_CONFIG_PATH='%s/lib/pkgconfig' "
+                       "PERFGATE_REMOTE='%s/release' MAKEFLAGS='-l 4'",
+                       tmp, prefix, prefix, tmp);
+    /* The shell blocks, in order, as a user runs them: the install where the tarball is, the rest in the repository. */
     for (i = 0; i < n; i++) {
         char *script;
         if (strcmp(b[i].lang, "sh") != 0)
             continue;
+        ran++;
+        if (strstr(b[i].text, "tar -xzf ")) {
+            install_as_shown(b[i].text, env);
+            /* It is the perfgate of the tarball: its commit, without git. */
+            out = pg_test_sh_expect(0, "'%s/bin/perfgate' --version", prefix);
+            cr_assert(strstr(out, release->commit) != NULL, "%s\nnot the tarball's commit %s", out, release->commit);
+            free(out);
+            continue;
+        }
         script = pg_test_write(tmp, "block.sh", b[i].text);
         out = pg_test_sh_expect(0, "cd '%s' && export %s && bash -eo pipefail '%s' 2>&1", repo, env, script);
         pg__buf_puts(&log, out);
         free(out);
         free(script);
-        ran++;
     }
-    /* The walk-through: build, init, validate, one run; then the pin to the release. */
-    cr_assert_eq(ran, 2, "the adoption section's shell blocks: %zu", ran);
+    /* The install, the walk-through (build, init, validate, one run), then the pin to the release. */
+    cr_assert_eq(ran, 3, "the adoption section's shell blocks: %zu", ran);
     cr_assert(strstr(log.ptr, "perfgate init: ") && strstr(log.ptr, "1 suite valid: 3 cases") &&
                   strstr(log.ptr, "mylib/filter[]@1:cpu") && strstr(log.ptr, "-> v0.1.0 (") != NULL,
               "%s", log.ptr);
@@ -166,7 +211,6 @@ Test(docs, the_adoption_section_runs_as_written, .timeout = 300)
     free(sha);
     free(repo);
     free(prefix);
-    free(build);
     pg_test_rmtree(tmp);
     free(tmp);
 }

@@ -29,8 +29,6 @@ static int exists(const char *path)
     return stat(path, &st) == 0;
 }
 
-/* Runs `cmd` through the shell, asserting its exit code; its output (caller frees). */
-
 static void setup(void)
 {
     char *build = pg_test_build_dir();
