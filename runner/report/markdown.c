@@ -19,58 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Text in a table cell: no line breaks, no HTML, no accidental emphasis. */
-static void md_text(pg_buf *b, const char *s)
-{
-    for (; s && *s; s++) {
-        switch (*s) {
-        case '\n':
-        case '\r':
-        case '\t':
-            pg__buf_put(b, " ", 1);
-            break;
-        case '&':
-            pg__buf_puts(b, "&amp;");
-            break;
-        case '<':
-            pg__buf_puts(b, "&lt;");
-            break;
-        case '>':
-            pg__buf_puts(b, "&gt;");
-            break;
-        case '|':
-        case '\\':
-        case '*':
-        case '_':
-        case '`':
-        case '[':
-        case ']':
-        case '~':
-            pg__buf_put(b, "\\", 1);
-            pg__buf_put(b, s, 1);
-            break;
-        default:
-            pg__buf_put(b, s, 1);
-        }
-    }
-}
-
-/* A code span in a table cell; GFM splits cells on '|' even inside code, so it is escaped. */
-static void md_code(pg_buf *b, const char *s)
-{
-    pg__buf_puts(b, "`");
-    for (; s && *s; s++) {
-        if (*s == '`')
-            pg__buf_puts(b, "'");
-        else if (*s == '|')
-            pg__buf_puts(b, "\\|");
-        else if (*s == '\n' || *s == '\r')
-            pg__buf_puts(b, " ");
-        else
-            pg__buf_put(b, s, 1);
-    }
-    pg__buf_puts(b, "`");
-}
+/* Cells and lines: the one rule for text that leaves perfgate (base/text.h). */
+#define md_text pg__text_md
+#define md_code pg__text_md_code
 
 typedef struct section {
     const char *title;
@@ -283,7 +234,7 @@ static void head_lines(pg_buf *b, const pg_report_data *d, const pg_report_optio
     pg_render_summary_line(b, cmp);
     pg__buf_puts(b, "**\n\n");
     if (cmp->canary.summary) {
-        pg__buf_puts(b, cmp->canary.summary);
+        md_text(b, cmp->canary.summary);
         pg__buf_puts(b, "\n\n");
     }
 
@@ -334,9 +285,27 @@ static void head_lines(pg_buf *b, const pg_report_data *d, const pg_report_optio
         pg__buf_puts(b, " · suites ");
         md_code(b, run->suite_set);
     }
-    if (run->machine_hash)
-        pg__buf_printf(b, " · machine `%.12s`", run->machine_hash);
+    if (run->machine_hash) {
+        char m[13];
+        snprintf(m, sizeof(m), "%s", run->machine_hash);
+        pg__buf_puts(b, " · machine ");
+        md_code(b, m);
+    }
     pg__buf_puts(b, "\n\n");
+}
+
+/* [TEXT](URL) for an http(s) URL; nothing else is a link. @return 0, or -1 with nothing appended. */
+static int link_to(pg_buf *b, const char *text, const char *url)
+{
+    pg_buf u = PG_BUF_INIT;
+    int err = url ? pg__text_md_url(&u, url) : -1;
+
+    if (err == 0 && u.ptr)
+        pg__buf_printf(b, "[%s](%s)", text, u.ptr);
+    else
+        err = -1;
+    pg__buf_clear(&u);
+    return err;
 }
 
 static const char *run_link(const pg_report_data *d)
@@ -354,8 +323,10 @@ static void foot_lines(pg_buf *b, const pg_report_data *d)
                     "multiple cases. Method: ");
     md_text(b, d->cmp->method ? d->cmp->method : "-");
     pg__buf_puts(b, ".");
-    if (url)
-        pg__buf_printf(b, " [CI run](%s)", url);
+    if (url) {
+        pg__buf_puts(b, " ");
+        link_to(b, "CI run", url);
+    }
     pg__buf_puts(b, "</sub>\n");
 }
 
@@ -482,10 +453,11 @@ int pg_render_markdown(pg_buf *out, const pg_report_data *d, const pg_report_opt
         }
         pg__buf_printf(&note, "> [!NOTE]\n> Trimmed to stay under %zu bytes: %zu of %zu rows are not shown.", o->max_bytes,
                        omitted, all);
-        if (run_link(d))
-            pg__buf_printf(&note, " Full results: [the CI run](%s) (job summary, JSON report).\n\n", run_link(d));
+        pg__buf_puts(&note, " Full results: ");
+        if (link_to(&note, "the CI run", run_link(d)) == 0)
+            pg__buf_puts(&note, " (job summary, JSON report).\n\n");
         else
-            pg__buf_puts(&note, " Full results: `perfgate report --format md` or the JSON report.\n\n");
+            pg__buf_puts(&note, "`perfgate report --format md` or the JSON report.\n\n");
     }
 
     pg__buf_put(out, head.ptr, head.len);

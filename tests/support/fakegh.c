@@ -59,6 +59,9 @@ struct fakegh {
     size_t nartifacts;
 };
 
+/* Bytes the current answer got into the socket: each server answers on its own thread, one at a time. */
+static _Thread_local int64_t sent_now;
+
 static void send_all(int fd, const char *p, size_t n)
 {
     while (n) {
@@ -67,6 +70,7 @@ static void send_all(int fd, const char *p, size_t n)
             return;
         p += w;
         n -= (size_t)w;
+        sent_now += w;
     }
 }
 
@@ -461,7 +465,9 @@ static void serve(fakegh *s, int fd)
     r->user_agent = header(in.ptr, "User-Agent");
     r->body = bodycopy;
     r->at_ns = pg__mono_ns();
+    sent_now = 0;
     r->status = route(s, fd, method, path, auth, bodycopy);
+    r->sent = sent_now;
     pthread_mutex_unlock(&s->mu);
 done:
     pg__buf_clear(&in);
