@@ -164,6 +164,21 @@ static void pr_run(gha_run *r, int pr, const char *owner, const char *branch, co
     free(ref);
 }
 
+/* perfgate-pr.yml for label `label` added to pull request #2 at `head`, base `base`. */
+static void label_run(gha_run *r, const char *label, const char *head, const char *base)
+{
+    char *payload = pg__asprintf("{\"action\": \"labeled\", \"number\": 2, \"label\": {\"name\": \"%s\"}, "
+                                 "\"pull_request\": {\"number\": 2, \"head\": {\"sha\": \"%s\", \"ref\": "
+                                 "\"dc-blocker\", \"repo\": {\"full_name\": \"acme/mylib\", \"fork\": false}}, "
+                                 "\"base\": {\"sha\": \"%s\", \"ref\": \"main\", \"repo\": {\"full_name\": \"" REPO
+                                 "\", \"fork\": false}}}}",
+                                 label, head, base);
+    gha_event ev = {"pull_request", payload, REPO, head, "refs/pull/2/merge", head, "dc-blocker", "main", "main"};
+
+    run(r, head, "perfgate-pr.yml", &ev);
+    free(payload);
+}
+
 /* perfgate-post.yml for the pull request run `pr_run_id` that ended in `conclusion`. */
 static void post_run(gha_run *r, long pr_run_id, const char *conclusion, const char *head, const char *branch,
                      const char *owner, const char *pulls)
@@ -383,6 +398,36 @@ static void post_pr2(const gha_run *pr, const char *head)
     gha_run_clear(&post);
 }
 
+/*
+ * The regression is wanted: a maintainer accepts it with the label
+ * perf-accepted. Another label starts no gate (the caller's job `if:`);
+ * perfgate-post of the failed run, run again as the labelled run's
+ * completion runs it, reads the label and who applied it through post.yml
+ * (issues: read granted by the caller): the status turns success naming
+ * @alice and the comment says ACCEPTED. The label is then removed again.
+ */
+static void step3b_the_label_perf_accepted_accepts_it(const gha_run *failed)
+{
+    gha_run other;
+    char *body;
+
+    label_run(&other, "documentation", u.slow, u.readme);
+    cr_assert(gha_run_job(&other, "gate/gate") == NULL, "another label gated again:\n%s", other.log);
+    cr_assert(strstr(other.log, "build.sh") == NULL, "%s", other.log);
+    gha_run_clear(&other);
+
+    fakegh_label(u.api, 2, "perf-accepted", "alice", 1);
+    post_pr2(failed, u.slow);
+    cr_assert_eq(lc_statuses(u.api, REPO, u.slow, "success"), 1, "the accepted regression set no success status");
+    cr_assert_eq(fakegh_comment_count(u.api, 2), 1, "the same comment, updated");
+    body = fakegh_comment_body(u.api, 1001);
+    cr_assert(strstr(body, "perfgate: ACCEPTED — 1 regression accepted by label, applied by @alice") != NULL, "%s",
+              body);
+    cr_assert(strstr(body, "#### Accepted (1)") != NULL && strstr(body, "filter") != NULL, "%s", body);
+    free(body);
+    fakegh_label(u.api, 2, "perf-accepted", "alice", 0);
+}
+
 static void step3_ten_percent_more_work_fails_with_one_comment(void)
 {
     gha_run pr;
@@ -415,6 +460,7 @@ static void step3_ten_percent_more_work_fails_with_one_comment(void)
     free(body);
     cr_assert_eq(lc_statuses(u.api, REPO, u.slow, "failure"), 1, "a failure status on the head");
     cr_assert_eq(fakegh_count(u.api, "POST", "/repos/" REPO "/statuses/"), 1, "one status, on the head only");
+    step3b_the_label_perf_accepted_accepts_it(&pr);
     gha_run_clear(&pr);
 }
 
@@ -445,14 +491,15 @@ static void step4_the_fix_passes_and_updates_the_comment(void)
     post_pr2(&pr, u.fixed);
     /* Updated in place: still one comment, the same one, no longer a failure. */
     cr_assert_eq(fakegh_comment_count(u.api, 2), 1);
-    cr_assert_eq(fakegh_count(u.api, "PATCH", "/repos/" REPO "/issues/comments/1001"), 1);
+    /* Its second update: the first said ACCEPTED (step 3b). */
+    cr_assert_eq(fakegh_count(u.api, "PATCH", "/repos/" REPO "/issues/comments/1001"), 2);
     body = fakegh_comment_body(u.api, 1001);
     cr_assert(strstr(body, strcmp(outcome, "PASS") == 0 ? "perfgate: PASS" : "perfgate: nothing compared"), "%s",
               body);
     cr_assert(strstr(body, "perfgate: FAIL") == NULL, "%s", body);
     free(body);
     cr_assert_eq(lc_statuses(u.api, REPO, u.fixed, strcmp(outcome, "PASS") == 0 ? "success" : "error"), 1);
-    cr_assert_eq(lc_statuses(u.api, REPO, u.slow, NULL), 1, "nothing more on the old head");
+    cr_assert_eq(lc_statuses(u.api, REPO, u.slow, NULL), 2, "nothing more on the old head than FAIL and ACCEPTED");
     json_decref(rep);
     gha_run_clear(&pr);
 }
