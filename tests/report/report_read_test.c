@@ -92,3 +92,47 @@ Test(report_read, every_verdict_of_a_large_report_finds_its_result)
     pg_report_doc_free(doc);
     free(path);
 }
+
+/*
+ * What changed and who accepted it come back from the report with the
+ * verdict (read by the same walk), and a fork's report can put anything in
+ * them: in the terminal, a what-changed line, a note, an acceptance and the
+ * ACCEPTED reason carry no escape sequence and no line break of their own.
+ */
+Test(report_read, what_changed_and_acceptances_come_back_plain)
+{
+    static const char text[] =
+        "{\"schema_version\": 1, \"run\": {\"suite_set\": \"s\"}, \"baseline\": {\"uuid\": \"b\", \"commit\": \"b0\"}, "
+        "\"summary\": {\"exit_code\": 0, \"outcome\": \"ACCEPTED\", \"accepted_by\": \"@al\\u001b[2Jice\", "
+        "\"outcome_reason\": \"1 regression accepted\\n\\u001b]8;;https://evil.example\\u0007by @alice\"}, "
+        "\"results\": [{\"key\": \"s/k@1:cpu\", \"status\": \"ok\", \"summary\": {\"n\": 3, \"median\": 2e-9}}], "
+        "\"verdicts\": [{\"key\": \"s/k@1:cpu\", \"verdict\": \"REGRESSED\", \"ratio\": 1.5, "
+        "\"accepted\": {\"why\": \"accepted\\u001b[31m by label\", \"from\": \"label\"}, "
+        "\"diagnosis\": {\"what_changed\": \"+10 % in `sw\\u001b[1meep`\\nFAKE: line\", \"note\": \"n\\u009bote\", "
+        "\"source\": \"recounted\", \"functions\": {\"exclusive\": [{\"name\": \"sweep\", \"base\": 1, \"head\": 2}]}}}]}";
+    pg_report_doc *doc = NULL;
+    pg_buf out = PG_BUF_INIT;
+    pg_report_options opts = PG_REPORT_OPTIONS_INIT;
+
+    pg_assert_ok(pg_report_doc_parse(&doc, text, strlen(text), "forged.json"));
+    cr_assert_eq(doc->cmp->outcome, PG_OUTCOME_ACCEPTED);
+    cr_assert_str_eq(doc->cmp->accepted_by, "@al\033[2Jice");
+    cr_assert_eq(doc->cmp->ncases, 1);
+    cr_assert(doc->cmp->cases[0].accepted != NULL && doc->cmp->cases[0].accepted_from == PG_ACCEPT_LABEL);
+    cr_assert(doc->cmp->cases[0].diag != NULL && doc->cmp->cases[0].diag->nself == 1);
+    cr_assert_str_eq(doc->cmp->cases[0].diag->self[0].name, "sweep");
+    {
+        pg_report_data d = {doc->run, doc->cmp, &doc->origin};
+        pg_assert_ok(pg_render_terminal(&out, &d, &opts));
+    }
+    pg_assert_ok(pg_render_title(&out, doc->cmp, NULL));
+    cr_assert(strchr(out.ptr, '\033') == NULL && strstr(out.ptr, "\xc2\x9b") == NULL && strchr(out.ptr, '\a') == NULL,
+              "%s", out.ptr);
+    cr_assert(strstr(out.ptr, "what changed: +10 % in `sw?[1meep` FAKE: line (n?ote)") != NULL, "%s", out.ptr);
+    cr_assert(strstr(out.ptr, "\nFAKE") == NULL, "%s", out.ptr);
+    cr_assert(strstr(out.ptr, "accepted?[31m by label") != NULL, "%s", out.ptr);
+    cr_assert(strstr(out.ptr, "perfgate: ACCEPTED — 1 regression accepted ?]8;;https://evil.example?by @alice") != NULL,
+              "%s", out.ptr);
+    pg__buf_clear(&out);
+    pg_report_doc_free(doc);
+}
