@@ -19,6 +19,7 @@ static const pg_command commands[] = {
     {"compare", pg_cmd_compare, "verdicts between stored runs"},
     {"ab", pg_cmd_ab, "interleaved A/B of two builds in one job"},
     {"history", pg_cmd_history, "a case's medians over commits, with change points"},
+    {"bisect", pg_cmd_bisect, "the commit that made a case slower, with interleaved gates"},
     {"report", pg_cmd_report, "write a stored run as markdown, JSON, JUnit or HTML"},
     {"post", pg_cmd_post, "post a sticky PR comment and a commit status"},
     {"import", pg_cmd_import, "store results of other harnesses (Google Benchmark, hyperfine, ...)"},
