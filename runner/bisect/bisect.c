@@ -4,6 +4,8 @@
  * against the other in interleaved rounds at the step's share of the
  * family error, feed the verdict to the search (search.h), save.
  */
+#include "bisect/bisect.h"
+
 #include "bisect/internal.h"
 
 #include "base/sha256.h"

@@ -404,7 +404,7 @@ static int run_build(const char *tree, const char *command, const char *build_di
 {
     char *entry = pg__asprintf("PERFGATE_BUILD_DIR=%s", build_dir), **env = entry ? build_env(entry) : NULL;
     char *argv[] = {"bash", "-eo", "pipefail", "-c", (char *)command, NULL};
-    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), status = 0, err;
+    int fd = open(log, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), status = 0, err;
 
     if (!entry || !env || fd < 0) {
         err = fd < 0 ? pg_error_set(PG_EIO, "cannot write the build log %s: %s", log, strerror(errno))

@@ -7,7 +7,8 @@
 
 #include <stddef.h>
 
-#include "bisect/bisect.h"
+#include "base/util.h"
+#include "bisect/types.h"
 
 /**
  * Runs `git -C repo ARGS...` (argv, no shell) and keeps its standard

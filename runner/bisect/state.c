@@ -9,6 +9,8 @@
  * its sizes checked against each other (indices inside the chain), since
  * a state or an artifact may have been edited or cut.
  */
+#include "bisect/bisect.h"
+
 #include "bisect/internal.h"
 
 #include "perfgate/errors.h"

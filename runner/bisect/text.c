@@ -6,6 +6,8 @@
  * code span with their backticks dropped and pipes escaped, so a subject
  * can neither break the table nor mention anyone.
  */
+#include "bisect/bisect.h"
+
 #include "bisect/internal.h"
 
 #include "perfgate/errors.h"
