@@ -174,6 +174,13 @@ done:
     return err;
 }
 
+/* An UNSURE step whose interval lay beyond the threshold: REGRESSED at first, not confirmed (search.h). */
+static int beyond(const pg_bisect_step *s)
+{
+    return s->verdict == PG_VERDICT_UNSURE && isfinite(s->ci_lo) && isfinite(s->threshold) &&
+           s->ci_lo > 1 + s->threshold;
+}
+
 /* Takes the steps, commits that did not build and the cases followed from a stored state of the same inputs. */
 static int adopt(pg_bisect_result *r, pg_bisect_result *old)
 {
@@ -223,7 +230,7 @@ static int resume(bisect_ctx *x)
         if (!pg_bisect_search_next(&x->search, &b, &h, &purpose) || b != r->steps[i].base || h != r->steps[i].head)
             return pg_error_set(PG_EFORMAT, "%s: step %zu does not follow from the steps before it; --restart starts "
                                             "over", r->state_path, i + 1);
-        pg_bisect_search_feed(&x->search, r->steps[i].verdict);
+        pg_bisect_search_feed(&x->search, r->steps[i].verdict, beyond(&r->steps[i]));
     }
     if (r->nsteps)
         say(x, "resuming from %s: %zu step%s done", r->state_path, r->nsteps, r->nsteps == 1 ? "" : "s");
@@ -449,7 +456,7 @@ static int step(bisect_ctx *x, size_t base, size_t head, pg_bisect_purpose purpo
     r->steps[r->nsteps++] = s;
     memset(&s, 0, sizeof(s));
     announce(x, &r->steps[r->nsteps - 1]);
-    pg_bisect_search_feed(&x->search, r->steps[r->nsteps - 1].verdict);
+    pg_bisect_search_feed(&x->search, r->steps[r->nsteps - 1].verdict, beyond(&r->steps[r->nsteps - 1]));
     err = pg__bisect_save(r, r->state_path);
 done:
     pg__bisect_step_clear(&s);

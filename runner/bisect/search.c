@@ -126,7 +126,7 @@ static void regressed(pg_bisect_search *s, size_t base, size_t head, size_t step
     s->direct_step = step;
 }
 
-static void feed_halve(pg_bisect_search *s, pg_verdict v, size_t step)
+static void feed_halve(pg_bisect_search *s, pg_verdict v, int beyond, size_t step)
 {
     if (!decided(v)) {
         /* The midpoint could not be measured: another one, as if it did not build. */
@@ -135,12 +135,13 @@ static void feed_halve(pg_bisect_search *s, pg_verdict v, size_t step)
         regressed(s, s->lo, s->m, step);
     } else if (v == PG_VERDICT_UNSURE) {
         s->phase = PG_BISECT_WIDEN;
+        s->half_beyond = beyond;
     } else {
         s->lo = s->m;
     }
 }
 
-static void feed_widen(pg_bisect_search *s, pg_verdict v, size_t step)
+static void feed_widen(pg_bisect_search *s, pg_verdict v, int beyond, size_t step)
 {
     s->phase = PG_BISECT_HALVE;
     if (!decided(v)) {
@@ -149,6 +150,13 @@ static void feed_widen(pg_bisect_search *s, pg_verdict v, size_t step)
         size_t hi = s->hi;
         s->lo = s->m;
         regressed(s, s->m, hi, step);
+    } else if (v == PG_VERDICT_UNSURE && (s->half_beyond || beyond)) {
+        /* A half whose interval lay beyond the threshold, unconfirmed: looked into, claiming nothing yet. */
+        if (s->half_beyond)
+            s->hi = s->m;
+        else
+            s->lo = s->m;
+        s->direct = PG_BISECT_NONE;
     } else if (v == PG_VERDICT_UNSURE) {
         /* Neither half moved beyond the threshold alone, while the whole range did. */
         finish(s, PG_BISECT_SPREAD, s->span_step, s->lo, s->hi);
@@ -159,7 +167,7 @@ static void feed_widen(pg_bisect_search *s, pg_verdict v, size_t step)
     }
 }
 
-void pg_bisect_search_feed(pg_bisect_search *s, pg_verdict v)
+void pg_bisect_search_feed(pg_bisect_search *s, pg_verdict v, int beyond)
 {
     size_t step = s->steps++;
 
@@ -175,10 +183,10 @@ void pg_bisect_search_feed(pg_bisect_search *s, pg_verdict v)
         }
         break;
     case PG_BISECT_HALVE:
-        feed_halve(s, v, step);
+        feed_halve(s, v, beyond, step);
         break;
     case PG_BISECT_WIDEN:
-        feed_widen(s, v, step);
+        feed_widen(s, v, beyond, step);
         break;
     case PG_BISECT_PARENT:
         if (v == PG_VERDICT_REGRESSED) {

@@ -14,14 +14,20 @@
  *   halve    the midpoint m against lo. REGRESSED: hi = m; SAME or
  *            IMPROVED: lo = m; UNSURE: widen.
  *   widen    hi against m (the other half). REGRESSED: lo = m; SAME or
- *            IMPROVED: hi = m; UNSURE again: neither half holds the change
- *            alone, so it is spread over lo+1..hi.
+ *            IMPROVED: hi = m; UNSURE again: when one half's interval lay
+ *            beyond the threshold (REGRESSED at first, not confirmed), the
+ *            search goes on in that half, the older one first; otherwise
+ *            neither half holds the change alone: spread over lo+1..hi.
  *   parent   when lo and hi are adjacent but hi was last found slower
  *            against an older commit: hi against lo, its parent. REGRESSED:
  *            first bad commit hi; otherwise spread.
  *
  * A midpoint that does not build or cannot be measured is passed over for
  * the nearest other one; a range with none left is reported as such.
+ *
+ * Only REGRESSED steps make claims: a first bad commit is named only after
+ * it was REGRESSED against its parent in a step of its own, so a half
+ * entered on an unconfirmed interval costs steps, never a wrong commit.
  */
 #ifndef PG_BISECT_SEARCH_H
 #define PG_BISECT_SEARCH_H
@@ -58,6 +64,7 @@ typedef struct pg_bisect_search {
     size_t span_lo, span_hi;  /* the narrowest pair found REGRESSED, and its step */
     size_t span_step;
     size_t m;                 /* the midpoint of the step in progress */
+    int half_beyond;          /* the halving at m was UNSURE with its interval beyond the threshold */
     pg_bisect_purpose phase;
     unsigned char *skipped;   /* n + 1 flags: commits that do not build or cannot be measured */
     size_t steps;             /* verdicts fed */
@@ -81,8 +88,11 @@ int pg_bisect_search_next(pg_bisect_search *s, size_t *base, size_t *head, pg_bi
  * The verdict of the step pg_bisect_search_next() gave. A verdict other
  * than REGRESSED, SAME, IMPROVED or UNSURE (the case could not be measured)
  * passes over a midpoint; at the ends it ends the search (ERROR).
+ * `beyond`: an UNSURE step whose interval lay wholly beyond the threshold
+ * (its rounds said REGRESSED and the confirmation did not), which tells a
+ * widening which half to go on in.
  */
-void pg_bisect_search_feed(pg_bisect_search *s, pg_verdict v);
+void pg_bisect_search_feed(pg_bisect_search *s, pg_verdict v, int beyond);
 
 /** Commit `c` does not build: never a midpoint. */
 void pg_bisect_search_skip(pg_bisect_search *s, size_t c);

@@ -51,7 +51,7 @@ static int describe_range(pg_buf *b, const pg_bisect_result *r, const pg_bisect_
     pg__bisect_short(r, s->head, z);
     if (r->kind == PG_BISECT_SPREAD)
         return pg__buf_printf(b, "the change is spread over commits %s..%s (%zu commits): %s from %s to %s, and no "
-                                 "single step in it moved beyond %s on its own",
+                                 "step inside it was found beyond %s on its own",
                               lo, hi, r->span_hi - r->span_lo, ch, a, z, th);
     return pg__buf_printf(b, "the change is in commits %s..%s: %s from %s to %s, but the %zu commit%s before %s "
                              "do%s not build (their logs say why)",
@@ -105,15 +105,19 @@ int pg__bisect_describe(pg_bisect_result *r)
     return 0;
 }
 
-/* A subject as markdown can hold it: in a code span, no backticks, pipes escaped, at most 72 bytes. */
-static void md_subject(pg_buf *b, const char *s)
+/*
+ * Text from elsewhere (a subject, a key, a reason) as markdown can hold it:
+ * in a code span, so it neither formats nor mentions anyone; no backticks,
+ * pipes escaped for tables, at most `max` bytes.
+ */
+static void md_code(pg_buf *b, const char *s, size_t max)
 {
     size_t n = 0;
 
     if (!s || !*s)
         return;
-    pg__buf_puts(b, " `");
-    for (; *s && n < 72; s++, n++) {
+    pg__buf_puts(b, "`");
+    for (; *s && n < max; s++, n++) {
         if (*s == '`' || (unsigned char)*s < 0x20)
             pg__buf_put(b, " ", 1);
         else if (*s == '|')
@@ -127,6 +131,14 @@ static void md_subject(pg_buf *b, const char *s)
     if (b->len && ((unsigned char)b->ptr[b->len - 1] & 0xC0) == 0xC0)
         b->ptr[--b->len] = '\0';
     pg__buf_puts(b, *s ? "…`" : "`");
+}
+
+static void md_subject(pg_buf *b, const char *s)
+{
+    if (s && *s) {
+        pg__buf_puts(b, " ");
+        md_code(b, s, 72);
+    }
 }
 
 static void md_commit(pg_buf *b, const pg_bisect_result *r, size_t i, const char *url, int subject)
@@ -149,10 +161,16 @@ static void header(pg_buf *b, const pg_bisect_result *r, int markdown)
 
     pg__bisect_short(r, 0, g);
     pg__bisect_short(r, r->ncommits - 1, z);
-    pg__buf_printf(b, "%sbisect%s %s%s%s between %s (%s) and %s (%s): %zu commit%s, %zu step%s planned; family error "
-                      "%.3g split over the steps (%.2g each planned, less for any beyond)%s\n",
-                   markdown ? "**" : "", markdown ? "**" : "", markdown ? "`" : "", r->key ? r->key : "the cases",
-                   markdown ? "`" : "", r->good_rev ? r->good_rev : "GOOD", g, r->bad_rev ? r->bad_rev : "BAD", z,
+    if (markdown) {
+        pg__buf_puts(b, "**bisect** ");
+        md_code(b, r->key ? r->key : "the cases", 200);
+        pg__buf_printf(b, " between `%.12s` and `%.12s`", g, z);
+    } else {
+        pg__buf_printf(b, "bisect %s between %s (%s) and %s (%s)", r->key ? r->key : "the cases",
+                       r->good_rev ? r->good_rev : "GOOD", g, r->bad_rev ? r->bad_rev : "BAD", z);
+    }
+    pg__buf_printf(b, ": %zu commit%s, %zu step%s planned; family error %.3g split over the steps (%.2g each planned, "
+                      "less for any beyond)%s\n",
                    r->ncommits - 1, r->ncommits == 2 ? "" : "s", r->planned, r->planned == 1 ? "" : "s", r->alpha, each,
                    markdown ? "\n" : "");
 }
@@ -214,14 +232,24 @@ int pg_bisect_format(pg_buf *out, const pg_bisect_result *r, int markdown, const
         md_table(out, r, commit_url);
     else
         text_table(out, r);
-    pg__buf_printf(out, "%s%s%s%s\n", markdown ? "\n**" : "\n", r->text ? r->text : "", markdown ? "**" : "",
-                   r->also && r->nalso && !markdown ? "" : "");
+    if (markdown) {
+        pg__buf_puts(out, "\n**Result:** ");
+        md_code(out, r->text ? r->text : "", 4000);
+        pg__buf_puts(out, "\n");
+    } else {
+        pg__buf_printf(out, "\n%s\n", r->text ? r->text : "");
+    }
     if (r->nalso) {
         size_t i;
         pg__buf_puts(out, markdown ? "\nAlso slower between GOOD and BAD (bisect each with `--filter`):" :
                                      "also slower between GOOD and BAD (bisect each with --filter):");
-        for (i = 0; i < r->nalso; i++)
-            pg__buf_printf(out, markdown ? " `%s`" : " %s", r->also[i]);
+        for (i = 0; i < r->nalso; i++) {
+            pg__buf_puts(out, " ");
+            if (markdown)
+                md_code(out, r->also[i], 200);
+            else
+                pg__buf_puts(out, r->also[i]);
+        }
         pg__buf_puts(out, "\n");
     }
     return out->ptr ? 0 : pg_error_set(PG_ENOMEM, "out of memory");

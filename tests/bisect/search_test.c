@@ -21,14 +21,20 @@ typedef struct oracle {
     size_t n;
     size_t unsure_at;    /* this step (0-based) is UNSURE whatever the truth; SIZE_MAX: none */
     const unsigned char *fails; /* commits whose case cannot be measured; NULL */
+    size_t refuted_at;   /* this step, when REGRESSED, is UNSURE with its interval beyond (not confirmed); 0: none */
 } oracle;
 
-static pg_verdict judge(const oracle *o, size_t base, size_t head, size_t step)
+static pg_verdict judge_beyond(const oracle *o, size_t base, size_t head, size_t step, int *beyond)
 {
     double d = o->level[head] - o->level[base], t = log1p(T);
 
+    *beyond = 0;
     if (step == o->unsure_at)
         return PG_VERDICT_UNSURE;
+    if (step == o->refuted_at && o->refuted_at && d - GREY > t) {
+        *beyond = 1;
+        return PG_VERDICT_UNSURE;
+    }
     if (o->fails && o->fails[head])
         return PG_VERDICT_ERROR;
     if (d - GREY > t)
@@ -38,6 +44,13 @@ static pg_verdict judge(const oracle *o, size_t base, size_t head, size_t step)
     if (fabs(d) + GREY < t)
         return PG_VERDICT_SAME;
     return PG_VERDICT_UNSURE;
+}
+
+static pg_verdict judge(const oracle *o, size_t base, size_t head, size_t step)
+{
+    int beyond;
+
+    return judge_beyond(o, base, head, step, &beyond);
 }
 
 /* Runs the search to its end; returns the steps taken. */
@@ -51,9 +64,12 @@ static size_t run(pg_bisect_search *s, const oracle *o, const unsigned char *unb
         if (unbuilt[i])
             pg_bisect_search_skip(s, i);
     while (pg_bisect_search_next(s, &base, &head, &purpose)) {
+        int beyond;
+        pg_verdict v;
         cr_assert(base < head && head <= o->n, "step %zu gates %zu against %zu", s->steps, head, base);
         cr_assert(s->steps < 4 * o->n + 8, "the search does not end");
-        pg_bisect_search_feed(s, judge(o, base, head, s->steps));
+        v = judge_beyond(o, base, head, s->steps, &beyond);
+        pg_bisect_search_feed(s, v, beyond);
     }
     return s->steps;
 }
@@ -84,7 +100,7 @@ Test(bisect_search, sharp_change_at_every_commit_is_found_within_the_planned_ste
         size_t n = sizes[si];
         for (k = 1; k <= n; k++) {
             double *l = flat(n);
-            oracle o = {l, n, (size_t)-1, NULL};
+            oracle o = {l, n, (size_t)-1, NULL, 0};
             pg_bisect_search s;
             size_t steps;
             step_at(l, n, k, 10);
@@ -114,7 +130,7 @@ Test(bisect_search, an_unrelated_small_change_is_not_blamed)
 {
     /* +2 % at commit 6 and +10 % at commit 18 (of the chain 0..31): the search follows the one case. */
     double *l = flat(31);
-    oracle o = {l, 31, (size_t)-1, NULL};
+    oracle o = {l, 31, (size_t)-1, NULL, 0};
     pg_bisect_search s;
 
     step_at(l, 31, 6, 2);
@@ -129,7 +145,7 @@ Test(bisect_search, an_unrelated_small_change_is_not_blamed)
 Test(bisect_search, a_flat_range_is_not_reproduced_in_one_step)
 {
     double *l = flat(31);
-    oracle o = {l, 31, (size_t)-1, NULL};
+    oracle o = {l, 31, (size_t)-1, NULL, 0};
     pg_bisect_search s;
 
     cr_assert_eq(run(&s, &o, NULL), 1);
@@ -145,7 +161,7 @@ Test(bisect_search, a_flat_range_is_not_reproduced_in_one_step)
 Test(bisect_search, unsure_ends_are_undecided_not_guessed)
 {
     double *l = flat(31);
-    oracle o = {l, 31, 0, NULL};
+    oracle o = {l, 31, 0, NULL, 0};
     pg_bisect_search s;
 
     step_at(l, 31, 12, 10);
@@ -160,7 +176,7 @@ Test(bisect_search, unsure_ends_are_undecided_not_guessed)
 static void spread_case(size_t n, size_t first)
 {
     double *l = flat(n);
-    oracle o = {l, n, (size_t)-1, NULL};
+    oracle o = {l, n, (size_t)-1, NULL, 0};
     pg_bisect_search s;
     size_t i;
 
@@ -188,7 +204,7 @@ Test(bisect_search, a_change_spread_over_four_commits_is_spread_wherever_it_sits
 Test(bisect_search, spread_over_commits_seventeen_to_twenty_names_them)
 {
     double *l = flat(31);
-    oracle o = {l, 31, (size_t)-1, NULL};
+    oracle o = {l, 31, (size_t)-1, NULL, 0};
     pg_bisect_search s;
     size_t i;
 
@@ -209,7 +225,7 @@ Test(bisect_search, an_unsure_step_widens_and_still_finds_the_commit)
     /* Noise on any one halving: the other half is gated, and the change is still found. */
     for (at = 1; at < 6; at++) {
         double *l = flat(31);
-        oracle o = {l, 31, at, NULL};
+        oracle o = {l, 31, at, NULL, 0};
         pg_bisect_search s;
         size_t steps;
         step_at(l, 31, 18, 10);
@@ -222,11 +238,29 @@ Test(bisect_search, an_unsure_step_widens_and_still_finds_the_commit)
     }
 }
 
+Test(bisect_search, an_unconfirmed_half_is_looked_into_and_still_needs_its_own_claim)
+{
+    size_t at;
+
+    /* A halving's rounds said REGRESSED and its confirmation did not, and the other half is UNSURE by noise. */
+    for (at = 1; at < 6; at++) {
+        double *l = flat(31);
+        oracle o = {l, 31, at + 1, NULL, at};
+        pg_bisect_search s;
+        step_at(l, 31, 18, 10);
+        run(&s, &o, NULL);
+        cr_assert_eq(s.kind, PG_BISECT_FOUND, "refuted at step %zu: %s", at, pg_bisect_kind_name(s.kind));
+        cr_assert_eq(s.culprit, 18, "refuted at step %zu: found %zu", at, s.culprit);
+        pg_bisect_search_clear(&s);
+        free(l);
+    }
+}
+
 Test(bisect_search, midpoints_that_do_not_build_are_passed_over)
 {
     double *l = flat(31);
     unsigned char unbuilt[32] = {0}, fails[32] = {0};
-    oracle o = {l, 31, (size_t)-1, NULL};
+    oracle o = {l, 31, (size_t)-1, NULL, 0};
     pg_bisect_search s;
 
     step_at(l, 31, 18, 10);
@@ -249,7 +283,7 @@ Test(bisect_search, a_culprit_behind_commits_that_do_not_build_is_a_range)
 {
     double *l = flat(31);
     unsigned char unbuilt[32] = {0};
-    oracle o = {l, 31, (size_t)-1, NULL};
+    oracle o = {l, 31, (size_t)-1, NULL, 0};
     pg_bisect_search s;
 
     step_at(l, 31, 18, 10);
@@ -281,7 +315,7 @@ Test(bisect_search, the_step_shares_never_sum_beyond_alpha)
 Test(bisect_search, the_same_verdicts_replay_the_same_steps)
 {
     double *l = flat(31);
-    oracle o = {l, 31, 3, NULL};
+    oracle o = {l, 31, 3, NULL, 0};
     pg_bisect_search a, b;
     size_t ba, ha, bb, hb;
     pg_bisect_purpose pa, pb;
@@ -293,8 +327,8 @@ Test(bisect_search, the_same_verdicts_replay_the_same_steps)
         pg_verdict v = judge(&o, ba, ha, a.steps);
         cr_assert(pg_bisect_search_next(&b, &bb, &hb, &pb));
         cr_assert(ba == bb && ha == hb && pa == pb);
-        pg_bisect_search_feed(&a, v);
-        pg_bisect_search_feed(&b, v);
+        pg_bisect_search_feed(&a, v, 0);
+        pg_bisect_search_feed(&b, v, 0);
     }
     cr_assert(!pg_bisect_search_next(&b, &bb, &hb, &pb));
     cr_assert_eq(a.culprit, 22);
