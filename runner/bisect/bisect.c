@@ -68,10 +68,23 @@ static int by_string(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The timed cases the filter selects, sorted: part of what the bisection is of. */
+/* Whether a case runs what the build made: {build} in its plugin or its command. */
+static int runs_build(const pg_case *c)
+{
+    size_t i;
+
+    if (c->plugin && strstr(c->plugin, "{build}"))
+        return 1;
+    for (i = 0; c->command && c->command[i]; i++)
+        if (strstr(c->command[i], "{build}"))
+            return 1;
+    return 0;
+}
+
+/* The cases the filter selects that run the build, sorted: part of what the bisection is of. */
 static int list_cases(pg_bisect_result *r, const pg_suite_set *set, const char *filter)
 {
-    size_t i, j, n = 0;
+    size_t i, j, n = 0, other = 0;
 
     for (i = 0; i < set->count; i++)
         n += set->suites[i]->ncases;
@@ -82,9 +95,18 @@ static int list_cases(pg_bisect_result *r, const pg_suite_set *set, const char *
             const char *key = set->suites[i]->cases[j].key;
             if (filter && !pg__glob(filter, key))
                 continue;
+            /* A built-in kernel, or a plugin or command outside the build, is the same code at every commit. */
+            if (!runs_build(&set->suites[i]->cases[j])) {
+                other++;
+                continue;
+            }
             if (!(r->cases[r->ncases++] = pg__strdup(key)))
                 return pg_error_set(PG_ENOMEM, "out of memory");
         }
+    if (r->ncases == 0 && other)
+        return pg_error_set(PG_EINVAL, "no case%s%s runs the build ({build} in its plugin or command), so every commit "
+                                       "would measure the same code: nothing to bisect",
+                            filter ? " matching " : "", filter ? filter : "");
     if (r->ncases == 0)
         return pg_error_set(PG_EINVAL, "no timed case matched%s%s: nothing to bisect", filter ? " the filter " : "",
                             filter ? filter : "");
@@ -237,19 +259,6 @@ static int resume(bisect_ctx *x)
     return 0;
 }
 
-/* key as a glob that matches only itself. */
-static char *exact_glob(const char *key)
-{
-    pg_buf b = PG_BUF_INIT;
-
-    for (; *key; key++) {
-        if (strchr("*?[]\\", *key))
-            pg__buf_put(&b, "\\", 1);
-        pg__buf_put(&b, key, 1);
-    }
-    return pg__buf_detach(&b);
-}
-
 static void forward_note(const pg_gate_result *state, pg_gate_step step, const char *text, void *payload)
 {
     (void)state;
@@ -344,7 +353,7 @@ static int gate(bisect_ctx *x, pg_bisect_step *s, const char *base_dir, const ch
     pg_gate_options go = PG_GATE_OPTIONS_INIT;
     pg_gate_result res;
     const pg_case_verdict *v;
-    char *glob = s->purpose == PG_BISECT_ENDS ? NULL : exact_glob(x->r->key);
+    const char *one[1];
     size_t i, news = 0;
     int err;
 
@@ -360,11 +369,11 @@ static int gate(bisect_ctx *x, pg_bisect_step *s, const char *base_dir, const ch
     go.ab_progress = o->ab_progress;
     go.notify = forward_note;
     go.payload = x;
-    go.exec.filter = s->purpose == PG_BISECT_ENDS ? o->filter : glob;
-    if (s->purpose != PG_BISECT_ENDS && !glob)
-        return pg_error_set(PG_ENOMEM, "out of memory");
+    /* The ends gate every case of the bisection; the other steps the case followed. */
+    one[0] = x->r->key;
+    go.keys = s->purpose == PG_BISECT_ENDS ? (const char *const *)x->r->cases : one;
+    go.nkeys = s->purpose == PG_BISECT_ENDS ? x->r->ncases : 1;
     err = pg_gate_run(&res, x->set, &go);
-    free(glob);
     if (!err) {
         for (i = 0; i < res.cmp->ncases; i++)
             news += res.cmp->cases[i].verdict == PG_VERDICT_NEW;

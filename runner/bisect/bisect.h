@@ -25,7 +25,7 @@
 #include "verdict/model.h"
 
 /* Interleaved rounds per step at most: a step's alpha is a few thousandths, which takes more agreeing rounds. */
-#define PG_BISECT_DEFAULT_ROUNDS 30
+#define PG_BISECT_DEFAULT_ROUNDS 40
 
 typedef void (*pg_bisect_notify_fn)(const char *line, void *payload);
 

@@ -103,7 +103,7 @@ int pg_cmd_bisect(int argc, char **argv)
         {"filter", 'f', PG_OPT_STR, &o.filter, "GLOB", "only cases whose key matches GLOB"},
         {"threshold", 0, PG_OPT_DOUBLE, &o.threshold, "PCT", "minimum slowdown a step calls REGRESSED (default: each case's)"},
         {"alpha", 0, PG_OPT_DOUBLE, &o.alpha, "P", "family error of the whole bisection, split over its steps (0.05)"},
-        {"rounds", 'r', PG_OPT_INT, &rounds, "R", "interleaved rounds per step at most (default 30)"},
+        {"rounds", 'r', PG_OPT_INT, &rounds, "R", "interleaved rounds per step at most (default 40)"},
         {"max-time", 0, PG_OPT_DOUBLE, &o.max_time, "SEC", "seconds for the whole bisection; run again to go on"},
         {"no-confirm", 0, PG_OPT_FLAG, &no_confirm, NULL, "a REGRESSED step is not confirmed by fresh rounds"},
         {"repo", 'C', PG_OPT_STR, &o.repo, "DIR", "the repository (default: the one holding the working directory)"},

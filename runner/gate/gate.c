@@ -153,9 +153,9 @@ static pg_ab_options ab_options(const pg_gate_options *o, const char *const *key
     ao.base = o->base_build;
     ao.head = o->head_build;
     ao.rounds = o->rounds;
-    ao.filter = keys ? NULL : o->exec.filter;
-    ao.keys = keys;
-    ao.nkeys = nkeys;
+    ao.filter = keys || o->keys ? NULL : o->exec.filter;
+    ao.keys = keys ? keys : o->keys;
+    ao.nkeys = keys ? nkeys : o->nkeys;
     ao.threshold = o->threshold;
     ao.alpha = o->alpha;
     ao.progress = o->ab_progress;

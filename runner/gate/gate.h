@@ -62,11 +62,13 @@ typedef struct pg_gate_options {
     const pg_report_origin *origin; /* where the run sits on GitHub, kept with the decision; NULL: nowhere */
     int timed_only;           /* interleaved: the timed cases alone, no exact checks (a bisection's steps: checks
                                  do not move with timing, and each step would run them again) */
+    const char *const *keys;  /* interleaved: only these case keys (exact); NULL: every case the filter selects */
+    size_t nkeys;
 } pg_gate_options;
 
 #define PG_GATE_OPTIONS_VERSION 2
 #define PG_GATE_OPTIONS_INIT \
-    {PG_GATE_OPTIONS_VERSION, PG_EXEC_OPTIONS_INIT, {NULL, NULL}, NULL, 0, NULL, 0, -1.0, -1.0, 0, 300.0, NULL, NULL, 0, NULL, NULL, NULL, 0, 0.0, NULL, NULL, 0}
+    {PG_GATE_OPTIONS_VERSION, PG_EXEC_OPTIONS_INIT, {NULL, NULL}, NULL, 0, NULL, 0, -1.0, -1.0, 0, 300.0, NULL, NULL, 0, NULL, NULL, NULL, 0, 0.0, NULL, NULL, 0, NULL, 0}
 
 typedef struct pg_gate_result {
     pg_run *run;              /* the head run (stored when a store was given) */

@@ -218,6 +218,38 @@ char *pg_post_summary_text(const pg_report_data *data);
 int pg_post_status_for(const char **out_state, pg_buf *desc, const pg_comparison *cmp);
 
 /*
+ * Issues perfgate keeps (issues.c): one per subject, found among the open
+ * issues with `label` by a marker in the body, and only among those the
+ * token's login opened (a marker copied into someone else's issue never
+ * makes perfgate edit it). Bodies are trimmed under PG_GH_COMMENT_LIMIT
+ * with a link to `run_url` (may be NULL). Errors as pg_post_sticky_comment().
+ */
+typedef struct pg_issue {
+    int64_t number;           /* 0: none found */
+    char *title;
+    char *body;
+} pg_issue;
+
+void pg_issue_clear(pg_issue *i);
+
+/** The open issue with `label` whose body holds `marker`, opened by the token's login; out->number 0 when none. */
+int pg_issues_find(pg_issue *out, pg_gh *gh, const char *repo, const char *label, const char *marker);
+
+/** Opens an issue with `label` (NULL: none). @param[out] number the new issue's number. */
+int pg_issues_open(int64_t *number, pg_gh *gh, const char *repo, const char *title, const char *body,
+                   const char *label, const char *run_url);
+
+/** Replaces an issue's title (NULL: kept) and body. */
+int pg_issues_edit(pg_gh *gh, const char *repo, int64_t number, const char *title, const char *body,
+                   const char *run_url);
+
+/** Adds a comment to an issue. */
+int pg_issues_comment(pg_gh *gh, const char *repo, int64_t number, const char *body, const char *run_url);
+
+/** In a JSON list of issues, the first (not a pull request) whose body holds `marker`, opened by `login`: 1 found. */
+int pg__issues_find_in(pg_issue *out, const char *body, const char *marker, const char *login);
+
+/*
  * The readers of GitHub's answers as calls on memory, so untrusted answers
  * can be fed to them directly (the fuzzer does) without a server.
  */

@@ -27,7 +27,7 @@
 static const char suite_yaml[] = "suite: kern\n"
                                  "defaults:\n"
                                  "  threads: 1\n"
-                                 "  min_run_time: 0.2s\n"
+                                 "  min_run_time: 0.4s\n"
                                  "benchmarks:\n"
                                  "  - name: a\n"
                                  "    plugin: \"{build}/libkern.so\"\n"

@@ -79,6 +79,26 @@ Test(bisect_cli, bad_revisions_and_options_are_usage_errors)
     repo_free(&r);
 }
 
+Test(bisect_cli, a_suite_that_does_not_run_the_build_has_nothing_to_bisect)
+{
+    repo r;
+    const char *argv[] = {"bisect", "main~3", "main", "--build", "make", NULL, NULL};
+    char *builtin;
+    pg_proc p;
+
+    repo_make(&r);
+    /* A built-in kernel is perfgate's own code: the same at every commit of the repository. */
+    builtin = pg_test_write(r.dir, "builtin.yaml",
+                            "suite: builtin\nbenchmarks:\n  - name: copy\n    kernel: copy\n    params: {n: 1024}\n");
+    argv[5] = builtin;
+    pg_test_run(&p, r.path, NULL, argv);
+    cr_assert_eq(p.status, 2, "exit %d: %s%s", p.status, p.out, p.err);
+    cr_assert(strstr(p.err, "runs the build ({build} in its plugin or command)"), "%s", p.err);
+    pg_proc_free(&p);
+    free(builtin);
+    repo_free(&r);
+}
+
 Test(bisect_cli, an_end_that_does_not_build_is_an_infrastructure_error_with_its_log)
 {
     repo r;

@@ -1,6 +1,8 @@
 /* fakegh.c - a fake GitHub REST API on 127.0.0.1 for the post tests (see fakegh.h). */
 #include "fakegh.h"
 
+#include "fakegh_internal.h"
+
 #include "base/util.h"
 
 #include <arpa/inet.h>
@@ -15,49 +17,6 @@
 #include <strings.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-typedef struct comment {
-    int64_t id, pr;
-    char *login, *body;
-} comment;
-
-typedef struct pull {
-    int64_t number;
-    char *owner, *ref, *sha;
-} pull;
-
-typedef struct artifact {
-    int64_t id, head_repo_id;
-    int expired;
-    char *name, *branch, *created_at;
-    unsigned char *zip;
-    size_t len;
-} artifact;
-
-typedef struct fault {
-    char *method, *prefix, *headers, *body;
-    int status, times;
-} fault;
-
-struct fakegh {
-    int fd, stop_pipe[2];
-    char url[64];
-    char *token, *login, *link_base;
-    int user_status;
-    pthread_t thread;
-    pthread_mutex_t mu;
-    comment *comments;
-    size_t ncomments;
-    int64_t next_id;
-    fault faults[8];
-    size_t nfaults;
-    fakegh_request *reqs;
-    size_t nreqs;
-    pull *pulls;
-    size_t npulls;
-    artifact *artifacts;
-    size_t nartifacts;
-};
 
 static void send_all(int fd, const char *p, size_t n)
 {
@@ -105,7 +64,7 @@ static char *header(const char *head, const char *name)
     return NULL;
 }
 
-static size_t utf8_chars(const char *s)
+size_t fakegh__utf8_chars(const char *s)
 {
     size_t n = 0;
 
@@ -136,7 +95,7 @@ static char *comment_text(const comment *c)
 }
 
 /* Query parameter `name` as a number, or `dflt`. */
-static long query_num(const char *path, const char *name, long dflt)
+long fakegh__query_num(const char *path, const char *name, long dflt)
 {
     char key[32];
     const char *q = strchr(path, '?'), *p;
@@ -151,7 +110,7 @@ static long query_num(const char *path, const char *name, long dflt)
 }
 
 /* Query parameter `name`, percent-decoded (caller frees), or NULL. */
-static char *query_str(const char *path, const char *name)
+char *fakegh__query_str(const char *path, const char *name)
 {
     char key[32];
     const char *q = strchr(path, '?'), *p;
@@ -203,7 +162,7 @@ static char *route_more(fakegh *s, int fd, const char *method, const char *path,
         return NULL;
     rest = path + n;
     if (strncmp(rest, "/pulls?", 7) == 0) {
-        char *head = query_str(path, "head"), *out;
+        char *head = fakegh__query_str(path, "head"), *out;
         json_t *arr = json_array();
         for (i = 0; head && i < s->npulls; i++) {
             char *label = pg__asprintf("%s:%s", s->pulls[i].owner, s->pulls[i].ref);
@@ -227,8 +186,8 @@ static char *route_more(fakegh *s, int fd, const char *method, const char *path,
         return out;
     }
     if (strncmp(rest, "/actions/artifacts?", 19) == 0) {
-        char *name = query_str(path, "name"), *out;
-        long per = query_num(path, "per_page", 30), page = query_num(path, "page", 1), k = 0, total = 0;
+        char *name = fakegh__query_str(path, "name"), *out;
+        long per = fakegh__query_num(path, "per_page", 30), page = fakegh__query_num(path, "page", 1), k = 0, total = 0;
         json_t *arr = json_array(), *root;
         /* Newest first, as GitHub lists them. */
         for (i = s->nartifacts; i-- > 0;) {
@@ -322,6 +281,8 @@ static int route(fakegh *s, int fd, const char *method, const char *path, const 
             return s->user_status;
         }
         out = pg__asprintf("{\"login\":\"%s\",\"id\":1}", who);
+    } else if ((out = fakegh__route_issues(s, method, path, who, body, &status, hdrs, sizeof(hdrs))) != NULL) {
+        /* An issue: listed, opened, read or edited (fakegh_issues.c). */
     } else if ((out = route_more(s, fd, method, path, hdrs, sizeof(hdrs), &status, &n)) != NULL) {
         if (n == 1) {
             free(out);
@@ -336,7 +297,7 @@ static int route(fakegh *s, int fd, const char *method, const char *path, const 
                 (sscanf(path, "/repositories/%63[^/]/issues/%ld/comments%n", owner, &pr, &n) == 2 && n > 0)) &&
                (path[n] == '\0' || path[n] == '?')) {
         if (strcmp(method, "GET") == 0) {
-            long per = query_num(path, "per_page", 30), page = query_num(path, "page", 1), k = 0, total = 0;
+            long per = fakegh__query_num(path, "per_page", 30), page = fakegh__query_num(path, "page", 1), k = 0, total = 0;
             json_t *arr = json_array();
             for (i = 0; i < s->ncomments; i++) {
                 if (s->comments[i].pr != pr)
@@ -360,7 +321,7 @@ static int route(fakegh *s, int fd, const char *method, const char *path, const 
             if (!json_is_string(b)) {
                 status = 422;
                 out = pg__strdup("{\"message\":\"Invalid request: body is missing\"}");
-            } else if (utf8_chars(json_string_value(b)) > 65536) {
+            } else if (fakegh__utf8_chars(json_string_value(b)) > 65536) {
                 status = 422;
                 out = pg__strdup("{\"message\":\"Validation Failed\",\"errors\":[{\"message\":\"body is too long "
                                  "(maximum is 65536 characters)\"}]}");
@@ -388,7 +349,7 @@ static int route(fakegh *s, int fd, const char *method, const char *path, const 
                 continue;
             if (strcmp(c->login, who) != 0) {
                 status = 403;
-            } else if (!json_is_string(b) || utf8_chars(json_string_value(b)) > 65536) {
+            } else if (!json_is_string(b) || fakegh__utf8_chars(json_string_value(b)) > 65536) {
                 status = 422;
             } else {
                 free(c->body);
@@ -518,6 +479,7 @@ fakegh *fakegh_start(const char *token, const char *login)
     s->login = pg__strdup(login);
     s->user_status = 200;
     s->next_id = 1001;
+    s->next_issue = 100;
     pthread_mutex_init(&s->mu, NULL);
     pthread_create(&s->thread, NULL, loop, s);
     return s;
@@ -568,6 +530,7 @@ void fakegh_stop(fakegh *s)
         free(s->artifacts[i].zip);
     }
     free(s->artifacts);
+    fakegh__issues_free(s);
     free(s->token);
     free(s->login);
     free(s->link_base);
