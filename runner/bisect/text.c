@@ -105,32 +105,21 @@ int pg__bisect_describe(pg_bisect_result *r)
     return 0;
 }
 
-/*
- * Text from elsewhere (a subject, a key, a reason) as markdown can hold it:
- * in a code span, so it neither formats nor mentions anyone; no backticks,
- * pipes escaped for tables, at most `max` bytes.
- */
+/* Text from elsewhere (a subject, a key) in a code span, so it neither formats nor mentions anyone; cut at `max`. */
 static void md_code(pg_buf *b, const char *s, size_t max)
 {
+    char cut[4100];
     size_t n = 0;
 
     if (!s || !*s)
         return;
-    pg__buf_puts(b, "`");
-    for (; *s && n < max; s++, n++) {
-        if (*s == '`' || (unsigned char)*s < 0x20)
-            pg__buf_put(b, " ", 1);
-        else if (*s == '|')
-            pg__buf_puts(b, "\\|");
-        else
-            pg__buf_put(b, s, 1);
-    }
+    while (s[n] && n < max && n < sizeof(cut) - 4)
+        n++;
     /* Never end inside a UTF-8 sequence. */
-    while (b->len && ((unsigned char)b->ptr[b->len - 1] & 0xC0) == 0x80)
-        b->ptr[--b->len] = '\0';
-    if (b->len && ((unsigned char)b->ptr[b->len - 1] & 0xC0) == 0xC0)
-        b->ptr[--b->len] = '\0';
-    pg__buf_puts(b, *s ? "…`" : "`");
+    while (s[n] && n && ((unsigned char)s[n] & 0xC0) == 0x80)
+        n--;
+    snprintf(cut, sizeof(cut), "%.*s%s", (int)n, s, s[n] ? "…" : "");
+    pg_md_code(b, cut);
 }
 
 static void md_subject(pg_buf *b, const char *s)

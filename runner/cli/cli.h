@@ -98,5 +98,6 @@ int pg_cmd_trace(int argc, char **argv);
 int pg_cmd_count(int argc, char **argv);
 int pg_cmd_bisect(int argc, char **argv);
 int pg_cmd_site(int argc, char **argv);
+int pg_cmd_issues(int argc, char **argv);
 
 #endif

@@ -20,6 +20,7 @@ static const pg_command commands[] = {
     {"ab", pg_cmd_ab, "interleaved A/B of two builds in one job"},
     {"history", pg_cmd_history, "a case's medians over commits, with change points"},
     {"bisect", pg_cmd_bisect, "the commit that made a case slower, with interleaved gates"},
+    {"issues", pg_cmd_issues, "one GitHub issue per case the nightly found slower"},
     {"site", pg_cmd_site, "a static site of a branch's history and gate decisions"},
     {"report", pg_cmd_report, "write a stored run as markdown, JSON, JUnit or HTML"},
     {"post", pg_cmd_post, "post a sticky PR comment and a commit status"},

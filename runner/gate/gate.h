@@ -187,4 +187,13 @@ int pg_stored_compare_head(pg_stored_comparison *out, pg_store *store, const cha
                       const pg_select_options *so, const pg_compare_options *co);
 void pg_stored_clear(pg_stored_comparison *c);
 
+/**
+ * The stored run `head_id` compared with the runs named by uuid in `uuids`
+ * (space-separated; those no longer stored are left out), as the
+ * nightly's issues compare tonight with the nights before a change.
+ * @param[out] out free with pg_stored_clear().
+ */
+int pg_stored_compare_uuids(pg_stored_comparison *out, pg_store *store, int64_t head_id, const char *uuids,
+                            const pg_compare_options *co);
+
 #endif

@@ -29,29 +29,34 @@ void pg_issue_clear(pg_issue *i)
     memset(i, 0, sizeof(*i));
 }
 
-int pg__issues_find_in(pg_issue *out, const char *body, const char *marker, const char *login)
+int pg__issues_take(pg_issue **items, size_t *n, const char *body, const char *marker, const char *login)
 {
     json_t *arr = json_loads(body ? body : "", 0, NULL), *it;
     size_t i;
-    int found = 0;
+    int err = 0;
 
-    memset(out, 0, sizeof(*out));
     json_array_foreach(arr, i, it)
     {
         json_t *b = json_object_get(it, "body"), *u = json_object_get(json_object_get(it, "user"), "login");
-        json_t *n = json_object_get(it, "number");
+        json_t *num = json_object_get(it, "number");
+        pg_issue *grown;
         if (json_object_get(it, "pull_request") || !json_is_string(b) || !strstr(json_string_value(b), marker) ||
-            !json_is_string(u) || !pg__post_same_login(json_string_value(u), login) || !json_is_integer(n) ||
-            json_integer_value(n) <= 0)
+            !json_is_string(u) || !pg__post_same_login(json_string_value(u), login) || !json_is_integer(num) ||
+            json_integer_value(num) <= 0)
             continue;
-        out->number = (int64_t)json_integer_value(n);
-        out->body = pg__strdup(json_string_value(b));
-        out->title = pg__strdup(json_string_value(json_object_get(it, "title")));
-        found = out->body != NULL;
-        break;
+        if (!(grown = realloc(*items, (*n + 1) * sizeof(*grown)))) {
+            err = pg_error_set(PG_ENOMEM, "out of memory");
+            break;
+        }
+        *items = grown;
+        memset(&grown[*n], 0, sizeof(grown[*n]));
+        grown[*n].number = (int64_t)json_integer_value(num);
+        grown[*n].body = pg__strdup(json_string_value(b));
+        grown[*n].title = pg__strdup(json_string_value(json_object_get(it, "title")));
+        (*n)++;
     }
     json_decref(arr);
-    return found;
+    return err;
 }
 
 /* ?labels=L with L percent-encoded (labels are the user's words). */
@@ -70,14 +75,15 @@ static char *labels_query(const char *label)
     return b.ptr ? pg__buf_detach(&b) : pg__strdup("");
 }
 
-int pg_issues_find(pg_issue *out, pg_gh *gh, const char *repo, const char *label, const char *marker)
+int pg_issues_list(pg_issue **out, size_t *n, pg_gh *gh, const char *repo, const char *label, const char *marker)
 {
     pg_gh_response r = {0};
     const char *login = NULL;
     char *q = NULL, *page = NULL;
-    int err, found = 0;
+    int err;
 
-    memset(out, 0, sizeof(*out));
+    *out = NULL;
+    *n = 0;
     if ((err = pg__post_check_repo(repo)) != 0 || (err = pg_gh_login(&login, gh)) != 0)
         return err;
     if (!(q = labels_query(label)) ||
@@ -85,15 +91,14 @@ int pg_issues_find(pg_issue *out, pg_gh *gh, const char *repo, const char *label
         free(q);
         return pg_error_set(PG_ENOMEM, "out of memory");
     }
-    /* Every page until a match: an issue may be old. */
-    while (page && !found) {
+    /* Every page: an issue may be old. */
+    while (page && !err) {
         if ((err = pg_gh_request(&r, gh, "GET", page, NULL)) != 0)
             break;
-        if (r.status != 200) {
+        if (r.status != 200)
             err = pg__gh_status_error(&r, "listing the repository's issues");
-            break;
-        }
-        found = pg__issues_find_in(out, r.body, marker, login);
+        else
+            err = pg__issues_take(out, n, r.body, marker, login);
         free(page);
         page = r.next;
         r.next = NULL;
@@ -102,7 +107,21 @@ int pg_issues_find(pg_issue *out, pg_gh *gh, const char *repo, const char *label
     pg_gh_response_clear(&r);
     free(page);
     free(q);
+    if (err) {
+        pg_issues_free(*out, *n);
+        *out = NULL;
+        *n = 0;
+    }
     return err;
+}
+
+void pg_issues_free(pg_issue *items, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        pg_issue_clear(&items[i]);
+    free(items);
 }
 
 /* The body as GitHub takes it: trimmed under its limit with a link to the run. */

@@ -225,15 +225,20 @@ int pg_post_status_for(const char **out_state, pg_buf *desc, const pg_comparison
  * with a link to `run_url` (may be NULL). Errors as pg_post_sticky_comment().
  */
 typedef struct pg_issue {
-    int64_t number;           /* 0: none found */
+    int64_t number;
     char *title;
     char *body;
 } pg_issue;
 
 void pg_issue_clear(pg_issue *i);
 
-/** The open issue with `label` whose body holds `marker`, opened by the token's login; out->number 0 when none. */
-int pg_issues_find(pg_issue *out, pg_gh *gh, const char *repo, const char *label, const char *marker);
+/**
+ * Every open issue with `label` whose body holds `marker`, opened by the
+ * token's login, oldest first (every page is read).
+ * @param[out] out free with pg_issues_free().
+ */
+int pg_issues_list(pg_issue **out, size_t *n, pg_gh *gh, const char *repo, const char *label, const char *marker);
+void pg_issues_free(pg_issue *items, size_t n);
 
 /** Opens an issue with `label` (NULL: none). @param[out] number the new issue's number. */
 int pg_issues_open(int64_t *number, pg_gh *gh, const char *repo, const char *title, const char *body,
@@ -246,8 +251,8 @@ int pg_issues_edit(pg_gh *gh, const char *repo, int64_t number, const char *titl
 /** Adds a comment to an issue. */
 int pg_issues_comment(pg_gh *gh, const char *repo, int64_t number, const char *body, const char *run_url);
 
-/** In a JSON list of issues, the first (not a pull request) whose body holds `marker`, opened by `login`: 1 found. */
-int pg__issues_find_in(pg_issue *out, const char *body, const char *marker, const char *login);
+/** Appends the issues of a JSON list (not pull requests) whose body holds `marker`, opened by `login`. */
+int pg__issues_take(pg_issue **items, size_t *n, const char *body, const char *marker, const char *login);
 
 /*
  * The readers of GitHub's answers as calls on memory, so untrusted answers

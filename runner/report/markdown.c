@@ -19,8 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Text in a table cell: no line breaks, no HTML, no accidental emphasis. */
-static void md_text(pg_buf *b, const char *s)
+void pg_md_text(pg_buf *b, const char *s)
 {
     for (; s && *s; s++) {
         switch (*s) {
@@ -55,8 +54,7 @@ static void md_text(pg_buf *b, const char *s)
     }
 }
 
-/* A code span in a table cell; GFM splits cells on '|' even inside code, so it is escaped. */
-static void md_code(pg_buf *b, const char *s)
+void pg_md_code(pg_buf *b, const char *s)
 {
     pg__buf_puts(b, "`");
     for (; s && *s; s++) {
@@ -119,7 +117,7 @@ static int case_row(section *s, const pg_case_verdict *v, int kind, const pg_cas
     pg_fmt_p(p, sizeof(p), v->est.p_adj);
     pg_fmt_resolution(res, sizeof(res), v->est.resolution);
     pg__buf_puts(&row, "| ");
-    md_code(&row, v->key);
+    pg_md_code(&row, v->key);
     pg__buf_puts(&row, " |");
     if (kind == S_OTHER)
         pg__buf_printf(&row, " %s |", pg_verdict_name(v->verdict));
@@ -135,12 +133,12 @@ static int case_row(section *s, const pg_case_verdict *v, int kind, const pg_cas
         if (prev && prev->verdict == v->verdict && prev->reason && v->reason && strcmp(prev->reason, v->reason) == 0)
             pg__buf_puts(&row, "(same as above)");
         else
-            md_text(&row, v->reason ? v->reason : "");
+            pg_md_text(&row, v->reason ? v->reason : "");
         pg__buf_puts(&row, " |\n");
     } else if (kind == S_REGRESSED) {
         /* Why it fails: the test and, after a re-run, its confirmation. */
         pg__buf_printf(&row, " %s | %s | ", p, res);
-        md_text(&row, v->reason ? v->reason : "");
+        pg_md_text(&row, v->reason ? v->reason : "");
         pg__buf_puts(&row, " |\n");
     } else {
         pg__buf_printf(&row, " %s | %s |\n", p, res);
@@ -186,9 +184,9 @@ static int trace_row(section *s, const char *key, json_t *e, json_t *other, int 
     const char *path = json_string_value(json_array_get(e, 1));
 
     pg__buf_puts(&row, "| ");
-    md_code(&row, key);
+    pg_md_code(&row, key);
     pg__buf_puts(&row, " | ");
-    md_code(&row, path ? path : json_string_value(json_array_get(e, 0)));
+    pg_md_code(&row, path ? path : json_string_value(json_array_get(e, 0)));
     pg__buf_puts(&row, " |");
     per_step(&row, head_side ? other : e);
     per_step(&row, head_side ? e : other);
@@ -230,18 +228,18 @@ static int check_row(section *s, const pg_check_result *c, int failed)
     char *name = pg__asprintf("%s/%s", c->suite ? c->suite : "", c->name ? c->name : "");
 
     pg__buf_puts(&row, "| ");
-    md_code(&row, name ? name : "");
+    pg_md_code(&row, name ? name : "");
     pg__buf_puts(&row, " | ");
-    md_text(&row, c->kind);
+    pg_md_text(&row, c->kind);
     pg__buf_puts(&row, " | ");
-    md_code(&row, c->expected ? c->expected : "");
+    pg_md_code(&row, c->expected ? c->expected : "");
     pg__buf_puts(&row, " | ");
     if (failed) {
-        md_code(&row, c->actual ? c->actual : "");
+        pg_md_code(&row, c->actual ? c->actual : "");
         pg__buf_puts(&row, " | ");
-        md_text(&row, c->message ? c->message : "");
+        pg_md_text(&row, c->message ? c->message : "");
     } else {
-        md_text(&row, c->skipped ? (c->message ? c->message : "skipped") : "passed");
+        pg_md_text(&row, c->skipped ? (c->message ? c->message : "skipped") : "passed");
     }
     pg__buf_puts(&row, " |\n");
     free(name);
@@ -257,7 +255,7 @@ static int roof_row(section *s, const pg_result *r, const char *machine_json)
     if (pg__report_roof_cells(&c, r, machine_json) != 0)
         return 0;
     pg__buf_puts(&row, "| ");
-    md_code(&row, r->key);
+    pg_md_code(&row, r->key);
     pg__buf_printf(&row, " | %s | %s | %s | %s | %s |\n", c.bound, c.intensity, c.attainable, c.achieved, c.fraction);
     return add_row(s, &row);
 }
@@ -267,7 +265,7 @@ static void short_sha(pg_buf *b, const char *sha)
     char s[13];
 
     snprintf(s, sizeof(s), "%s", sha ? sha : "unknown");
-    md_code(b, s);
+    pg_md_code(b, s);
 }
 
 static void head_lines(pg_buf *b, const pg_report_data *d, const pg_report_options *o)
@@ -278,7 +276,7 @@ static void head_lines(pg_buf *b, const pg_report_data *d, const pg_report_optio
     if (o && o->marker)
         pg__buf_printf(b, "%s\n", o->marker);
     pg__buf_puts(b, "### ");
-    pg_render_title(b, cmp, md_text);
+    pg_render_title(b, cmp, pg_md_text);
     pg__buf_puts(b, "\n\n**");
     pg_render_summary_line(b, cmp);
     pg__buf_puts(b, "**\n\n");
@@ -300,13 +298,13 @@ static void head_lines(pg_buf *b, const pg_report_data *d, const pg_report_optio
     }
     if (run->branch) {
         pg__buf_puts(b, " on ");
-        md_code(b, run->branch);
+        pg_md_code(b, run->branch);
     }
     if (cmp->base && (cmp->base->mode == PG_MODE_INTERLEAVED_BASE ||
                       (cmp->base->source && strcmp(cmp->base->source, "ab-base") == 0))) {
         /* An interleaved gate: the baseline is a build measured in the same job. */
         pg__buf_puts(b, " vs base build ");
-        md_code(b, cmp->base->ref ? cmp->base->ref : "?");
+        pg_md_code(b, cmp->base->ref ? cmp->base->ref : "?");
         if (cmp->build.commit) {
             pg__buf_puts(b, " at ");
             short_sha(b, cmp->build.commit);
@@ -317,7 +315,7 @@ static void head_lines(pg_buf *b, const pg_report_data *d, const pg_report_optio
         short_sha(b, cmp->base->commit);
         if (cmp->base->branch) {
             pg__buf_puts(b, " on ");
-            md_code(b, cmp->base->branch);
+            pg_md_code(b, cmp->base->branch);
         }
         if (cmp->base->id || cmp->nbases > 1) {
             pg__buf_puts(b, " (");
@@ -332,7 +330,7 @@ static void head_lines(pg_buf *b, const pg_report_data *d, const pg_report_optio
     }
     if (run->suite_set) {
         pg__buf_puts(b, " · suites ");
-        md_code(b, run->suite_set);
+        pg_md_code(b, run->suite_set);
     }
     if (run->machine_hash)
         pg__buf_printf(b, " · machine `%.12s`", run->machine_hash);
@@ -352,7 +350,7 @@ static void foot_lines(pg_buf *b, const pg_report_data *d)
 
     pg__buf_puts(b, "<sub>Change: head median vs base median, with its interval in percent; p adjusted for "
                     "multiple cases. Method: ");
-    md_text(b, d->cmp->method ? d->cmp->method : "-");
+    pg_md_text(b, d->cmp->method ? d->cmp->method : "-");
     pg__buf_puts(b, ".");
     if (url)
         pg__buf_printf(b, " [CI run](%s)", url);

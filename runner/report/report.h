@@ -21,6 +21,11 @@
 #include "verdict/verdict.h"
 
 /** Formats a fractional change as a signed percentage ("+7.2%"); "-" when not finite. */
+/** Markdown text for a table cell or a line: no line breaks, no HTML, no accidental emphasis (markdown.c). */
+void pg_md_text(pg_buf *b, const char *s);
+/** A markdown code span for a table cell: backticks replaced, '|' escaped (GFM splits cells on it even in code). */
+void pg_md_code(pg_buf *b, const char *s);
+
 void pg_fmt_change(char *out, size_t len, double ratio);
 /**
  * A change with its interval: "+7.2% [+5.1, +9.4]" (interval in percent).
