@@ -3,8 +3,8 @@
  * them. The input is a header block, an empty line, then a body: the
  * headers go through the client's header reader (Link rel="next",
  * Location, rate-limit hints); the body through every reader of a body
- * (error message, pull request list, comment list, artifact list page) and,
- * as an artifact download, through the zip reader.
+ * (error message, pull request list, comment list, issue list, artifact
+ * list page) and, as an artifact download, through the zip reader.
  */
 #include "post/artifacts.h"
 
@@ -26,6 +26,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t hlen = size, seen = 0, ok = 0, i;
     int64_t other = 0;
     char other_sha[48], *entry = NULL;
+    pg_issue *issues = NULL;
+    size_t nissues = 0;
 
     if (devnull < 0 && (devnull = open("/dev/null", O_WRONLY | O_CLOEXEC)) < 0)
         abort();
@@ -49,6 +51,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     (void)pg__trust_match_head(r.body, "0123456789abcdef0123456789abcdef01234567", &other, other_sha,
                                sizeof(other_sha));
     (void)pg__post_find_comment(r.body, "<!-- perfgate -->", "github-actions[bot]");
+    (void)pg__issues_take(&issues, &nissues, r.body, "<!-- perfgate-regression key=", "github-actions[bot]");
+    pg_issues_free(issues, nissues);
     memset(&best, 0, sizeof(best));
     (void)pg__artifact_page(&best, &seen, &ok, r.body, "perfgate-db", "main");
     pg_artifact_clear(&best);

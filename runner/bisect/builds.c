@@ -39,30 +39,17 @@ extern char **environ;
 static int spawn_wait(int *status, char *const argv[], const char *cwd, char *const envp[], int out_fd, int err_fd)
 {
     posix_spawn_file_actions_t fa;
-    posix_spawnattr_t attr;
-    sigset_t old;
     pid_t pid;
     int rc;
 
     posix_spawn_file_actions_init(&fa);
-    posix_spawnattr_init(&attr);
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
     posix_spawn_file_actions_adddup2(&fa, err_fd, 2);
     if (cwd)
         posix_spawn_file_actions_addchdir_np(&fa, cwd);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK);
-    posix_spawnattr_setpgroup(&attr, 0);
-    fflush(stdout);
-    fflush(stderr);
-    pg__proc_begin(&old);
-    posix_spawnattr_setsigmask(&attr, &old);
-    rc = posix_spawnp(&pid, argv[0], &fa, &attr, argv, envp ? envp : environ);
-    if (rc == 0)
-        pg__proc_track(pid);
-    pg__proc_end(&old);
+    rc = pg__proc_spawn(&pid, NULL, argv, envp ? envp : environ, &fa);
     posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&attr);
     if (rc != 0)
         return pg_error_set(PG_EKERNEL, "cannot run %s: %s", argv[0], strerror(rc));
     while (waitpid(pid, status, 0) < 0 && errno == EINTR)

@@ -98,7 +98,7 @@ static int post(pg_nightly *n, pg_store *store, pg_nightly_options *o)
 int pg_cmd_issues(int argc, char **argv)
 {
     pg_nightly_options o = PG_NIGHTLY_OPTIONS_INIT;
-    const char *db = NULL, *plan = NULL, *path, *repo_env = getenv("GITHUB_REPOSITORY");
+    const char *db = NULL, *plan = NULL, *repo_env = getenv("GITHUB_REPOSITORY");
     long max = PG_NIGHTLY_MAX_ISSUES;
     pg_store *store = NULL;
     pg_nightly n;
@@ -129,13 +129,8 @@ int pg_cmd_issues(int argc, char **argv)
     o.max_issues = (size_t)max;
     if (!o.repo && repo_env && *repo_env)
         o.repo = repo_env;
-    path = pg_store_path(db);
-    if (!pg_store_is_server(path) && access(path, F_OK) != 0) {
-        fprintf(stderr, "perfgate issues: no database at %s (--db, PERFGATE_DB)\n", path);
-        return 2;
-    }
-    if ((err = pg_store_open(&store, path)) != 0)
-        return pg_cli_fail(err);
+    if ((rc = pg_cli_open_db(&store, db, "issues")) != 0)
+        return rc;
     if ((err = pg_nightly_plan(&n, store, &o)) != 0) {
         pg_store_close(store);
         return pg_cli_fail(err);

@@ -32,7 +32,7 @@ static const char site_desc[] =
 int pg_cmd_site(int argc, char **argv)
 {
     pg_site_options o = PG_SITE_OPTIONS_INIT;
-    const char *db = NULL, *dir = NULL, *path;
+    const char *db = NULL, *dir = NULL;
     long days = 30;
     pg_store *store = NULL;
     pg_site_stats st;
@@ -41,7 +41,7 @@ int pg_cmd_site(int argc, char **argv)
         {"db", 0, PG_OPT_STR, &db, "PATH", "database file or postgresql:// URL (default $PERFGATE_DB, else "
                                             "baselines/perfgate.db)"},
         {"output", 'o', PG_OPT_STR, &dir, "DIR", "where the site goes (required; created when absent)"},
-        {"branch", 0, PG_OPT_STR, &o.branch, "NAME", "the branch whose history it shows (default: the newest run's)"},
+        {"branch", 0, PG_OPT_STR, &o.branch, "NAME", "the branch whose history it shows (default: the one with the most runs)"},
         {"title", 0, PG_OPT_STR, &o.title, "TEXT", "the title of the pages (default perfgate: BRANCH)"},
         {"repo-url", 0, PG_OPT_STR, &o.repo_url, "URL", "https://HOST/OWNER/NAME for links to commits and pull requests"},
         {"days", 0, PG_OPT_INT, &days, "N", "the window of the recent median (default 30)"},
@@ -61,14 +61,8 @@ int pg_cmd_site(int argc, char **argv)
         return 2;
     }
     o.days = (int)days;
-    path = pg_store_path(db);
-    /* Reading a history that is not there is a mistake, not an empty site: no database is created for it. */
-    if (!pg_store_is_server(path) && access(path, F_OK) != 0) {
-        fprintf(stderr, "perfgate site: no database at %s (--db, PERFGATE_DB)\n", path);
-        return 2;
-    }
-    if ((err = pg_store_open(&store, path)) != 0)
-        return pg_cli_fail(err);
+    if ((rc = pg_cli_open_db(&store, db, "site")) != 0)
+        return rc;
     err = pg_site_write(&st, store, dir, &o);
     pg_store_close(store);
     if (err)

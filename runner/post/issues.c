@@ -156,67 +156,75 @@ static char *payload(const char *title, const char *body, const char *label, con
     return s;
 }
 
-int pg_issues_open(int64_t *number, pg_gh *gh, const char *repo, const char *title, const char *body,
-                     const char *label, const char *run_url)
+/*
+ * One write: `json` sent to `path` (both taken, either may be NULL when out
+ * of memory) by `method`, GitHub's answer `expect`ed; its body into
+ * *answer when asked for.
+ */
+static int write_json(char **answer, pg_gh *gh, const char *method, char *path, char *json, long expect,
+                      const char *what)
 {
     pg_gh_response r = {0};
-    char *path = NULL, *json;
+    int err;
+
+    if (answer)
+        *answer = NULL;
+    if (!path || !json)
+        err = pg_error_set(PG_ENOMEM, "out of memory");
+    else if ((err = pg_gh_request(&r, gh, method, path, json)) == 0 && r.status != expect)
+        err = pg__gh_status_error(&r, what);
+    if (!err && answer) {
+        *answer = r.body;
+        r.body = NULL;
+    }
+    pg_gh_response_clear(&r);
+    free(path);
+    free(json);
+    return err;
+}
+
+int pg_issues_open(int64_t *number, pg_gh *gh, const char *repo, const char *title, const char *body,
+                   const char *label, const char *run_url)
+{
+    char *json, *answer = NULL;
     json_t *o;
     int err;
 
     *number = 0;
     if ((err = pg__post_check_repo(repo)) != 0 || !(json = payload(title, body, label, run_url, &err)))
         return err;
-    if (!(path = pg__asprintf("/repos/%s/issues", repo)))
-        err = pg_error_set(PG_ENOMEM, "out of memory");
-    else if ((err = pg_gh_request(&r, gh, "POST", path, json)) == 0 && r.status != 201)
-        err = pg__gh_status_error(&r, "opening an issue");
-    if (!err && (o = json_loads(r.body, 0, NULL)) != NULL) {
+    if ((err = write_json(&answer, gh, "POST", pg__asprintf("/repos/%s/issues", repo), json, 201, "opening an issue")) ==
+            0 &&
+        (o = json_loads(answer, 0, NULL)) != NULL) {
         if (json_is_integer(json_object_get(o, "number")))
             *number = (int64_t)json_integer_value(json_object_get(o, "number"));
         json_decref(o);
     }
+    free(answer);
     if (!err && *number <= 0)
         err = pg_error_set(PG_ENET, "opening an issue: GitHub's answer names no issue number");
-    pg_gh_response_clear(&r);
-    free(path);
-    free(json);
     return err;
 }
 
 int pg_issues_edit(pg_gh *gh, const char *repo, int64_t number, const char *title, const char *body,
-                     const char *run_url)
+                   const char *run_url)
 {
-    pg_gh_response r = {0};
-    char *path = NULL, *json;
+    char *json;
     int err;
 
     if ((err = pg__post_check_repo(repo)) != 0 || !(json = payload(title, body, NULL, run_url, &err)))
         return err;
-    if (!(path = pg__asprintf("/repos/%s/issues/%lld", repo, (long long)number)))
-        err = pg_error_set(PG_ENOMEM, "out of memory");
-    else if ((err = pg_gh_request(&r, gh, "PATCH", path, json)) == 0 && r.status != 200)
-        err = pg__gh_status_error(&r, "updating the issue");
-    pg_gh_response_clear(&r);
-    free(path);
-    free(json);
-    return err;
+    return write_json(NULL, gh, "PATCH", pg__asprintf("/repos/%s/issues/%lld", repo, (long long)number), json, 200,
+                      "updating the issue");
 }
 
 int pg_issues_comment(pg_gh *gh, const char *repo, int64_t number, const char *body, const char *run_url)
 {
-    pg_gh_response r = {0};
-    char *path = NULL, *json;
+    char *json;
     int err;
 
     if ((err = pg__post_check_repo(repo)) != 0 || !(json = payload(NULL, body, NULL, run_url, &err)))
         return err;
-    if (!(path = pg__asprintf("/repos/%s/issues/%lld/comments", repo, (long long)number)))
-        err = pg_error_set(PG_ENOMEM, "out of memory");
-    else if ((err = pg_gh_request(&r, gh, "POST", path, json)) == 0 && r.status != 201)
-        err = pg__gh_status_error(&r, "commenting on the issue");
-    pg_gh_response_clear(&r);
-    free(path);
-    free(json);
-    return err;
+    return write_json(NULL, gh, "POST", pg__asprintf("/repos/%s/issues/%lld/comments", repo, (long long)number), json,
+                      201, "commenting on the issue");
 }

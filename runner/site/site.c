@@ -150,33 +150,54 @@ int pg__site_tail(FILE *f, pg__site *s, const char *path)
 
 /* ---- reading -------------------------------------------------------------- */
 
-/* The branch of the newest run when none was named; PG_ENOTFOUND naming the branches when the named one has no runs. */
+/*
+ * The branch named, else the one with the most runs (a history database is
+ * mostly one branch's: main's, or the nights'), the newest on a tie.
+ * PG_ENOTFOUND naming the branches when the named one has no runs.
+ */
 static int pick_branch(pg__site *s, pg_store *store, const char *want)
 {
-    pg_run_filter all = {0}, one = {0};
+    pg_run_filter all = {0};
     pg_run_list l = {0};
+    pg_keymap seen = PG_KEYMAP_INIT;
     pg_buf names = PG_BUF_INIT;
-    size_t i;
+    size_t i, at, best = 0, most = 0, *counts;
     int err;
 
-    one.branch = want;
-    one.limit = 1;
-    if ((err = pg_store_list_runs(&l, store, want ? &one : &(pg_run_filter){.limit = 1})) != 0)
+    if ((err = pg_store_list_runs(&l, store, &all)) != 0)
         return err;
-    if (l.count) {
-        s->branch = pg__strdup(l.items[0].branch ? l.items[0].branch : "");
+    /* Runs per branch, each counted at the place of its branch's newest run (the list is newest first). */
+    if (!(counts = calloc(l.count + 1, sizeof(*counts)))) {
+        pg_run_list_clear(&l);
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    }
+    for (i = 0; i < l.count; i++) {
+        if (!l.items[i].branch || (want && strcmp(want, l.items[i].branch) != 0))
+            continue;
+        if (!pg__keymap_get(&seen, l.items[i].branch, &at) && pg__keymap_put(&seen, l.items[i].branch, i) == 0)
+            at = i;
+        else if (!pg__keymap_get(&seen, l.items[i].branch, &at))
+            continue;
+        if (++counts[at] > most || (counts[at] == most && at < best)) {
+            most = counts[at];
+            best = at;
+        }
+    }
+    pg__keymap_clear(&seen);
+    free(counts);
+    if (most) {
+        s->branch = pg__strdup(l.items[best].branch);
         pg_run_list_clear(&l);
         return s->branch ? 0 : pg_error_set(PG_ENOMEM, "out of memory");
     }
-    pg_run_list_clear(&l);
-    if ((err = pg_store_list_runs(&l, store, &all)) != 0)
-        return err;
+    /* The branches, in the order of their newest runs. */
     for (i = 0; i < l.count && names.len < 200; i++)
-        if (l.items[i].branch && (!names.ptr || !strstr(names.ptr, l.items[i].branch)))
+        if (l.items[i].branch && !strstr(names.ptr ? names.ptr : "", l.items[i].branch))
             pg__buf_printf(&names, "%s%s", names.len ? ", " : "", l.items[i].branch);
     pg_run_list_clear(&l);
-    err = pg_error_set(PG_ENOTFOUND, "no runs on branch '%s'%s%s%s", want ? want : "", names.ptr ? " (branches with runs: " : "; the database is empty",
-                       names.ptr ? names.ptr : "", names.ptr ? "); pass --branch" : "");
+    err = pg_error_set(PG_ENOTFOUND, "no runs on branch '%s'%s%s%s", want ? want : "",
+                       names.ptr ? " (branches with runs: " : "; the database is empty", names.ptr ? names.ptr : "",
+                       names.ptr ? "); pass --branch" : "");
     pg__buf_clear(&names);
     return err;
 }

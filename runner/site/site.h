@@ -26,7 +26,7 @@
 
 typedef struct pg_site_options {
     unsigned version;
-    const char *branch;       /* NULL: the branch of the newest run */
+    const char *branch;       /* NULL: the branch with the most runs (the newest on a tie) */
     const char *title;        /* NULL: "perfgate: BRANCH" */
     const char *repo_url;     /* https://HOST/OWNER/NAME for commit and pull request links; NULL: from the gate
                                  decisions' repository under GITHUB_SERVER_URL (else https://github.com), else none */

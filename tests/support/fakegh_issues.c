@@ -74,9 +74,13 @@ static char *list(fakegh *s, const char *owner, const char *repo, const char *pa
         json_array_append_new(arr, json_pack("{s:I, s:s, s:s, s:{s:s}, s:{}}", "number", (json_int_t)99999, "title",
                                              "a pull request", "body", "<!-- perfgate-regression", "user", "login",
                                              s->login, "pull_request"));
-    if (page * per < k)
-        snprintf(hdrs, hlen, "Link: <%s/repos/%s/%s/issues?state=open&labels=%s&per_page=%ld&page=%ld>; rel=\"next\"\r\n",
-                 s->url, owner, repo, label ? label : "", per, page + 1);
+    if (page * per < k) {
+        /* The label as the request sent it, percent-encoded. */
+        const char *raw = strstr(path, "labels="), *end = raw ? strchr(raw, '&') : NULL;
+        int len = raw ? (int)(end ? end - raw - 7 : (long)strlen(raw + 7)) : 0;
+        snprintf(hdrs, hlen, "Link: <%s/repos/%s/%s/issues?state=open&labels=%.*s&per_page=%ld&page=%ld>; rel=\"next\"\r\n",
+                 s->url, owner, repo, len, raw ? raw + 7 : "", per, page + 1);
+    }
     free(label);
     return dump(arr);
 }
