@@ -1,7 +1,7 @@
 # perfgate-meter and libperfgate-memshim.so, beside perfgate (runner/meter/meter.h).
 set(PG_METER_SOURCES
   runner/meter/main.c runner/meter/meter_child.c runner/base/region.c runner/base/case.c runner/base/util.c
-  runner/base/error.c runner/base/model.c runner/base/instrument.c runner/measure/measure.c runner/measure/contention.c runner/stats/stats.c runner/stats/two_sample.c runner/stats/signed_rank.c
+  runner/base/error.c runner/base/text.c runner/base/model.c runner/base/instrument.c runner/measure/measure.c runner/measure/contention.c runner/stats/stats.c runner/stats/two_sample.c runner/stats/signed_rank.c
   runner/base/testhooks.c runner/plugin/loader.c runner/plugin/host.c)
 file(GLOB PG_METER_KERNELS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/runner/kernels/*.c)
 add_executable(perfgate-meter ${PG_METER_SOURCES} ${PG_METER_KERNELS})

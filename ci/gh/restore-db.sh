@@ -8,7 +8,9 @@
 # env: GITHUB_REPOSITORY, GITHUB_TOKEN (actions: read), PERFGATE (default
 #      perfgate on the PATH), PERFGATE_DB_ARTIFACT (default perfgate-db-main),
 #      PERFGATE_DB_BRANCH (default main)
-# exit: 0 restored, already present or nothing to restore; 2 usage.
+# exit: 0 restored, already present or nothing to restore; 2 usage; 3 the
+#       fetch failed (network, API, a bad archive or database): a broken
+#       restore is not "nothing to restore", which would start a new history.
 set -euo pipefail
 if [[ $# -ne 1 ]]; then
   echo "usage: ci/gh/restore-db.sh DB" >&2
@@ -31,8 +33,13 @@ code=0
 case "$code" in
   0) echo "restore-db.sh: restored $db from the newest ${PERFGATE_DB_ARTIFACT:-perfgate-db-main} artifact" ;;
   2) exit 2 ;;
+  4)
+    rm -f "$db"
+    echo "::warning title=perfgate: no baseline restored::cache miss and no artifact to restore; this run starts a new history and compares nothing"
+    ;;
   *)
     rm -f "$db"
-    echo "::warning title=perfgate: no baseline restored::cache miss and no artifact to restore (perfgate db fetch exit $code); this run starts a new history and compares nothing"
+    echo "::error title=perfgate: restoring the baseline failed::perfgate db fetch exit $code (network, API, archive or database); rerun the job"
+    exit 3
     ;;
 esac

@@ -196,7 +196,8 @@ int64_t pg_case_param_int(const pg_case *c, const char *name, int64_t dflt)
         return v;
     if (p->num > -9223372036854775808.0 && p->num < 9223372036854775808.0)
         return (int64_t)p->num;
-    return dflt;
+    /* A number given is never replaced by the default: past int64 it is the nearest end (the kernel refuses it). */
+    return p->num > 0 ? INT64_MAX : INT64_MIN;
 }
 
 double pg_case_param_double(const pg_case *c, const char *name, double dflt)

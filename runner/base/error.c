@@ -1,6 +1,8 @@
 /* error.c - the PG_E* table, pg_strerror() and the per-thread last message. */
 #include "perfgate/errors.h"
 
+#include "base/text.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -42,15 +44,16 @@ const char *pg_error_last(void)
 int pg_error_set(int code, const char *fmt, ...)
 {
     va_list ap;
-    char *p;
 
     va_start(ap, fmt);
     vsnprintf(last_message, sizeof(last_message), fmt, ap);
     va_end(ap);
-    /* Messages are one line: fold any newline a caller let through. */
-    for (p = last_message; *p; p++)
-        if (*p == '\n' || *p == '\r')
-            *p = ' ';
+    /*
+     * Messages are one line of plain text: they quote names and values from
+     * files and reports, so a newline or an escape sequence in one is folded
+     * here, whoever forgot to (base/text.h).
+     */
+    pg__text_plain_inplace(last_message, 0);
     return code;
 }
 

@@ -2,15 +2,15 @@
 #include "base/model.h"
 
 #include "perfgate/errors.h"
+#include "base/testhooks.h"
 #include "base/util.h"
 
 #include <assert.h>
-#include <fcntl.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
+#include <sys/random.h>
 
 static const char *status_names[] = {"ok", "skipped", "error"};
 
@@ -50,45 +50,48 @@ int pg_run_mode_parse(pg_run_mode *out, const char *name)
     return pg_error_set(PG_EINVAL, "unknown run mode '%s'", name ? name : "(null)");
 }
 
-void pg__uuid4(char out[37])
+int pg__uuid4(char out[37])
 {
     unsigned char b[16];
-    int fd = open("/dev/urandom", O_RDONLY);
     size_t got = 0;
-    int i;
 
-    if (fd >= 0) {
-        ssize_t n = read(fd, b, sizeof(b));
-        got = n > 0 ? (size_t)n : 0;
-        close(fd);
+    /*
+     * The kernel's generator, or no uuid at all: merges take equal uuids for
+     * one run, so a guessable fallback (time and pid) could drop a run.
+     */
+    while (got < sizeof(b) && !pg__test_no_random()) {
+        ssize_t n = getrandom(b + got, sizeof(b) - got, 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        got += (size_t)n;
     }
-    if (got < sizeof(b)) {
-        /* Fall back to a time-seeded generator; uniqueness, not secrecy, matters. */
-        uint64_t x = (uint64_t)pg__mono_ns() ^ ((uint64_t)getpid() << 32) ^ (uint64_t)time(NULL);
-        for (i = 0; i < 16; i++) {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            b[i] = (unsigned char)x;
-        }
-    }
+    if (got < sizeof(b))
+        return pg_error_set(PG_EIO, "cannot draw a random run id: the kernel's random generator failed (getrandom: "
+                                    "%s)", got ? "short read" : strerror(errno ? errno : ENOSYS));
     b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
     b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
     snprintf(out, 37,
              "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
              b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10],
              b[11], b[12], b[13], b[14], b[15]);
+    return 0;
 }
 
 int pg_run_new(pg_run **out)
 {
     char uuid[37];
     pg_run *run = calloc(1, sizeof(*run));
+    int err;
 
     *out = NULL;
     if (!run)
         return pg_error_set(PG_ENOMEM, "out of memory allocating a run");
-    pg__uuid4(uuid);
+    if ((err = pg__uuid4(uuid)) != 0) {
+        free(run);
+        return err;
+    }
     run->uuid = pg__strdup(uuid);
     run->source = pg__strdup("perfgate");
     if (!run->uuid || !run->source) {

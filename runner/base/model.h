@@ -162,7 +162,10 @@ int pg__result_absent(pg_result *out, const char *message);
 int pg__result_skip(pg_result *out, const char *reason);
 void pg__check_clear(pg_check_result *c);
 
-/** Fills a random RFC 4122 version-4 uuid string. */
-void pg__uuid4(char out[37]);
+/**
+ * Fills a random RFC 4122 version-4 uuid string from the kernel's generator
+ * (getrandom(2)). @return 0; PG_EIO when it fails: there is no fallback.
+ */
+int pg__uuid4(char out[37]);
 
 #endif

@@ -278,6 +278,9 @@ static int on_node(conv *cv, const yaml_event_t *e)
         return attach(cv, t->n, m);
     }
     case YAML_SCALAR_EVENT:
+        /* "x\0y" would be the name "x" once kept as a C string: refused rather than cut short. */
+        if (memchr(e->data.scalar.value, '\0', e->data.scalar.length))
+            return conv_fail(cv, m, "a value holds a NUL character (\\0); names and values are text without one");
         n = new_node(cv->d, PG_NODE_SCALAR, m);
         if (!n || !(n->scalar = malloc(e->data.scalar.length + 1)))
             return conv_fail(cv, m, "out of memory");

@@ -14,11 +14,13 @@
 
 #include "base/util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -32,8 +34,129 @@
 static volatile sig_atomic_t groups[MAX_GROUPS];
 static int started;
 static int guard_fd = -1;
+static pid_t guard_pid = -1;
 static sigset_t held_old;   /* the mask before pg__proc_begin(), for a forked child */
 static struct sigaction old_int, old_term, old_hup;
+
+static int tracked(pid_t pgid)
+{
+    size_t i;
+
+    for (i = 0; i < MAX_GROUPS; i++)
+        if (groups[i] == pgid)
+            return 1;
+    return 0;
+}
+
+/*
+ * The pids in /proc/self/task/TID/children, read with system calls alone
+ * (a signal handler calls this): at most `max`. @return how many, or -1
+ * when the kernel offers no such file.
+ */
+static int task_children(pid_t *out, int max, pid_t tid)
+{
+    char path[64], buf[4096];
+    ssize_t n;
+    int fd, count = 0;
+    long v = 0;
+    int in = 0, i;
+
+    snprintf(path, sizeof(path), "/proc/self/task/%ld/children", (long)tid);
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+        return -1;
+    while ((n = read(fd, buf, sizeof(buf))) > 0)
+        for (i = 0; i < n; i++) {
+            if (buf[i] >= '0' && buf[i] <= '9') {
+                v = v * 10 + (buf[i] - '0');
+                in = 1;
+            } else if (in) {
+                if (count < max)
+                    out[count++] = (pid_t)v;
+                v = 0;
+                in = 0;
+            }
+        }
+    if (in && count < max)
+        out[count++] = (pid_t)v;
+    close(fd);
+    return count;
+}
+
+int pg__proc_children_of(pid_t *out, int max, pid_t parent)
+{
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    int count = 0;
+
+    while (d && (e = readdir(d)) != NULL && count < max) {
+        char path[300], buf[512], *rp;
+        long ppid = 0;
+        FILE *f;
+        size_t n;
+        if (e->d_name[0] < '1' || e->d_name[0] > '9')
+            continue;
+        snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+        if (!(f = fopen(path, "r")))
+            continue;
+        n = fread(buf, 1, sizeof(buf) - 1, f);
+        fclose(f);
+        buf[n] = '\0';
+        /* "pid (comm) state ppid ...": the name may hold spaces and parentheses. */
+        if ((rp = strrchr(buf, ')')) != NULL && sscanf(rp + 1, " %*c %ld", &ppid) == 1 && ppid == (long)parent)
+            out[count++] = (pid_t)atol(e->d_name);
+    }
+    if (d)
+        closedir(d);
+    return count;
+}
+
+/*
+ * Processes that left their group: children of this subreaper that perfgate
+ * did not start (a daemon's double fork, setsid, setpgid) and that sit in
+ * no group it tracks. Its own helpers (the guard, a probe it waits for)
+ * stay in perfgate's group or are excluded here.
+ */
+static int escaped(pid_t pid)
+{
+    pid_t pgid = getpgid(pid);
+
+    return pgid > 0 && pgid != getpgrp() && pid != guard_pid && !tracked(pgid);
+}
+
+/*
+ * Kills every escaped child and its group, and again for the children they
+ * leave behind (reparented here), until none is left or `deadline_ns`
+ * passes. With `from_handler` only system calls are used, one round.
+ */
+static void sweep(int64_t deadline_ns, int from_handler)
+{
+    pid_t kids[256];
+    int n, i, found;
+
+    do {
+        found = 0;
+        n = task_children(kids, 256, getpid());
+        /* A kernel without CONFIG_PROC_CHILDREN keeps no children files: scan /proc instead. */
+        if (n < 0 && !from_handler)
+            n = pg__proc_children_of(kids, 256, getpid());
+        for (i = 0; i < n; i++) {
+            pid_t pgid;
+            if (!escaped(kids[i]))
+                continue;
+            found = 1;
+            /*
+             * Its group too when it made a session of its own (a daemon's
+             * children share the group it made); a group of perfgate's own
+             * session may be the user's other job, so there only the process.
+             */
+            if ((pgid = getpgid(kids[i])) > 0 && pgid != getpgrp() && getsid(kids[i]) != getsid(0))
+                kill(-pgid, SIGKILL);
+            kill(kids[i], SIGKILL);
+            if (!from_handler)
+                waitpid(kids[i], NULL, 0);
+        }
+    } while (found && !from_handler && pg__mono_ns() < deadline_ns);
+}
 
 static void kill_all(void)
 {
@@ -47,6 +170,7 @@ static void kill_all(void)
 static void on_exit_kill(void)
 {
     kill_all();
+    sweep(pg__mono_ns() + 1000000000, 0);
 }
 
 /* SIGINT, SIGTERM, SIGHUP: the groups die first, then the signal does what it did before. */
@@ -55,6 +179,7 @@ static void on_signal(int sig)
     int saved = errno;
 
     kill_all();
+    sweep(0, 1);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     sigaction(SIGHUP, &old_hup, NULL);
@@ -85,6 +210,32 @@ static void close_other_fds(int keep)
             close(fd);
 }
 
+#define MAX_FILES 16
+#define FILE_PATH_MAX 4000 /* a record stays under PIPE_BUF: one write() is never interleaved */
+
+/* What the guard holds: the groups to kill and the files to remove when perfgate is gone. */
+typedef struct guard_state {
+    pid_t groups[MAX_GROUPS];
+    char files[MAX_FILES][FILE_PATH_MAX + 1];
+    int used[MAX_FILES];
+} guard_state;
+
+static void guard_file(guard_state *g, const char *path, size_t len, int add)
+{
+    int i;
+
+    for (i = 0; i < MAX_FILES; i++)
+        if (g->used[i] && strlen(g->files[i]) == len && memcmp(g->files[i], path, len) == 0)
+            g->used[i] = 0;
+    for (i = 0; add && i < MAX_FILES; i++)
+        if (!g->used[i]) {
+            memcpy(g->files[i], path, len);
+            g->files[i][len] = '\0';
+            g->used[i] = 1;
+            return;
+        }
+}
+
 static void guard_set(pid_t *list, pid_t g)
 {
     size_t i;
@@ -102,12 +253,58 @@ static void guard_set(pid_t *list, pid_t g)
             list[i] = 0;
 }
 
+/*
+ * Records on the pipe: int32 G > 0 tracks group G, G < 0 forgets group -G;
+ * G == 0 is followed by int32 L and |L| bytes of a path, to remove (L > 0)
+ * or forget (L < 0) when perfgate is gone.
+ */
+static size_t guard_parse(guard_state *g, const char *buf, size_t len)
+{
+    size_t at = 0;
+
+    while (len - at >= sizeof(int32_t)) {
+        int32_t code, plen;
+        memcpy(&code, buf + at, sizeof(code));
+        if (code != 0) {
+            guard_set(g->groups, (pid_t)code);
+            at += sizeof(code);
+            continue;
+        }
+        if (len - at < 2 * sizeof(int32_t))
+            break;
+        memcpy(&plen, buf + at + sizeof(code), sizeof(plen));
+        if ((size_t)(plen < 0 ? -plen : plen) > FILE_PATH_MAX || plen == 0)
+            return len; /* not a record perfgate writes: drop the rest */
+        if (len - at < 2 * sizeof(int32_t) + (size_t)(plen < 0 ? -plen : plen))
+            break;
+        guard_file(g, buf + at + 2 * sizeof(int32_t), (size_t)(plen < 0 ? -plen : plen), plen > 0);
+        at += 2 * sizeof(int32_t) + (size_t)(plen < 0 ? -plen : plen);
+    }
+    return at;
+}
+
+/* Reads what the pipe holds on into `g`. @return read()'s result. */
+static ssize_t guard_read(guard_state *g, int rfd, char *buf, size_t cap, size_t *have)
+{
+    ssize_t n = read(rfd, buf + *have, cap - *have);
+    size_t used;
+
+    if (n > 0) {
+        *have += (size_t)n;
+        used = guard_parse(g, buf, *have);
+        memmove(buf, buf + used, *have - used);
+        *have -= used;
+    }
+    return n;
+}
+
 static void guard_main(int rfd, pid_t parent)
 {
-    pid_t list[MAX_GROUPS];
+    static guard_state g;
+    static char buf[2 * (FILE_PATH_MAX + 64)];
+    size_t have = 0;
     int devnull = open("/dev/null", O_RDWR), i;
 
-    memset(list, 0, sizeof(list));
     /* Out of the terminal's process group and the caller's pipes: only perfgate's end decides. */
     setpgid(0, 0);
     signal(SIGINT, SIG_IGN);
@@ -121,34 +318,50 @@ static void guard_main(int rfd, pid_t parent)
     close_other_fds(rfd);
     for (;;) {
         struct pollfd p = {rfd, POLLIN, 0};
-        int32_t msg[64];
         ssize_t n;
 
         if (getppid() != parent)
             break;
         if (poll(&p, 1, 200) <= 0)
             continue;
-        n = read(rfd, msg, sizeof(msg));
+        n = guard_read(&g, rfd, buf, sizeof(buf), &have);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
             break;
-        for (i = 0; i < (int)(n / (ssize_t)sizeof(msg[0])); i++)
-            guard_set(list, (pid_t)msg[i]);
+    }
+    /*
+     * perfgate may have died (a new parent) before its last records were
+     * read: what it wrote is still in the pipe, and counts.
+     */
+    fcntl(rfd, F_SETFL, O_NONBLOCK);
+    for (;;) {
+        ssize_t n = guard_read(&g, rfd, buf, sizeof(buf), &have);
+        if (n <= 0 && !(n < 0 && errno == EINTR))
+            break;
     }
     for (i = 0; i < MAX_GROUPS; i++)
-        if (list[i] > 0)
-            kill(-list[i], SIGKILL);
+        if (g.groups[i] > 0)
+            kill(-g.groups[i], SIGKILL);
+    /* A file perfgate was writing when it died: renamed into place already, or never to be. */
+    for (i = 0; i < MAX_FILES; i++)
+        if (g.used[i])
+            unlink(g.files[i]);
     _exit(0);
+}
+
+static void guard_write(const void *msg, size_t len)
+{
+    if (guard_fd >= 0)
+        while (write(guard_fd, msg, len) < 0 && errno == EINTR)
+            ;
 }
 
 static void guard_send(pid_t g)
 {
     int32_t msg = (int32_t)g;
 
-    if (guard_fd >= 0)
-        while (write(guard_fd, &msg, sizeof(msg)) < 0 && errno == EINTR)
-            ;
+    guard_write(&msg, sizeof(msg));
 }
 
 static void start(void)
@@ -182,6 +395,22 @@ static void start(void)
         return;
     }
     guard_fd = fds[1];
+    guard_pid = pid;
+}
+
+void pg__proc_guard_file(const char *path, int remove)
+{
+    char rec[2 * sizeof(int32_t) + FILE_PATH_MAX];
+    int32_t zero = 0, len = (int32_t)strlen(path);
+
+    if (len == 0 || len > FILE_PATH_MAX)
+        return;
+    start();
+    memcpy(rec, &zero, sizeof(zero));
+    len = remove ? len : -len;
+    memcpy(rec + sizeof(zero), &len, sizeof(len));
+    memcpy(rec + 2 * sizeof(int32_t), path, strlen(path));
+    guard_write(rec, 2 * sizeof(int32_t) + strlen(path));
 }
 
 void pg__proc_begin(sigset_t *old)
@@ -250,6 +479,8 @@ void pg__proc_kill_group(pid_t pgid)
         if (groups[i] == pgid)
             groups[i] = 0;
     guard_send(-pgid);
+    /* What left the group (a new session, a double fork) is reparented here by now: it dies with the sample too. */
+    sweep(pg__mono_ns() + 1000000000, 0);
 }
 
 int pg__proc_capture_fd(void)

@@ -7,8 +7,12 @@
  * handler kills the groups, then the signal takes its usual course), and
  * when perfgate is killed outright, by a small guard process that sees it
  * die and kills what is left. perfgate is a child subreaper, so background
- * processes a command leaves behind are its children and reaped here;
- * forked children also carry PR_SET_PDEATHSIG.
+ * processes a command leaves behind are its children: when a group is
+ * killed, every child perfgate did not start and that sits in no tracked
+ * group (one that left its group: setsid, setpgid, a daemon's double fork)
+ * is killed with its own group, and again for what those leave behind, so
+ * no new session outlives its sample; the same sweep runs at exit and on
+ * those signals. Forked children also carry PR_SET_PDEATHSIG.
  */
 #ifndef PG_PROC_H
 #define PG_PROC_H
@@ -69,6 +73,20 @@ void pg__proc_kill_group(pid_t pgid);
  */
 int pg__proc_spawn(pid_t *pid, int64_t *t0, char *const argv[], char *const envp[],
                    const posix_spawn_file_actions_t *fa);
+
+/**
+ * Names a file the guard removes if perfgate ends before saying otherwise
+ * (`remove` 0), however it ends: a temporary file being written (outfile.h).
+ * Starts the guard as pg__proc_begin() does. Paths over 4000 bytes are not
+ * guarded.
+ */
+void pg__proc_guard_file(const char *path, int remove);
+
+/**
+ * The processes whose parent is `parent`, by a scan of /proc (at most
+ * `max`). Not for a signal handler. @return how many.
+ */
+int pg__proc_children_of(pid_t *out, int max, pid_t parent);
 
 /**
  * A file for capturing a child's stdout or stderr: unnamed, in $TMPDIR (or

@@ -96,3 +96,13 @@ void pg__test_turn_end(int fd)
     if (fd >= 0)
         close(fd); /* releases the lock */
 }
+
+int pg__test_no_random(void)
+{
+#ifdef PG_TEST_HOOKS
+    const char *v = getenv("PG_TEST_NO_RANDOM");
+    return v && strcmp(v, "1") == 0;
+#else
+    return 0;
+#endif
+}

@@ -12,6 +12,8 @@
  * PG_TEST_WORKER_GARBAGE=N: see pg__test_worker_garbage().
  *
  * PG_TEST_TURN_LOCK=FILE: see pg__test_turn_begin().
+ *
+ * PG_TEST_NO_RANDOM=1: see pg__test_no_random().
  */
 #ifndef PG_TESTHOOKS_H
 #define PG_TESTHOOKS_H
@@ -41,5 +43,12 @@ int pg__test_worker_garbage(unsigned request);
  */
 int pg__test_turn_begin(void);
 void pg__test_turn_end(int fd);
+
+/**
+ * PG_TEST_NO_RANDOM=1: the kernel's random generator answers as if it had
+ * failed, for the code that must then fail closed (a run's uuid). @return 1
+ * then (always 0 without PG_TEST_HOOKS).
+ */
+int pg__test_no_random(void);
 
 #endif

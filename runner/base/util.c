@@ -102,36 +102,6 @@ int pg__buf_printf(pg_buf *b, const char *fmt, ...)
     return 0;
 }
 
-void pg__buf_xml_escape(pg_buf *b, const char *s)
-{
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        switch (c) {
-        case '&':
-            pg__buf_puts(b, "&amp;");
-            break;
-        case '<':
-            pg__buf_puts(b, "&lt;");
-            break;
-        case '>':
-            pg__buf_puts(b, "&gt;");
-            break;
-        case '"':
-            pg__buf_puts(b, "&quot;");
-            break;
-        case '\'':
-            pg__buf_puts(b, "&apos;");
-            break;
-        default:
-            /* XML 1.0 forbids most control characters, even escaped. */
-            if (c < 0x20 && c != '\n' && c != '\t' && c != '\r')
-                pg__buf_puts(b, "?");
-            else
-                pg__buf_put(b, s, 1);
-        }
-    }
-}
-
 char *pg__buf_detach(pg_buf *b)
 {
     char *p = b->ptr;

@@ -54,8 +54,6 @@ int pg__buf_printf(pg_buf *b, const char *fmt, ...)
     ;
 /** Appends `s` as a JSON string literal (quotes, escapes for '"', '\\' and control bytes). */
 int pg__buf_json_string(pg_buf *b, const char *s);
-/** Appends `s` escaped for XML and HTML text and attributes (& < > " '; control characters as '?'). */
-void pg__buf_xml_escape(pg_buf *b, const char *s);
 /** Transfers ownership of the contents to the caller; the buffer is reset. */
 char *pg__buf_detach(pg_buf *b);
 

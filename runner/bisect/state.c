@@ -12,6 +12,7 @@
 #include "bisect/bisect.h"
 
 #include "bisect/internal.h"
+#include "base/outfile.h"
 
 #include "perfgate/errors.h"
 #include "verdict/verdict.h"
@@ -111,32 +112,11 @@ int pg_bisect_to_json(pg_buf *out, const pg_bisect_result *r)
 int pg__bisect_save(const pg_bisect_result *r, const char *path)
 {
     pg_buf b = PG_BUF_INIT;
-    char *tmp = pg__asprintf("%s.tmp", path);
-    FILE *f = NULL;
     int err;
 
-    if (!tmp)
-        return pg_error_set(PG_ENOMEM, "out of memory");
-    if ((err = pg_bisect_to_json(&b, r)) != 0)
-        goto done;
-    if (!(f = fopen(tmp, "w")) || fwrite(b.ptr, 1, b.len, f) != b.len || fflush(f) != 0 || fsync(fileno(f)) != 0) {
-        err = pg_error_set(PG_EIO, "cannot write the bisection's state %s: %s", tmp, strerror(errno));
-        goto done;
-    }
-    if (fclose(f) != 0) {
-        f = NULL;
-        err = pg_error_set(PG_EIO, "cannot write the bisection's state %s: %s", tmp, strerror(errno));
-        goto done;
-    }
-    f = NULL;
-    if (rename(tmp, path) != 0)
-        err = pg_error_set(PG_EIO, "cannot write the bisection's state %s: %s", path, strerror(errno));
-done:
-    if (f)
-        fclose(f);
-    if (err)
-        unlink(tmp);
-    free(tmp);
+    /* Through the one writer (base/outfile.h): a stopped bisection leaves the old state whole. */
+    if ((err = pg_bisect_to_json(&b, r)) == 0)
+        err = pg__outfile_write(path, b.ptr, b.len, "bisection's state");
     pg__buf_clear(&b);
     return err;
 }

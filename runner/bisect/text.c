@@ -8,6 +8,7 @@
  */
 #include "bisect/bisect.h"
 
+#include "base/text.h"
 #include "bisect/internal.h"
 
 #include "perfgate/errors.h"
@@ -119,7 +120,7 @@ static void md_code(pg_buf *b, const char *s, size_t max)
     while (s[n] && n && ((unsigned char)s[n] & 0xC0) == 0x80)
         n--;
     snprintf(cut, sizeof(cut), "%.*s%s", (int)n, s, s[n] ? "…" : "");
-    pg_md_code(b, cut);
+    pg__text_md_code(b, cut);
 }
 
 static void md_subject(pg_buf *b, const char *s)
@@ -214,6 +215,8 @@ static void md_table(pg_buf *b, const pg_bisect_result *r, const char *url)
 
 int pg_bisect_format(pg_buf *out, const pg_bisect_result *r, int markdown, const char *commit_url)
 {
+    size_t start = out->len;
+
     if (r->ncommits < 2)
         return pg_error_set(PG_EINVAL, "no bisection to show");
     header(out, r, markdown);
@@ -241,5 +244,10 @@ int pg_bisect_format(pg_buf *out, const pg_bisect_result *r, int markdown, const
         }
         pg__buf_puts(out, "\n");
     }
-    return out->ptr ? 0 : pg_error_set(PG_ENOMEM, "out of memory");
+    if (!out->ptr)
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    /* Keys, revisions, reasons and build errors as plain text for the terminal (base/text.h). */
+    if (!markdown)
+        pg__text_plain_inplace(out->ptr + start, 1);
+    return 0;
 }

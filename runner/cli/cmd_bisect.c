@@ -1,6 +1,7 @@
 /* cmd_bisect.c - `perfgate bisect GOOD BAD --build CMD SUITE`: flags in, pg_bisect_run() (bisect.h), table out. */
 #include "cli/cli.h"
 
+#include "base/outfile.h"
 #include "bisect/bisect.h"
 #include "perfgate/errors.h"
 #include "suite/suite.h"
@@ -44,12 +45,22 @@ static const char bisect_desc[] =
     "  perfgate bisect 3f2a1b0 main --build 'cmake -B build && cmake --build build' \\\n"
     "      --filter 'mine/jacobi*' --max-time 1800 --json bisect.json perf/";
 
-/* Writes `text` to `path` ("-": stdout). @return 0 or 3 (printed). */
-static int write_out(const char *path, const char *text, const char *mode)
+/*
+ * Writes `text` to `path` ("-": stdout): a new file through the one writer
+ * (base/outfile.h), so it is whole or not there; the job summary, which
+ * others write too, is appended to. @return 0 or 3 (printed).
+ */
+static int write_out(const char *path, const char *text, const char *what, int append)
 {
-    FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, mode);
+    FILE *f;
+    int err;
 
-    if (!f || fputs(text, f) < 0 || (f != stdout && fclose(f) != 0)) {
+    if (!append) {
+        err = pg__outfile_write(path, text, strlen(text), what);
+        return err ? pg_cli_fail(err) : 0;
+    }
+    f = fopen(path, "a");
+    if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
         fprintf(stderr, "perfgate bisect: cannot write %s: %s\n", path, strerror(errno));
         return 3;
     }
@@ -76,11 +87,11 @@ static int emit(const pg_bisect_result *r, const char *json, const char *md)
     }
     fputs(text.ptr, json && strcmp(json, "-") == 0 ? stderr : stdout);
     if (json)
-        rc = write_out(json, js.ptr, "w");
+        rc = write_out(json, js.ptr, "JSON report", 0);
     if (!rc && md)
-        rc = write_out(md, mdtext.ptr, "w");
+        rc = write_out(md, mdtext.ptr, "markdown report", 0);
     if (!rc && summary && *summary)
-        rc = write_out(summary, mdtext.ptr, "a");
+        rc = write_out(summary, mdtext.ptr, "job summary", 1);
 done:
     pg__buf_clear(&text);
     pg__buf_clear(&mdtext);

@@ -120,6 +120,20 @@ static void print_differs(const pg_run *head, const pg_decision *d)
     printf("); 'perfgate report %lld' shows that decision\n\n", (long long)head->id);
 }
 
+/* Branch and commit come from the store, which merges other people's runs: plain text (base/text.h). */
+static void print_head(const pg_run *head, const char *described)
+{
+    char *branch = pg__text_term_dup(head->branch ? head->branch : "?");
+    char *commit = pg__text_term_dup(head->commit ? head->commit : "no commit");
+    char *base = pg__text_term_dup(described ? described : "stored run");
+
+    printf("head: run %lld (%s @ %.12s)\nbase: %s\n\n", (long long)head->id, branch ? branch : "?",
+           commit ? commit : "?", base ? base : "?");
+    free(branch);
+    free(commit);
+    free(base);
+}
+
 int pg_cmd_compare(int argc, char **argv)
 {
     const char *db = NULL, *base_sel = NULL, *head_sel = NULL, *format = "table";
@@ -184,7 +198,7 @@ int pg_cmd_compare(int argc, char **argv)
     co.fail_on_missing = fail_missing;
     so.allow_other_machine = allow_other;
     memset(&sc, 0, sizeof(sc));
-    if ((err = pg_store_open(&store, pg_store_path(db))) != 0 ||
+    if ((err = pg_store_open_read(&store, pg_store_path(db))) != 0 ||
         (err = pg_stored_compare_head(&sc, store, head_sel, base_sel, &so, &co)) != 0) {
         rc = pg_cli_fail(err);
         goto cleanup;
@@ -201,9 +215,7 @@ int pg_cmd_compare(int argc, char **argv)
         if (sc.nbases == 0)
             printf("run %lld has no baseline: every case is NEW\n\n", (long long)sc.head->id);
         else
-            printf("head: run %lld (%s @ %.12s)\nbase: %s\n\n", (long long)sc.head->id,
-                   sc.head->branch ? sc.head->branch : "?", sc.head->commit ? sc.head->commit : "no commit",
-                   sc.selection.described ? sc.selection.described : "stored run");
+            print_head(sc.head, sc.selection.described);
         pg_report_compare_terminal(stdout, sc.cmp, &style);
         pg_report_outcome_terminal(stdout, sc.cmp);
     }

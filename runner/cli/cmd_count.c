@@ -4,6 +4,7 @@
 
 #include "meter/count.h"
 #include "perfgate/errors.h"
+#include "base/outfile.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -47,13 +48,6 @@ static json_t *rows_json(const pg_counts *c)
 }
 
 /* Writes `text` to `f` (opened on `path`) and closes it. @return 0, or the exit code of the failure (printed). */
-static int write_out(FILE *f, const char *path, const char *text)
-{
-    int bad = fputs(text, f) < 0;
-
-    bad |= f == stdout ? fflush(f) != 0 : fclose(f) != 0;
-    return bad ? pg_cli_fail(pg_error_set(PG_EIO, "%s: write failed", path)) : 0;
-}
 
 int pg_cmd_count(int argc, char **argv)
 {
@@ -72,7 +66,7 @@ int pg_cmd_count(int argc, char **argv)
                               opts, 1, -1};
     pg_counts c;
     pg_buf b = PG_BUF_INIT;
-    FILE *f;
+    pg_outfile out;
 
     if ((rc = pg_cli_parse(&spec, argc, argv, &nargs)) != 0)
         return rc < 0 ? 0 : rc;
@@ -81,16 +75,13 @@ int pg_cmd_count(int argc, char **argv)
         return 2;
     }
     argv[nargs + 1] = NULL;
-    /* A file that cannot be written fails before the program runs, not after. */
-    if (!(f = strcmp(out_path, "-") == 0 ? stdout : fopen(out_path, "w")))
-        return pg_cli_fail(pg_error_set(PG_EIO, "%s: cannot write: %s", out_path, strerror(errno)));
+    /* A file that cannot be written fails before the program runs, not after; it replaces FILE only when whole. */
+    if ((err = pg__outfile_open(&out, out_path, "counts")) != 0)
+        return pg_cli_fail(err);
     /* JSON on stdout stays one document: the program's own stdout goes to stderr then. */
     if ((err = pg_count_run(&c, argv + 1, timeout,
-                            as_json && f == stdout ? PG_COUNT_STDOUT_TO_STDERR : PG_COUNT_SHOW)) != 0) {
-        if (f != stdout) {
-            fclose(f);
-            unlink(out_path);
-        }
+                            as_json && out.f == stdout ? PG_COUNT_STDOUT_TO_STDERR : PG_COUNT_SHOW)) != 0) {
+        pg__outfile_abort(&out);
         return pg_cli_fail(err);
     }
     if (as_json) {
@@ -106,9 +97,13 @@ int pg_cmd_count(int argc, char **argv)
     } else {
         err = pg_counts_table(&c, &b);
     }
-    rc = err ? pg_cli_fail(err) : write_out(f, out_path, b.ptr ? b.ptr : "");
-    if (err && f != stdout)
-        fclose(f);
+    if (!err) {
+        fputs(b.ptr ? b.ptr : "", out.f);
+        err = pg__outfile_commit(&out, "counts");
+    } else {
+        pg__outfile_abort(&out);
+    }
+    rc = err ? pg_cli_fail(err) : 0;
     pg__buf_clear(&b);
     pg_counts_clear(&c);
     return rc;

@@ -28,9 +28,11 @@ static int db_merge(int argc, char **argv)
         "input again adds nothing. Matrix jobs on several runners can each write their\n"
         "own file and a final job merges them. Inputs and output may be SQLite files or\n"
         "postgresql:// URLs, in any mix: a file into a server, a server into a file.\n"
-        "A file output is written to a temporary file beside OUT.db and renamed over\n"
-        "it when complete, so it is never left half-merged; a server takes each run\n"
-        "in one transaction.",
+        "Runs are merged into OUT.db itself, each in one transaction, so gates may keep\n"
+        "writing runs into it meanwhile and none is lost (the file is never replaced\n"
+        "by a copy). A merge stopped half-way leaves whole runs only and no temporary\n"
+        "file: run it again to add the rest. Inputs are only read (a read-only file\n"
+        "in a read-only folder merges too); a damaged OUT.db is refused (exit 3).",
         opts, 1, -1};
 
     if ((rc = pg_cli_parse(&spec, argc, argv, &nargs)) != 0)
@@ -136,6 +138,10 @@ static int db_check(int argc, char **argv)
     };
     const pg_cmd_spec spec = {"db check", "[options]",
                               "Check a database: SQLite integrity, foreign keys, schema version.",
+                              "A SQLite file must also hold exactly the tables, indexes, triggers and\n"
+                              "views perfgate's migrations create (a file from elsewhere may add a trigger\n"
+                              "or put a view in place of a table), and every sample blob exactly 8 bytes per\n"
+                              "sample its result counts. The file is opened read-only.\n\n"
                               "Exit code 0 when healthy, 3 when damaged.", opts, 0, 0};
 
     if ((rc = pg_cli_parse(&spec, argc, argv, &nargs)) != 0)
@@ -144,7 +150,7 @@ static int db_check(int argc, char **argv)
         fprintf(stderr, "perfgate: %s: no such database\n", pg_store_path(db));
         return 2;
     }
-    if ((err = pg_store_open(&store, pg_store_path(db))) != 0 || (err = pg_store_check(&r, store)) != 0) {
+    if ((err = pg_store_open_read(&store, pg_store_path(db))) != 0 || (err = pg_store_check(&r, store)) != 0) {
         pg_store_close(store);
         return pg_cli_fail(err);
     }
@@ -226,7 +232,7 @@ int pg_cmd_db(int argc, char **argv)
                    "  merge -o OUT.db IN.db...   merge runs of several databases (idempotent)\n"
                    "  prune [--keep-runs N] [--older-than AGE] [--keep-summaries]\n"
                    "                             drop old samples or runs, then compact\n"
-                   "  check                      integrity, foreign keys, schema version\n"
+                   "  check                      integrity, foreign keys, the exact schema, samples\n"
                    "  fetch --artifact NAME --out PATH [--repo R] [--branch B]\n"
                    "                             restore from the newest artifact of a branch\n");
         return argc < 2 ? 2 : 0;

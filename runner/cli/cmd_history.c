@@ -8,6 +8,8 @@
 #include "report/html.h"
 #include "report/report.h"
 #include "store/store.h"
+#include "base/outfile.h"
+#include "base/text.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -24,7 +26,9 @@ static void print_text(const pg_history *hs, size_t nh)
 
     for (i = 0; i < nh; i++) {
         const pg_history *h = &hs[i];
-        printf("%s  (%zu commits)\n", h->key, h->npoints);
+        char *key = pg__text_term_dup(h->key);
+        printf("%s  (%zu commits)\n", key ? key : "?", h->npoints);
+        free(key);
         printf("  %-4s  %-12s  %10s  %8s  %4s  %s\n", "#", "commit", "median", "IQR", "runs", "gate");
         for (k = 0; k < h->npoints; k++) {
             const pg_history_point *p = &h->points[k];
@@ -34,9 +38,12 @@ static void print_text(const pg_history *hs, size_t nh)
             pg_fmt_duration(med, sizeof(med), p->median);
             for (c = 0; c < h->nchanges; c++)
                 step |= h->changes[c].index == k;
-            printf("  %-4zu  %-12.12s  %10s  %7.1f%%  %4zu  %s%s\n", k, p->commit ? p->commit : "-", med,
+            /* A commit is whatever a run was told (--commit, an import): shown as plain text (base/text.h). */
+            char *commit = pg__text_term_dup(p->commit ? p->commit : "-");
+            printf("  %-4zu  %-12.12s  %10s  %7.1f%%  %4zu  %s%s\n", k, commit ? commit : "?", med,
                    p->median > 0 ? 100 * (p->q3 - p->q1) / p->median : 0, p->runs, p->verdict ? p->verdict : "-",
                    step ? "  <- step" : "");
+            free(commit);
         }
         if (h->nchanges == 0)
             printf("  no change points\n");
@@ -46,8 +53,10 @@ static void print_text(const pg_history *hs, size_t nh)
             pg_fmt_duration(before, sizeof(before), c->before);
             pg_fmt_duration(after, sizeof(after), c->after);
             pg_fmt_change(change, sizeof(change), c->ratio);
-            printf("  change point at #%zu, commit %.12s: %s (%s -> %s), p = %.2g\n", c->index,
-                   h->points[c->index].commit ? h->points[c->index].commit : "-", change, before, after, c->p);
+            char *commit = pg__text_term_dup(h->points[c->index].commit ? h->points[c->index].commit : "-");
+            printf("  change point at #%zu, commit %.12s: %s (%s -> %s), p = %.2g\n", c->index, commit ? commit : "?",
+                   change, before, after, c->p);
+            free(commit);
         }
         printf("\n");
     }
@@ -267,7 +276,7 @@ int pg_cmd_history(int argc, char **argv)
     }
     ho.penalty = penalty;
     ho.min_effect = min_effect;
-    if ((err = pg_store_open(&store, pg_store_path(db))) != 0 ||
+    if ((err = pg_store_open_read(&store, pg_store_path(db))) != 0 ||
         (err = pg_history_load(&hs, &nh, store, nargs ? argv[1] : NULL, branch, (size_t)last, &ho)) != 0) {
         rc = pg_cli_fail(err);
         goto cleanup;
@@ -278,14 +287,12 @@ int pg_cmd_history(int argc, char **argv)
         goto cleanup;
     }
     if (html) {
-        FILE *f = fopen(html, "w");
-        if (!f) {
-            rc = pg_cli_fail(pg_error_set(PG_EIO, "%s: cannot write: %s", html, strerror(errno)));
-            goto cleanup;
+        pg_outfile out;
+        /* Written beside its name and renamed over it only when whole (base/outfile.h). */
+        if ((err = pg__outfile_open(&out, html, "HTML page")) == 0) {
+            err = pg_report_html(out.f, "perfgate history", hs, nh, NULL);
+            err = err ? (pg__outfile_abort(&out), err) : pg__outfile_commit(&out, "HTML page");
         }
-        err = pg_report_html(f, "perfgate history", hs, nh, NULL);
-        if (fclose(f) != 0 && !err)
-            err = pg_error_set(PG_EIO, "%s: write failed", html);
         if (err) {
             rc = pg_cli_fail(err);
             goto cleanup;

@@ -96,7 +96,8 @@ int pg_cmd_import(int argc, char **argv)
     mo.commit = commit;
     mo.branch = branch;
     rc = 3;
-    if (!dry && (err = pg_store_open(&store, pg_store_path(db))) != 0) {
+    /* A damaged database is refused before anything is read or written, as the gate does. */
+    if (!dry && ((err = pg_store_open(&store, pg_store_path(db))) != 0 || (err = pg_store_quick_check(store)) != 0)) {
         rc = pg_cli_fail(err);
         goto cleanup;
     }

@@ -1,6 +1,7 @@
 /* cmd_issues.c - `perfgate issues`: the nightly's regression issues (nightly.h), planned or posted. */
 #include "cli/cli.h"
 
+#include "base/outfile.h"
 #include "nightly/nightly.h"
 #include "perfgate/errors.h"
 #include "post/post.h"
@@ -49,15 +50,17 @@ static void exact_glob(FILE *f, const char *key)
     }
 }
 
+/* The plan, through the one writer (base/outfile.h): whole under its name, or not there. */
 static int write_plan(const pg_nightly *n, const char *path)
 {
-    FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+    pg_outfile out = PG_OUTFILE_INIT;
+    FILE *f;
     size_t i;
+    int err;
 
-    if (!f) {
-        fprintf(stderr, "perfgate issues: cannot write %s: %s\n", path, strerror(errno));
-        return 3;
-    }
+    if ((err = pg__outfile_open(&out, path, "plan")) != 0)
+        return pg_cli_fail(err);
+    f = out.f;
     fprintf(f, "%s\t%s\n", n->previous ? n->previous : "-", n->tonight ? n->tonight : "-");
     for (i = 0; n->previous && i < n->ncases; i++) {
         if (n->cases[i].action != PG_NIGHTLY_OPEN)
@@ -67,11 +70,8 @@ static int write_plan(const pg_nightly *n, const char *path)
         exact_glob(f, n->cases[i].key);
         fputc('\n', f);
     }
-    if (ferror(f) || (f != stdout && fclose(f) != 0)) {
-        fprintf(stderr, "perfgate issues: cannot write %s\n", path);
-        return 3;
-    }
-    return 0;
+    err = pg__outfile_commit(&out, "plan");
+    return err ? pg_cli_fail(err) : 0;
 }
 
 static int post(pg_nightly *n, pg_store *store, pg_nightly_options *o)

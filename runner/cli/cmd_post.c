@@ -10,64 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/*
- * In a workflow_run job, decides the pull request and SHA from the trusted
- * event alone (see post/trust.c); the flags and the report are claims that
- * must agree with it. Fills `origin` and clears the flags it checked.
- * @return -1 to go on posting; else the exit code (0: nothing to post).
- */
-static int trusted_target(pg_report_origin *origin, pg_cli_post_flags *pf, pg_post_trust *t,
-                          const pg_report_origin *claim, const char *env_repo, const char *run_url)
-{
-    pg_gh_options go = PG_GH_OPTIONS_INIT;
-    const char *repo = pf->repo ? pf->repo : env_repo;
-    pg_gh *gh = NULL;
-    int err, resolved = t->pr > 0;
-
-    if (!repo) {
-        fprintf(stderr, "perfgate: no repository: set GITHUB_REPOSITORY or pass --repo OWNER/NAME\n");
-        return 2;
-    }
-    /* Local checks first, so that a forged report costs no request. */
-    if ((err = pg_post_trust_check(t, "--sha", repo, NULL, 0, pf->sha)) != 0 ||
-        (err = pg_post_trust_check(t, "the report", repo, claim ? claim->repository : NULL, 0,
-                                   claim ? claim->head_sha : NULL)) != 0)
-        return pg_cli_fail(err);
-    if (!resolved && !pf->dry_run && !pf->no_comment) {
-        /* Only the comment needs the pull request; the status goes on the trusted SHA. */
-        go.debug = getenv("PERFGATE_DEBUG") && *getenv("PERFGATE_DEBUG") ? stderr : NULL;
-        if ((err = pg_gh_new(&gh, &go)) != 0 || (err = pg_post_trust_find_pr(t, gh, repo)) != 0) {
-            pg_gh_free(gh);
-            return pg_cli_fail(err);
-        }
-        pg_gh_free(gh);
-        resolved = 1;
-        if (t->pr_from_api)
-            fprintf(stderr, "perfgate: pull request #%lld found through the API (head %.12s)\n", (long long)t->pr,
-                    t->head_sha);
-    } else if (!resolved) {
-        /* A run that is not a pull request's has none to look up: a claimed one is checked against that. */
-        resolved = !t->event || (strcmp(t->event, "pull_request") != 0 && strcmp(t->event, "pull_request_target"));
-        if (!resolved && pf->dry_run)
-            fprintf(stderr, "perfgate: dry run: the event lists no pull request; a real post looks it up by head "
-                            "%.12s\n", t->head_sha);
-    }
-    if (resolved) {
-        if ((err = pg_post_trust_check(t, "--pr", repo, NULL, pf->pr, NULL)) != 0 ||
-            (err = pg_post_trust_check(t, "the report", repo, NULL, claim ? claim->pr : 0, NULL)) != 0)
-            return pg_cli_fail(err);
-    }
-    origin->repository = pg__strdup(repo);
-    origin->pr = t->pr;
-    origin->head_sha = pg__strdup(t->head_sha);
-    /* The report's run link is the PR's claim too: link the run GitHub says measured it. */
-    origin->run_url = pg__strdup(t->run_url ? t->run_url : run_url);
-    pf->pr = 0;
-    pf->sha = NULL;
-    pf->repo = NULL;
-    return -1;
-}
-
 int pg_cmd_post(int argc, char **argv)
 {
     const char *db = NULL, *base_sel = NULL, *from = NULL;
@@ -143,7 +85,7 @@ int pg_cmd_post(int argc, char **argv)
             pg_report_origin claim = doc->origin;
             /* The run's own PR field is the same claim in another place. */
             claim.pr = claim.pr ? claim.pr : doc->run->pr;
-            if ((rc = trusted_target(&origin, &pf, &trust, &claim, env_origin.repository, env_origin.run_url)) >= 0)
+            if ((rc = pg_cli_trusted_target(&origin, &pf, &trust, &claim, env_origin.repository, env_origin.run_url)) >= 0)
                 goto cleanup;
             {
                 pg_report_data d = {doc->run, doc->cmp, &origin};
@@ -169,7 +111,7 @@ int pg_cmd_post(int argc, char **argv)
         if (trust.workflow_run) {
             pg_report_origin claim = {0};
             claim.pr = c.head->pr;
-            if ((rc = trusted_target(&origin, &pf, &trust, &claim, env_origin.repository, env_origin.run_url)) >= 0)
+            if ((rc = pg_cli_trusted_target(&origin, &pf, &trust, &claim, env_origin.repository, env_origin.run_url)) >= 0)
                 goto cleanup;
             {
                 pg_report_data d = {c.head, c.cmp, &origin};

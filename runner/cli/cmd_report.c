@@ -2,6 +2,7 @@
 #include "cli/cli.h"
 
 #include "cli/report_cli.h"
+#include "base/outfile.h"
 #include "base/util.h"
 
 #include "history/history.h"
@@ -21,7 +22,7 @@ static int write_html(const pg_cli_compared *c, const char *out_path)
     pg_history_options ho = PG_HISTORY_OPTIONS_INIT;
     pg_history *hs = NULL, *keep = NULL;
     size_t nh = 0, nkeep = 0, i;
-    FILE *f = NULL;
+    pg_outfile out;
     char *title = NULL;
     int err;
 
@@ -44,13 +45,11 @@ static int write_html(const pg_cli_compared *c, const char *out_path)
     }
     title = pg__asprintf("perfgate: run %lld (%s @ %.12s)", (long long)c->head->id,
                          c->head->branch ? c->head->branch : "?", c->head->commit ? c->head->commit : "no commit");
-    f = strcmp(out_path, "-") == 0 ? stdout : fopen(out_path, "w");
-    if (!f)
-        err = pg_error_set(PG_EIO, "%s: cannot write: %s", out_path, strerror(errno));
-    else
-        err = pg_report_html(f, title ? title : "perfgate", keep, nkeep, c->cmp);
-    if (f && f != stdout && fclose(f) != 0 && !err)
-        err = pg_error_set(PG_EIO, "%s: write failed", out_path);
+    /* Written beside its name and renamed over it only when whole (base/outfile.h). */
+    if ((err = pg__outfile_open(&out, out_path, "HTML report")) == 0) {
+        err = pg_report_html(out.f, title ? title : "perfgate", keep, nkeep, c->cmp);
+        err = err ? (pg__outfile_abort(&out), err) : pg__outfile_commit(&out, "HTML report");
+    }
     free(title);
     pg_history_free_all(keep, nkeep);
     pg_history_free_all(hs, nh);

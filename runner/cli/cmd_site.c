@@ -1,6 +1,7 @@
 /* cmd_site.c - `perfgate site --db DB -o DIR`: a branch's history as a static site (site.h). */
 #include "cli/cli.h"
 
+#include "base/text.h"
 #include "perfgate/errors.h"
 #include "site/site.h"
 #include "store/store.h"
@@ -33,6 +34,7 @@ int pg_cmd_site(int argc, char **argv)
 {
     pg_site_options o = PG_SITE_OPTIONS_INIT;
     const char *db = NULL, *dir = NULL;
+    char *branch;
     long days = 30;
     pg_store *store = NULL;
     pg_site_stats st;
@@ -67,8 +69,10 @@ int pg_cmd_site(int argc, char **argv)
     pg_store_close(store);
     if (err)
         return pg_cli_fail(err);
+    branch = pg__text_term_dup(st.branch);
     printf("site: %zu cases of branch %s (%zu points, %zu gate decisions, %zu regressions listed), %.1f MB in %s; "
            "open %s/index.html\n",
-           st.cases, st.branch, st.points, st.decisions, st.regressions, (double)st.bytes / 1e6, dir, dir);
+           st.cases, branch ? branch : "?", st.points, st.decisions, st.regressions, (double)st.bytes / 1e6, dir, dir);
+    free(branch);
     return 0;
 }

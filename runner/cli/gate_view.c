@@ -5,6 +5,8 @@
  */
 #include "cli/report_cli.h"
 
+#include "perfgate/errors.h"
+
 void pg_cli_gate_step(const pg_gate_result *r, pg_gate_step step, const char *text, void *payload)
 {
     const pg_cli_gate_view *v = payload;
@@ -42,6 +44,38 @@ static int worse(int a, int b)
     return rank[a] >= rank[b] ? a : b;
 }
 
+/*
+ * --post and --webhook. In a workflow_run job the pull request and SHA come
+ * from the trusted event, checked as `post` checks them (the run's own PR
+ * is a claim): a gate is never the way around those checks.
+ */
+static void post(const pg_cli_gate_view *v, const pg_gate_result *r)
+{
+    pg_cli_post_flags pf = {0};
+    pg_report_origin trusted = {0}, claim = {0};
+    pg_post_trust t = {0};
+    pg_report_data d = {r->run, r->cmp, &v->outs->origin};
+
+    pf.no_comment = pf.no_status = !v->rep->post;
+    pf.webhook = v->rep->webhook;
+    if (v->rep->post && pg_post_trust_from_env(&t) != 0) {
+        fprintf(stderr, "perfgate: not posting: %s\n", pg_error_last());
+        return;
+    }
+    if (t.workflow_run) {
+        claim.pr = r->run->pr;
+        if (pg_cli_trusted_target(&trusted, &pf, &t, &claim, v->outs->origin.repository,
+                                  v->outs->origin.run_url) >= 0) {
+            pg_post_trust_clear(&t);
+            return;
+        }
+        d.origin = &trusted;
+    }
+    (void)pg_cli_post(&d, &pf);
+    pg_report_origin_clear(&trusted);
+    pg_post_trust_clear(&t);
+}
+
 int pg_cli_gate_finish(const pg_cli_gate_view *v, const pg_gate_result *r)
 {
     int rc = r->exit_code;
@@ -72,12 +106,7 @@ int pg_cli_gate_finish(const pg_cli_gate_view *v, const pg_gate_result *r)
     if (pg_cli_outputs_emit(v->outs, r->run, r->cmp) != 0 && rc != 1)
         rc = 3;
     /* Posting problems are printed and never change the exit code: the verdict decides it, an outage does not. */
-    if (v->rep->post || v->rep->webhook) {
-        pg_cli_post_flags pf = {0};
-        pg_report_data d = {r->run, r->cmp, &v->outs->origin};
-        pf.no_comment = pf.no_status = !v->rep->post;
-        pf.webhook = v->rep->webhook;
-        (void)pg_cli_post(&d, &pf);
-    }
+    if (v->rep->post || v->rep->webhook)
+        post(v, r);
     return worse(rc, r->check_error_code);
 }

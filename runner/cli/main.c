@@ -58,15 +58,16 @@ static void usage(FILE *f)
 }
 
 /*
- * A report that could not be written is no pass: stdout is flushed and
- * checked at the end (a full disk, /dev/full, a closed pipe), exit 3.
+ * A report that could not be written is no pass, and no "nothing compared"
+ * either: stdout is flushed and checked at the end (a full disk, /dev/full,
+ * a closed pipe), exit 3. A regression (1) or a usage error (2) keeps its code.
  */
 static int finish_stdout(int rc)
 {
     if (fflush(stdout) == 0 && !ferror(stdout))
         return rc;
-    fprintf(stderr, "perfgate: cannot write to standard output: %s\n", strerror(errno));
-    return rc == 0 ? 3 : rc;
+    fprintf(stderr, "perfgate: cannot write to standard output: %s\n", strerror(errno ? errno : EIO));
+    return rc == 0 || rc == 4 ? 3 : rc;
 }
 
 int main(int argc, char **argv)
@@ -79,12 +80,12 @@ int main(int argc, char **argv)
     }
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
         usage(stdout);
-        return 0;
+        return finish_stdout(0);
     }
     if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
         printf("perfgate %s (CUDA backend: %s)\nlicence: Apache-2.0 (SPDX-License-Identifier: Apache-2.0)\n",
                PG_VERSION_STRING, PG_HAS_CUDA ? "built" : "not built");
-        return 0;
+        return finish_stdout(0);
     }
     for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
         if (strcmp(argv[1], commands[i].name) == 0)

@@ -8,6 +8,7 @@
 #include "perfgate/errors.h"
 #include "post/post.h"
 #include "gate/gate.h"
+#include "base/text.h"
 #include "base/util.h"
 #include "verdict/verdict.h"
 
@@ -118,19 +119,25 @@ int pg_cli_post(const pg_report_data *d, const pg_cli_post_flags *pf)
     pg_report_options ro = PG_REPORT_OPTIONS_INIT;
     pg_gh_options go = PG_GH_OPTIONS_INIT;
     const pg_report_origin *og = d->origin;
-    const char *id = pf->marker ? pf->marker : d->run->suite_set ? d->run->suite_set : "default";
+    const char *id_text = pf->marker ? pf->marker : d->run->suite_set ? d->run->suite_set : "default";
     const char *repo = pf->repo ? pf->repo : og ? og->repository : NULL;
     const char *sha = pf->sha ? pf->sha : og && og->head_sha ? og->head_sha : d->run->commit;
     const char *url = og && og->run_url ? og->run_url : d->run->ci_url;
     int64_t pr = pf->pr > 0 ? pf->pr : og ? og->pr : 0;
     const char *state = NULL;
-    char *marker = pg__asprintf("<!-- perfgate:%s -->", id);
-    char *context = pf->context ? pg__strdup(pf->context) : pg__asprintf("perfgate/%s", id);
-    pg_buf body = PG_BUF_INIT, desc = PG_BUF_INIT;
+    pg_buf body = PG_BUF_INIT, desc = PG_BUF_INIT, id = PG_BUF_INIT;
+    char *marker = NULL, *context = NULL;
     pg_post_outcome po;
     pg_gh *gh = NULL;
     int err, rc = 0;
 
+    /*
+     * The marker and the context are markup and names GitHub keeps: a report's
+     * suite set (a fork writes it) only ever adds an identifier to them.
+     */
+    pg__text_ident(&id, id_text, 100);
+    marker = id.ptr ? pg__asprintf("<!-- perfgate:%s -->", id.ptr) : NULL;
+    context = pf->context ? pg__text_term_dup(pf->context) : id.ptr ? pg__asprintf("perfgate/%s", id.ptr) : NULL;
     if (!marker || !context) {
         rc = pg_cli_fail(pg_error_set(PG_ENOMEM, "out of memory preparing a post"));
         goto cleanup;
@@ -183,9 +190,68 @@ cleanup:
     pg_gh_free(gh);
     pg__buf_clear(&body);
     pg__buf_clear(&desc);
+    pg__buf_clear(&id);
     free(marker);
     free(context);
     return rc;
+}
+
+/*
+ * In a workflow_run job, decides the pull request and SHA from the trusted
+ * event alone (see post/trust.c); the flags and the report are claims that
+ * must agree with it. Fills `origin` and clears the flags it checked.
+ * @return -1 to go on posting; else the exit code (0: nothing to post).
+ */
+int pg_cli_trusted_target(pg_report_origin *origin, pg_cli_post_flags *pf, pg_post_trust *t,
+                          const pg_report_origin *claim, const char *env_repo, const char *run_url)
+{
+    pg_gh_options go = PG_GH_OPTIONS_INIT;
+    const char *repo = pf->repo ? pf->repo : env_repo;
+    pg_gh *gh = NULL;
+    int err, resolved = t->pr > 0;
+
+    if (!repo) {
+        fprintf(stderr, "perfgate: no repository: set GITHUB_REPOSITORY or pass --repo OWNER/NAME\n");
+        return 2;
+    }
+    /* Local checks first, so that a forged report costs no request. */
+    if ((err = pg_post_trust_check(t, "--sha", repo, NULL, 0, pf->sha)) != 0 ||
+        (err = pg_post_trust_check(t, "the report", repo, claim ? claim->repository : NULL, 0,
+                                   claim ? claim->head_sha : NULL)) != 0)
+        return pg_cli_fail(err);
+    if (!resolved && !pf->dry_run && !pf->no_comment) {
+        /* Only the comment needs the pull request; the status goes on the trusted SHA. */
+        go.debug = getenv("PERFGATE_DEBUG") && *getenv("PERFGATE_DEBUG") ? stderr : NULL;
+        if ((err = pg_gh_new(&gh, &go)) != 0 || (err = pg_post_trust_find_pr(t, gh, repo)) != 0) {
+            pg_gh_free(gh);
+            return pg_cli_fail(err);
+        }
+        pg_gh_free(gh);
+        resolved = 1;
+        if (t->pr_from_api)
+            fprintf(stderr, "perfgate: pull request #%lld found through the API (head %.12s)\n", (long long)t->pr,
+                    t->head_sha);
+    } else if (!resolved) {
+        /* A run that is not a pull request's has none to look up: a claimed one is checked against that. */
+        resolved = !t->event || (strcmp(t->event, "pull_request") != 0 && strcmp(t->event, "pull_request_target"));
+        if (!resolved && pf->dry_run)
+            fprintf(stderr, "perfgate: dry run: the event lists no pull request; a real post looks it up by head "
+                            "%.12s\n", t->head_sha);
+    }
+    if (resolved) {
+        if ((err = pg_post_trust_check(t, "--pr", repo, NULL, pf->pr, NULL)) != 0 ||
+            (err = pg_post_trust_check(t, "the report", repo, NULL, claim ? claim->pr : 0, NULL)) != 0)
+            return pg_cli_fail(err);
+    }
+    origin->repository = pg__strdup(repo);
+    origin->pr = t->pr;
+    origin->head_sha = pg__strdup(t->head_sha);
+    /* The report's run link is the PR's claim too: link the run GitHub says measured it. */
+    origin->run_url = pg__strdup(t->run_url ? t->run_url : run_url);
+    pf->pr = 0;
+    pf->sha = NULL;
+    pf->repo = NULL;
+    return -1;
 }
 
 int pg_cli_compare_stored(pg_cli_compared *c, const char *db, const char *head_sel, const char *base_sel)
@@ -194,7 +260,7 @@ int pg_cli_compare_stored(pg_cli_compared *c, const char *db, const char *head_s
 
     memset(c, 0, sizeof(*c));
     /* The gate's own decision, unless another baseline is asked for: a report shows what the gate decided. */
-    if ((err = pg_store_open(&c->store, pg_store_path(db))) != 0 ||
+    if ((err = pg_store_open_read(&c->store, pg_store_path(db))) != 0 ||
         (err = base_sel ? pg_stored_compare_head(&c->stored, c->store, head_sel, base_sel, NULL, NULL)
                         : pg_stored_decision_head(&c->stored, c->store, head_sel)) != 0)
         return pg_cli_fail(err);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "cli/cli.h"
+#include "post/post.h"
 #include "report/report.h"
 #include "gate/gate.h"
 
@@ -52,6 +53,17 @@ typedef struct pg_cli_post_flags {
  * A 403 or 404 only warns. @return 0, or 3 after an error (printed).
  */
 int pg_cli_post(const pg_report_data *data, const pg_cli_post_flags *pf);
+
+/**
+ * In a workflow_run job (`t` from pg_post_trust_from_env()), decides the
+ * pull request and SHA a post goes to from the trusted event alone (see
+ * post/trust.c): the flags and `claim` (a report's or the run's) are claims
+ * that must agree with it. Fills `origin` and clears the flags it checked.
+ * Used by `post` and by `gate --post` alike.
+ * @return -1 to go on posting; else the exit code (printed; 0: nothing to post).
+ */
+int pg_cli_trusted_target(pg_report_origin *origin, pg_cli_post_flags *pf, pg_post_trust *t,
+                          const pg_report_origin *claim, const char *env_repo, const char *run_url);
 
 /* A stored run with the decision the gate stored for it, or compared with a baseline named (`--base`). */
 typedef struct pg_cli_compared {

@@ -3,6 +3,8 @@
 
 #include "perfgate/errors.h"
 #include "stats/stats.h"
+#include "base/json_walk.h"
+#include "base/text.h"
 #include "base/util.h"
 
 #include <jansson.h>
@@ -56,6 +58,8 @@ int pg__import_note(pg_import_notes *notes, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(line, (size_t)n + 1, fmt, ap);
     va_end(ap);
+    /* A note quotes names from the file: one line of plain text, as every message (base/text.h). */
+    pg__text_plain_inplace(line, 0);
     p = realloc(notes->lines, (notes->count + 1) * sizeof(*p));
     if (!p) {
         free(line);
@@ -289,6 +293,33 @@ static void drop_results(pg_run *run, size_t from)
 {
     while (run->nresults > from)
         pg__result_clear(&run->results[--run->nresults]);
+}
+
+typedef struct walk_adapter {
+    pg__import_element_fn fn;
+    void *ctx;
+} walk_adapter;
+
+static int walk_element(void *ctx, const char *key, const json_t *element, size_t index, const char *where)
+{
+    walk_adapter *a = ctx;
+
+    (void)key;
+    return a->fn(a->ctx, element, index, where);
+}
+
+int pg__import_walk(FILE *f, const char *name, const char *format, const char *array_key, const char *missing,
+                    pg__import_element_fn fn, void *ctx)
+{
+    const char *arrays[] = {array_key, NULL};
+    walk_adapter a = {fn, ctx};
+    pg__json_walk_spec spec = {name, format, arrays, walk_element, NULL, 1, &a};
+    size_t found = 0;
+    int err = pg__json_walk(&found, f, &spec);
+
+    if (!err && !found)
+        err = pg_error_set(PG_EFORMAT, "%s: %s", name, missing);
+    return err;
 }
 
 int pg_import_stream(pg_run *run, const char *format, FILE *f, const char *name, const pg_import_options *opts,

@@ -109,6 +109,18 @@ int pg__import_number(double *out, const struct json_t *v);
 int pg__import_time(double *out, const struct json_t *v);
 const char *pg__import_time_problem(int code);
 
+/** Called per element of the harness's results array; `where` is "NAME:LINE:COL" of its start. */
+typedef int (*pg__import_element_fn)(void *ctx, const struct json_t *element, size_t index, const char *where);
+
+/**
+ * Walks the harness's JSON in `f` with the bounded reader (base/json_walk.h),
+ * calling `fn` for each element of the top-level member `array_key`.
+ * @param format the harness, for messages ("as hyperfine writes").
+ * @param missing the message (after "NAME: ") when the file has no such array.
+ */
+int pg__import_walk(FILE *f, const char *name, const char *format, const char *array_key, const char *missing,
+                    pg__import_element_fn fn, void *ctx);
+
 int pg__import_gbench(pg_run *run, FILE *f, const char *path, const char *suite, pg_import_notes *notes);
 int pg__import_hyperfine(pg_run *run, FILE *f, const char *path, const char *suite, pg_import_notes *notes);
 int pg__import_pytest(pg_run *run, FILE *f, const char *path, const char *suite, pg_import_notes *notes);

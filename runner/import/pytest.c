@@ -13,7 +13,6 @@
  */
 #include "import/import.h"
 
-#include "import/stream.h"
 #include "perfgate/errors.h"
 #include "base/util.h"
 

@@ -2,6 +2,7 @@
 #include "measure/progress.h"
 
 #include "base/fmt.h"
+#include "base/text.h"
 #include "base/util.h"
 
 #include <stdarg.h>
@@ -56,18 +57,22 @@ static double left(const pg_progress *p, double el)
 
 void pg_progress_running(pg_progress *p, const char *what)
 {
+    char *shown;
     double el;
 
     if (p->mode != PG_PROGRESS_TTY)
         return;
     el = elapsed(p);
-    fprintf(p->out, "\r\033[K[%s%zu/%zu] %s  (%.0fs elapsed, ~%.0fs left)", p->label, p->done + 1, p->total, what,
-            el, left(p, el));
+    what = shown = pg__text_term_dup(what);
+    fprintf(p->out, "\r\033[K[%s%zu/%zu] %s  (%.0fs elapsed, ~%.0fs left)", p->label, p->done + 1, p->total,
+            what ? what : "?", el, left(p, el));
     fflush(p->out);
+    free(shown);
 }
 
 void pg_progress_finished(pg_progress *p, const char *what, const char *detail)
 {
+    char *shown, *shown_detail;
     double el;
 
     if (p->done < p->total)
@@ -75,9 +80,14 @@ void pg_progress_finished(pg_progress *p, const char *what, const char *detail)
     if (p->mode != PG_PROGRESS_LINES)
         return;
     el = elapsed(p);
-    fprintf(p->out, "[%s%zu/%zu] %s  %s%s%.1fs elapsed, ~%.0fs left\n", p->label, p->done, p->total, what,
-            detail ? detail : "", detail ? "  " : "", el, left(p, el));
+    /* Names and messages come from suites and imported files: shown as plain text (base/text.h). */
+    what = shown = pg__text_term_dup(what);
+    detail = shown_detail = pg__text_term_dup(detail);
+    fprintf(p->out, "[%s%zu/%zu] %s  %s%s%.1fs elapsed, ~%.0fs left\n", p->label, p->done, p->total,
+            what ? what : "?", detail ? detail : "", detail ? "  " : "", el, left(p, el));
     fflush(p->out);
+    free(shown);
+    free(shown_detail);
 }
 
 void pg_progress_case(pg_progress *p, const pg_result *r)

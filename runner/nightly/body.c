@@ -4,12 +4,13 @@
  * from a body.
  *
  * Keys, reasons and subjects are the suite's or the repository's words: in
- * markdown they go into code spans or through pg_md_text() with '@' as an
- * entity, so they format nothing and mention no one. Links are built only
- * from commits of hex digits.
+ * markdown they go through the text rule (base/text.h), into code spans or
+ * pg__text_md() with '@' as an entity, so they format nothing and mention no
+ * one. Links are built only from commits of hex digits.
  */
 #include "nightly/nightly.h"
 
+#include "base/text.h"
 #include "nightly/internal.h"
 #include "perfgate/errors.h"
 #include "report/report.h"
@@ -102,7 +103,7 @@ static void commit_link(pg_buf *b, const char *server, const char *repo, const c
     if (url)
         pg__buf_printf(b, "[`%.7s`](%s)", sha, url);
     else
-        pg_md_code(b, sha ? sha : "-");
+        pg__text_md_code(b, sha ? sha : "-");
     free(url);
 }
 
@@ -112,7 +113,7 @@ static void reason_text(pg_buf *b, const char *s)
     while (s && *s) {
         const char *at = strchr(s, '@');
         char *part = pg__asprintf("%.*s", (int)(at ? at - s : (long)strlen(s)), s);
-        pg_md_text(b, part);
+        pg__text_md(b, part);
         free(part);
         if (!at)
             break;
@@ -147,13 +148,10 @@ static void night_row(pg_buf *b, const pg_nightly *n, const pg_nightly_case *c, 
 char *pg__nightly_title(const pg_nightly_case *c, const char *since)
 {
     char ch[32], key[200];
-    size_t i;
 
-    /* A title renders no markdown, but a control character has no place in one. */
+    /* A title renders no markdown, but is text leaving perfgate all the same: plain (base/text.h). */
     snprintf(key, sizeof(key), "%s", c->key);
-    for (i = 0; key[i]; i++)
-        if ((unsigned char)key[i] < 0x20)
-            key[i] = ' ';
+    pg__text_plain_inplace(key, 0);
     pg_fmt_change(ch, sizeof(ch), c->ratio);
     return pg__asprintf("perf: %s is slower since %.7s (%s)", key, since ? since : "-", ch);
 }
@@ -180,7 +178,7 @@ int pg__nightly_body(pg_buf *out, const pg_nightly *n, const pg_nightly_case *c,
     date[10] = '\0';
     pg_fmt_change_ci(ch, sizeof(ch), c->ratio, c->ci_lo, c->ci_hi);
     pg__buf_puts(out, "### ");
-    pg_md_code(out, c->key);
+    pg__text_md_code(out, c->key);
     pg__buf_puts(out, " is slower since ");
     commit_link(out, server, repo, c->since);
     pg__buf_printf(out, "\n\nThe nightly gate of %s decided **REGRESSED** against the nights before: %s (", date, ch);
@@ -268,7 +266,7 @@ int pg__nightly_comment(pg_buf *out, const pg_nightly *n, const pg_nightly_case 
     pg__iso_time(date, n->tonight_at);
     date[10] = '\0';
     pg_fmt_change_ci(ch, sizeof(ch), c->ratio, c->ci_lo, c->ci_hi);
-    pg_md_code(out, c->key);
+    pg__text_md_code(out, c->key);
     pg__buf_printf(out, " %s the night of %s at ", again ? "is slower again" : "recovered", date);
     commit_link(out, server, repo, n->tonight);
     pg__buf_printf(out, ": %s against the nights before the change (%s)", ch, pg_verdict_name(c->verdict));

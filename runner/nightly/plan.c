@@ -5,6 +5,7 @@
 #include "nightly/nightly.h"
 
 #include "base/sha256.h"
+#include "base/text.h"
 #include "perfgate/errors.h"
 #include "report/report.h"
 #include "verdict/verdict.h"
@@ -193,7 +194,7 @@ void pg_nightly_clear(pg_nightly *n)
 
 int pg_nightly_describe(pg_buf *out, const pg_nightly *n)
 {
-    size_t i;
+    size_t i, start = out->len;
 
     pg__buf_printf(out, "night %.12s on branch %s", n->tonight ? n->tonight : "-", n->branch);
     if (n->previous)
@@ -213,5 +214,9 @@ int pg_nightly_describe(pg_buf *out, const pg_nightly *n)
             pg__buf_puts(out, " (beyond --max-issues tonight: not filed)");
         pg__buf_puts(out, "\n");
     }
-    return out->ptr ? 0 : pg_error_set(PG_ENOMEM, "out of memory");
+    if (!out->ptr)
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    /* Keys and branches as plain text for the terminal (base/text.h). */
+    pg__text_plain_inplace(out->ptr + start, 1);
+    return 0;
 }

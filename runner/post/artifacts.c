@@ -11,6 +11,9 @@
 
 #include "perfgate/errors.h"
 #include "store/store.h"
+#include "base/outfile.h"
+#include "base/proc.h"
+#include "base/sink.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -154,22 +157,12 @@ static uint32_t rd32(const unsigned char *p)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-static int write_all(int fd, const unsigned char *p, size_t n)
-{
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return pg_error_set(PG_EIO, "writing the extracted database: %s", strerror(errno));
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
-/* Inflates a raw deflate stream to `fd`, counting bytes and the CRC-32 of what it wrote. */
-static int inflate_to(int fd, const unsigned char *in, size_t len, uint32_t *crc, uint64_t *size)
+/*
+ * Inflates a raw deflate stream into `out`, whose cap is the size the
+ * archive declares: a stream that would inflate past it (a zip bomb) stops
+ * there, one chunk beyond at most, whatever its ratio.
+ */
+static int inflate_to(pg_sink *out, const unsigned char *in, size_t len, uint32_t *crc)
 {
     unsigned char chunk[65536];
     z_stream z;
@@ -195,11 +188,13 @@ static int inflate_to(int fd, const unsigned char *in, size_t len, uint32_t *crc
             break;
         }
         *crc = (uint32_t)crc32(*crc, chunk, (uInt)got);
-        *size += got;
-        if ((err = write_all(fd, chunk, got)) != 0)
+        if ((err = pg__sink_put(out, chunk, got, "the archive's file")) != 0)
             break;
     }
     inflateEnd(&z);
+    if (err && out->over)
+        err = pg_error_set(PG_EFORMAT, "the archive's file inflates past the %llu bytes it declares; refusing",
+                           (unsigned long long)out->max);
     return err;
 }
 
@@ -210,6 +205,7 @@ int pg_zip_extract_single(char **entry, int fd, const unsigned char *zip, size_t
     uint32_t crc = 0;
     uint64_t size = 0;
     int err;
+    pg_sink sink = PG_SINK_INIT(fd, 0);
 
     if (entry)
         *entry = NULL;
@@ -256,6 +252,7 @@ int pg_zip_extract_single(char **entry, int fd, const unsigned char *zip, size_t
 
         if (csize == 0xFFFFFFFFu || usize == 0xFFFFFFFFu || loff == 0xFFFFFFFFu)
             return pg_error_set(PG_EFORMAT, "the artifact is a ZIP64 archive, which perfgate does not read");
+        sink.max = usize;
         if (flags & 1)
             return pg_error_set(PG_EFORMAT, "the artifact's file is encrypted");
         if (method != 0 && method != 8)
@@ -267,16 +264,19 @@ int pg_zip_extract_single(char **entry, int fd, const unsigned char *zip, size_t
         data = loff + 30 + rd16(lh + 26) + rd16(lh + 28);
         if (data > len || csize > len - data)
             return pg_error_set(PG_EFORMAT, "the archive is truncated");
+        if (usize > PG_ARTIFACT_MAX_DB_BYTES)
+            return pg_error_set(PG_EFORMAT, "the artifact's file declares %zu bytes, over the %llu MiB limit", usize,
+                                (unsigned long long)(PG_ARTIFACT_MAX_DB_BYTES >> 20));
         if (method == 0) {
             if (csize != usize)
                 return pg_error_set(PG_EFORMAT, "the archive's stored file has inconsistent sizes");
             crc = (uint32_t)crc32(0, zip + data, (uInt)csize);
-            size = csize;
-            if ((err = write_all(fd, zip + data, csize)) != 0)
+            if ((err = pg__sink_put(&sink, zip + data, csize, "the extracted database")) != 0)
                 return err;
-        } else if ((err = inflate_to(fd, zip + data, csize, &crc, &size)) != 0) {
+        } else if ((err = inflate_to(&sink, zip + data, csize, &crc)) != 0) {
             return err;
         }
+        size = sink.total;
         if (size != usize || crc != want_crc)
             return pg_error_set(PG_EFORMAT, "the archive's file fails its check (%s mismatch)",
                                 size != usize ? "size" : "CRC-32");
@@ -286,18 +286,24 @@ int pg_zip_extract_single(char **entry, int fd, const unsigned char *zip, size_t
     return 0;
 }
 
-/* Removes a database file SQLite may have left companions of. */
-static void unlink_db(const char *path)
+/*
+ * The companions SQLite makes beside a database it opens (the restored file
+ * is checked by opening it): removed with it, and guarded with it until
+ * it is in place (base/outfile.h).
+ */
+static void companions(const char *path, int remove, int guard)
 {
-    char *p;
+    static const char *const sfx[] = {"-wal", "-shm"};
+    size_t i;
 
-    unlink(path);
-    if ((p = pg__asprintf("%s-wal", path)) != NULL)
-        unlink(p);
-    free(p);
-    if ((p = pg__asprintf("%s-shm", path)) != NULL)
-        unlink(p);
-    free(p);
+    for (i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
+        char *p = pg__asprintf("%s%s", path, sfx[i]);
+        if (p && remove)
+            unlink(p);
+        if (p && guard >= 0)
+            pg__proc_guard_file(p, guard);
+        free(p);
+    }
 }
 
 /* Opens `path` as a perfgate store and checks it; nothing else may be moved into place. */
@@ -330,7 +336,6 @@ int pg_artifact_restore_db(pg_artifact_restore *out, pg_gh *gh, const char *repo
                            const char *branch, const char *path)
 {
     pg_gh_response r = {0};
-    const char *slash = strrchr(path, '/');
     char *tmp = NULL, *entry = NULL;
     int fd = -1, err;
 
@@ -343,20 +348,20 @@ int pg_artifact_restore_db(pg_artifact_restore *out, pg_gh *gh, const char *repo
         err = pg__gh_status_error(&r, "downloading the artifact");
         /* Here a 403/404 means no database: an infrastructure error, not a warning. */
         if (err == PG_ESKIP)
-            err = pg_error_set(PG_ENET, "%s", pg_error_last());
+            err = PG_ENET; /* the message stays as set */
         goto cleanup;
     }
-    /* Beside the destination, so that the final rename stays on one file system. */
-    tmp = slash ? pg__asprintf("%.*s/.%s.fetch-XXXXXX", (int)(slash - path), path, slash + 1)
-                : pg__asprintf(".%s.fetch-XXXXXX", path);
-    if (!tmp) {
-        err = pg_error_set(PG_ENOMEM, "out of memory restoring the database");
+    /*
+     * Beside the destination, so that the final rename stays on one file
+     * system; guarded, so that a perfgate stopped meanwhile leaves nothing.
+     */
+    if (!(tmp = pg__outfile_temp(path, "fetch"))) {
+        err = PG_EIO;
         goto cleanup;
     }
-    if ((fd = mkstemp(tmp)) < 0) {
-        err = pg_error_set(PG_EIO, "%s: cannot create a temporary file: %s", tmp, strerror(errno));
-        free(tmp);
-        tmp = NULL;
+    companions(tmp, 0, 1);
+    if ((fd = open(tmp, O_WRONLY | O_TRUNC | O_CLOEXEC)) < 0) {
+        err = pg_error_set(PG_EIO, "%s: cannot write a temporary file: %s", tmp, strerror(errno));
         goto cleanup;
     }
     if ((err = pg_zip_extract_single(&entry, fd, (const unsigned char *)r.body, r.len)) != 0)
@@ -374,27 +379,24 @@ int pg_artifact_restore_db(pg_artifact_restore *out, pg_gh *gh, const char *repo
         out->bytes = stat(tmp, &st) == 0 ? (int64_t)st.st_size : -1;
     }
     /* A stale WAL of the file being replaced must not be replayed onto the restored one. */
-    {
-        char *wal = pg__asprintf("%s-wal", path), *shm = pg__asprintf("%s-shm", path);
-        if (wal)
-            unlink(wal);
-        if (shm)
-            unlink(shm);
-        free(wal);
-        free(shm);
-    }
+    companions(path, 1, -1);
     if (rename(tmp, path) != 0) {
         err = pg_error_set(PG_EIO, "%s: cannot move the restored database into place: %s", path, strerror(errno));
         goto cleanup;
     }
+    pg__outfile_release(tmp);
+    companions(tmp, 0, 0);
     free(tmp);
     tmp = NULL;
 
 cleanup:
     if (fd >= 0)
         close(fd);
-    if (tmp)
-        unlink_db(tmp);
+    if (tmp) {
+        unlink(tmp);
+        pg__outfile_release(tmp);
+        companions(tmp, 1, 0);
+    }
     if (err)
         pg_artifact_clear(&out->artifact);
     pg_gh_response_clear(&r);

@@ -19,6 +19,9 @@
 /** The largest archive perfgate downloads, in bytes. */
 #define PG_ARTIFACT_MAX_BYTES ((size_t)1 << 30)
 
+/** The largest database an archive may declare (and inflate to), in bytes. */
+#define PG_ARTIFACT_MAX_DB_BYTES ((uint64_t)2 << 30)
+
 /** One artifact as the API lists it. Strings owned; free with pg_artifact_clear(). */
 typedef struct pg_artifact {
     int64_t id;
@@ -50,6 +53,9 @@ int pg_artifact_latest(pg_artifact *out, size_t *listed, pg_gh *gh, const char *
  * Writes the only file in a zip archive held in memory to `fd`. Stored and
  * deflated entries are read; the CRC-32 and size are checked. Directory
  * entries are ignored; any other number of files than one is an error.
+ * The size the archive declares is a cap: a file that would inflate past it
+ * (a zip bomb) is refused there, with at most 64 KiB more written, and one
+ * that declares more than PG_ARTIFACT_MAX_DB_BYTES is refused at once.
  * @param[out] entry the file's name inside the archive (caller frees; may be NULL).
  * @return 0; PG_EFORMAT naming the problem; PG_EIO when writing fails.
  */

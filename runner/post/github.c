@@ -6,6 +6,7 @@
 
 #include "perfgate/config.h"
 #include "perfgate/errors.h"
+#include "base/sink.h"
 #include "base/util.h"
 
 #include <curl/curl.h>
@@ -71,6 +72,29 @@ int pg__post_check_url(const char *url, const char *what)
     curl_free(host);
     curl_url_cleanup(u);
     return err;
+}
+
+/*
+ * What a message may show of a URL that is a credential (a webhook, a signed
+ * download): its scheme, host and port, never a user, password, path or query.
+ */
+void pg__post_url_origin(char *out, size_t len, const char *url)
+{
+    CURLU *u = curl_url();
+    char *scheme = NULL, *host = NULL, *port = NULL;
+
+    if (u && curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
+        curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK &&
+        curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK) {
+        curl_url_get(u, CURLUPART_PORT, &port, 0);
+        snprintf(out, len, "%s://%s%s%s/...", scheme, host, port ? ":" : "", port ? port : "");
+    } else {
+        snprintf(out, len, "the URL");
+    }
+    curl_free(scheme);
+    curl_free(host);
+    curl_free(port);
+    curl_url_cleanup(u);
 }
 
 int pg_gh_new(pg_gh **out, const pg_gh_options *opts)
@@ -192,6 +216,25 @@ static char *link_next(const char *v)
     return NULL;
 }
 
+/*
+ * Retry-After is delay-seconds or an HTTP-date (RFC 9110 10.2.3); the date
+ * is read as libcurl reads dates. @return seconds to wait, or -1 when the
+ * value is neither.
+ */
+static double retry_after(const char *v)
+{
+    const char *p = v;
+    time_t at;
+
+    while (*p >= '0' && *p <= '9')
+        p++;
+    if (p > v && *p == '\0')
+        return p - v > 9 ? 1e9 : atof(v);
+    if ((at = curl_getdate(v, NULL)) < 0)
+        return -1;
+    return at > (time_t)pg__now_unix() ? (double)(at - (time_t)pg__now_unix()) : 0;
+}
+
 static size_t on_header(char *data, size_t size, size_t n, void *payload)
 {
     hdrs *h = payload;
@@ -219,7 +262,7 @@ static size_t on_header(char *data, size_t size, size_t n, void *payload)
     *colon = '\0';
     v = trim(colon + 1);
     if (strcasecmp(line, "retry-after") == 0)
-        h->retry_after = atof(v);
+        h->retry_after = retry_after(v);
     else if (strcasecmp(line, "x-ratelimit-remaining") == 0)
         h->rl_remaining = atol(v);
     else if (strcasecmp(line, "x-ratelimit-reset") == 0)
@@ -252,9 +295,10 @@ void pg__gh_read_headers(pg_gh_response *out, pg__gh_hints *hints, const char *b
     hints->rl_reset = h.rl_reset;
 }
 
+/* A body is kept through the one bounded reader: past its cap the transfer stops (base/sink.h). */
 static size_t on_body(char *data, size_t size, size_t n, void *payload)
 {
-    return pg__buf_put(payload, data, size * n) == 0 ? size * n : 0;
+    return pg__sink_put(payload, data, size * n, "GitHub's answer") == 0 ? size * n : 0;
 }
 
 static void sleep_s(double s)
@@ -315,7 +359,17 @@ static int link_under_base(const char *url, const char *base)
            strncmp(url + host_end, base + host_end, len - host_end) == 0;
 }
 
+static int request(pg_gh_response *out, pg_gh *gh, const char *method, const char *path, const char *json,
+                   size_t max_bytes);
+
 int pg_gh_request(pg_gh_response *out, pg_gh *gh, const char *method, const char *path, const char *json)
+{
+    return request(out, gh, method, path, json, PG_GH_ANSWER_MAX_BYTES);
+}
+
+/* One request with retries; its body is refused past `max_bytes`, before more is kept. */
+static int request(pg_gh_response *out, pg_gh *gh, const char *method, const char *path, const char *json,
+                   size_t max_bytes)
 {
     char *url = NULL, *auth = NULL, ua[64], errbuf[CURL_ERROR_SIZE];
     struct curl_slist *headers = NULL;
@@ -327,8 +381,9 @@ int pg_gh_request(pg_gh_response *out, pg_gh *gh, const char *method, const char
     if (strncasecmp(path, "http://", 7) == 0 || strncasecmp(path, "https://", 8) == 0) {
         /* A full URL (a Link page) must stay under the API base: the token goes with it. */
         int under = link_under_base(path, gh->api_url) && (path[base] == '/' || path[base] == '?' || path[base] == '\0');
+        /* Such a URL comes from an answer (a Link page, an archive's URL): the server's fault, exit 3. */
         if (!under && strcmp(path, gh->graphql_url) != 0)
-            return pg_error_set(PG_EUSAGE, "GitHub returned a link outside %s; not following it", gh->api_url);
+            return pg_error_set(PG_ENET, "GitHub returned a link outside %s; not following it", gh->api_url);
         url = pg__strdup(path);
     } else {
         url = pg__asprintf("%s%s%s", gh->api_url, path[0] == '/' ? "" : "/", path);
@@ -349,7 +404,7 @@ int pg_gh_request(pg_gh_response *out, pg_gh *gh, const char *method, const char
     }
 
     for (attempt = 0;; attempt++) {
-        pg_buf body = PG_BUF_INIT;
+        pg_sink body = PG_SINK_INIT(-1, max_bytes);
         hdrs h = {-1, -1, 0, NULL, NULL};
         CURLcode cc;
         double wait;
@@ -372,6 +427,8 @@ int pg_gh_request(pg_gh_response *out, pg_gh *gh, const char *method, const char
         curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
         curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
         curl_easy_setopt(c, CURLOPT_WRITEDATA, &body);
+        /* A declared length past the cap is refused before any of the body is read. */
+        curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)max_bytes);
         curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
         curl_easy_setopt(c, CURLOPT_HEADERDATA, &h);
         if (json) {
@@ -384,8 +441,15 @@ int pg_gh_request(pg_gh_response *out, pg_gh *gh, const char *method, const char
         if (is_mutation(method))
             gh->last_mutation_ns = pg__mono_ns();
         out->attempts++;
+        if (body.over || cc == CURLE_FILESIZE_EXCEEDED) {
+            pg__sink_clear(&body);
+            free(h.next);
+            free(h.location);
+            err = pg_error_set(PG_EIO, "%s %s: the answer is larger than %zu bytes; refusing", method, url, max_bytes);
+            goto cleanup;
+        }
         if (cc != CURLE_OK) {
-            pg__buf_clear(&body);
+            pg__sink_clear(&body);
             free(h.next);
             free(h.location);
             if (attempt < gh->opts.max_retries && (cc == CURLE_COULDNT_CONNECT || cc == CURLE_OPERATION_TIMEDOUT)) {
@@ -402,7 +466,7 @@ int pg_gh_request(pg_gh_response *out, pg_gh *gh, const char *method, const char
                     h.retry_after, h.rl_remaining);
         wait = retry_wait(gh, out->status, &h, attempt);
         if (wait >= 0 && attempt < gh->opts.max_retries) {
-            pg__buf_clear(&body);
+            pg__sink_clear(&body);
             free(h.next);
             free(h.location);
             if (wait > gh->opts.max_wait_s) {
@@ -416,8 +480,8 @@ int pg_gh_request(pg_gh_response *out, pg_gh *gh, const char *method, const char
             continue;
         }
         /* Bodies may be binary (an archive): the length is the bytes received. */
-        out->len = body.ptr ? body.len : 0;
-        out->body = body.ptr ? pg__buf_detach(&body) : pg__strdup("");
+        out->len = body.buf.ptr ? body.buf.len : 0;
+        out->body = body.buf.ptr ? pg__buf_detach(&body.buf) : pg__strdup("");
         out->next = h.next;
         out->location = h.location;
         break;
@@ -502,22 +566,6 @@ int pg_gh_login(const char **out, pg_gh *gh)
     return err;
 }
 
-typedef struct capped {
-    pg_buf buf;
-    size_t max;
-    int over;
-} capped;
-
-static size_t on_capped_body(char *data, size_t size, size_t n, void *payload)
-{
-    capped *c = payload;
-
-    if (c->buf.len + size * n > c->max) {
-        c->over = 1;
-        return 0;
-    }
-    return pg__buf_put(&c->buf, data, size * n) == 0 ? size * n : 0;
-}
 
 /*
  * GET of a signed storage URL: no Authorization header, no redirects, and
@@ -528,13 +576,12 @@ static int get_unauthenticated(pg_gh_response *out, pg_gh *gh, const char *url, 
 {
     char ua[64], errbuf[CURL_ERROR_SIZE], where[256];
     struct curl_slist *headers = NULL;
-    const char *p = strstr(url, "://"), *end = p ? strchr(p + 3, '/') : NULL;
     CURL *c = NULL;
     CURLcode cc = CURLE_OK;
     int attempt, err = 0;
 
     /* The signed URL is a credential for a while: messages name its host only. */
-    snprintf(where, sizeof(where), "%.*s/...", (int)(end ? end - url : (long)strlen(url)), url);
+    pg__post_url_origin(where, sizeof(where), url);
     snprintf(ua, sizeof(ua), "User-Agent: perfgate/%s", PG_VERSION_STRING);
     headers = curl_slist_append(NULL, ua);
     if (!headers || !(c = curl_easy_init())) {
@@ -542,7 +589,7 @@ static int get_unauthenticated(pg_gh_response *out, pg_gh *gh, const char *url, 
         goto cleanup;
     }
     for (attempt = 0;; attempt++) {
-        capped body = {PG_BUF_INIT, max_bytes, 0};
+        pg_sink body = PG_SINK_INIT(-1, max_bytes);
         curl_easy_reset(c);
         errbuf[0] = '\0';
         curl_easy_setopt(c, CURLOPT_URL, url);
@@ -555,14 +602,15 @@ static int get_unauthenticated(pg_gh_response *out, pg_gh *gh, const char *url, 
         curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, gh->opts.timeout_s);
         curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
         curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
-        curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_capped_body);
+        curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
         curl_easy_setopt(c, CURLOPT_WRITEDATA, &body);
+        curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)max_bytes);
         if (gh->opts.debug)
             fprintf(gh->opts.debug, "> GET %s (signed URL, no token)\n", where);
         cc = curl_easy_perform(c);
         out->attempts++;
-        if (body.over) {
-            pg__buf_clear(&body.buf);
+        if (body.over || cc == CURLE_FILESIZE_EXCEEDED) {
+            pg__sink_clear(&body);
             err = pg_error_set(PG_EIO, "download from %s: larger than %zu bytes; refusing", where, max_bytes);
             goto cleanup;
         }
@@ -571,12 +619,12 @@ static int get_unauthenticated(pg_gh_response *out, pg_gh *gh, const char *url, 
         if (attempt < gh->opts.max_retries &&
             (cc == CURLE_COULDNT_CONNECT || cc == CURLE_OPERATION_TIMEDOUT || cc == CURLE_PARTIAL_FILE ||
              (cc == CURLE_OK && out->status >= 500))) {
-            pg__buf_clear(&body.buf);
+            pg__sink_clear(&body);
             sleep_s(gh->opts.backoff_s * pow(2.0, attempt));
             continue;
         }
         if (cc != CURLE_OK) {
-            pg__buf_clear(&body.buf);
+            pg__sink_clear(&body);
             err = pg_error_set(cc == CURLE_OPERATION_TIMEDOUT ? PG_ETIMEOUT : PG_ENET, "download from %s: %s", where,
                                *errbuf ? errbuf : curl_easy_strerror(cc));
             goto cleanup;
@@ -599,13 +647,10 @@ int pg_gh_download(pg_gh_response *out, pg_gh *gh, const char *path, size_t max_
     int err;
 
     memset(out, 0, sizeof(*out));
-    if ((err = pg_gh_request(&first, gh, "GET", path, NULL)) != 0)
+    /* The API may answer with the archive itself rather than a redirect: capped as the storage host's. */
+    if ((err = request(&first, gh, "GET", path, NULL, max_bytes)) != 0)
         return err;
     if (first.status < 300 || first.status > 399 || !first.location) {
-        if (first.status == 200 && first.len > max_bytes) {
-            pg_gh_response_clear(&first);
-            return pg_error_set(PG_EIO, "GET %s: larger than %zu bytes; refusing", path, max_bytes);
-        }
         *out = first;
         return 0;
     }
@@ -615,6 +660,8 @@ int pg_gh_download(pg_gh_response *out, pg_gh *gh, const char *path, size_t max_
     pg_gh_response_clear(&first);
     if ((err = pg__post_check_url(location, "the download's redirect")) == 0)
         err = get_unauthenticated(out, gh, location, max_bytes);
+    else
+        err = PG_ENET; /* GitHub's answer, not the caller's usage: exit 3, with the message as set */
     free(location);
     return err;
 }

@@ -6,6 +6,7 @@
 #include "post/post.h"
 
 #include "perfgate/errors.h"
+#include "base/text.h"
 #include "base/util.h"
 
 #include <ctype.h>
@@ -249,18 +250,6 @@ static size_t discard(char *data, size_t size, size_t n, void *payload)
     return size * n;
 }
 
-/* The webhook URL is a credential: only its scheme and host appear in messages. */
-static void url_origin(char *out, size_t len, const char *url)
-{
-    const char *p = strstr(url, "://");
-    const char *end = p ? strchr(p + 3, '/') : NULL;
-
-    if (!p)
-        snprintf(out, len, "the webhook");
-    else
-        snprintf(out, len, "%.*s/...", (int)(end ? end - url : (long)strlen(url)), url);
-}
-
 int pg_post_webhook(const char *url, const char *text, const pg_gh_options *opts)
 {
     pg_gh_options dflt = PG_GH_OPTIONS_INIT;
@@ -275,7 +264,7 @@ int pg_post_webhook(const char *url, const char *text, const pg_gh_options *opts
 
     if (!opts)
         opts = &dflt;
-    url_origin(where, sizeof(where), url);
+    pg__post_url_origin(where, sizeof(where), url);
     if ((err = pg__post_check_url(url, "the webhook URL")) != 0)
         goto cleanup;
     if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK || !payload || !(c = curl_easy_init()) ||
@@ -358,11 +347,12 @@ int pg_post_origin_from_env(pg_report_origin *out)
             out->base_ref = jstr(pr, "base", "ref", NULL);
             out->fork = json_is_true(json_object_get(json_object_get(json_object_get(pr, "head"), "repo"), "fork"));
         } else if (json_is_object(wr)) {
-            /* The trusted half of the fork-safe pattern: the run that produced the report. */
-            json_t *prs = json_object_get(wr, "pull_requests"), *n;
+            /*
+             * The trusted half of the fork-safe pattern: the run that produced
+             * the report. Its pull request is decided by trust.c alone (the
+             * listed one must have this head; a fork's is looked up).
+             */
             out->head_sha = jstr(wr, "head_sha", NULL, NULL);
-            n = json_object_get(json_array_get(prs, 0), "number");
-            out->pr = json_is_integer(n) ? (int64_t)json_integer_value(n) : 0;
         }
         json_decref(ev);
     }
@@ -374,15 +364,26 @@ char *pg_post_summary_text(const pg_report_data *d)
     pg_buf b = PG_BUF_INIT;
     const char *url = d->origin && d->origin->run_url ? d->origin->run_url : d->run->ci_url;
 
-    pg__buf_printf(&b, "perfgate %s: %s: ", d->run->suite_set ? d->run->suite_set : "",
-                   d->cmp->outcome == PG_OUTCOME_NOTHING_COMPARED ? "nothing compared"
-                   : d->cmp->outcome == PG_OUTCOME_ERROR        ? "ERROR"
-                   : d->cmp->exit_code                          ? "FAIL"
-                                                                : "pass");
+    char sha[13];
+
+    /* Names from the run (a report may be a fork's) are plain text here as everywhere (base/text.h). */
+    pg__buf_puts(&b, "perfgate ");
+    pg__text_term(&b, d->run->suite_set ? d->run->suite_set : "");
+    pg__buf_printf(&b, ": %s: ", d->cmp->outcome == PG_OUTCOME_NOTHING_COMPARED ? "nothing compared"
+                                 : d->cmp->outcome == PG_OUTCOME_ERROR        ? "ERROR"
+                                 : d->cmp->exit_code                          ? "FAIL"
+                                                                              : "pass");
     pg_render_summary_line(&b, d->cmp);
-    pg__buf_printf(&b, " (%s @ %.12s)", d->run->branch ? d->run->branch : "?", d->run->commit ? d->run->commit : "?");
-    if (url)
-        pg__buf_printf(&b, " %s", url);
+    snprintf(sha, sizeof(sha), "%s", d->run->commit ? d->run->commit : "?");
+    pg__buf_puts(&b, " (");
+    pg__text_term(&b, d->run->branch ? d->run->branch : "?");
+    pg__buf_puts(&b, " @ ");
+    pg__text_term(&b, sha);
+    pg__buf_puts(&b, ")");
+    if (url) {
+        pg__buf_puts(&b, " ");
+        pg__text_term(&b, url);
+    }
     return pg__buf_detach(&b);
 }
 
@@ -393,11 +394,10 @@ int pg_post_status_for(const char **out_state, pg_buf *desc, const pg_comparison
     if (cmp->outcome == PG_OUTCOME_NOTHING_COMPARED || cmp->outcome == PG_OUTCOME_ERROR) {
         /* "error", not "success": a green check would vouch for changes nobody measured, or a case that never ran. */
         *out_state = "error";
-        if (cmp->outcome == PG_OUTCOME_ERROR)
-            pg__buf_printf(desc, "ERROR: %s", cmp->outcome_reason ? cmp->outcome_reason : "a case could not be measured");
-        else
-            pg__buf_printf(desc, "nothing compared: %s",
-                           cmp->outcome_reason ? cmp->outcome_reason : "no case was decided");
+        pg__buf_puts(desc, cmp->outcome == PG_OUTCOME_ERROR ? "ERROR: " : "nothing compared: ");
+        pg__text_term(desc, cmp->outcome_reason ? cmp->outcome_reason
+                            : cmp->outcome == PG_OUTCOME_ERROR ? "a case could not be measured"
+                                                               : "no case was decided");
         return desc->len > before ? 0 : pg_error_set(PG_ENOMEM, "out of memory describing the status");
     }
     *out_state = pg_outcome_exit_code(cmp) ? "failure" : "success";

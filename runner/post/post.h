@@ -29,6 +29,9 @@
 /** GitHub's limit on a comment body, in characters. */
 #define PG_GH_COMMENT_LIMIT 65536
 
+/** The largest API answer kept (a page of 100 comments of 65,536 characters is 6.6 MB). */
+#define PG_GH_ANSWER_MAX_BYTES ((size_t)32 << 20)
+
 typedef struct pg_gh_options {
     unsigned version;
     const char *api_url;      /* NULL: $GITHUB_API_URL, else https://api.github.com */
@@ -74,9 +77,10 @@ void pg_gh_response_clear(pg_gh_response *r);
  * One request with retries. `path` is relative to the API base ("/user")
  * or a full URL under it (a Link "next" page). `json` may be NULL.
  * @return 0 when an HTTP answer came (any status: see out->status);
- *         PG_ENET for transport failures, PG_ETIMEOUT when a rate limit
- *         asks for a longer wait than max_wait_s, PG_EUSAGE for a URL
- *         outside the API base.
+ *         PG_ENET for transport failures and for a full URL (from an
+ *         answer) outside the API base, PG_ETIMEOUT when a rate limit
+ *         asks for a longer wait than max_wait_s, PG_EIO for a body over
+ *         PG_GH_ANSWER_MAX_BYTES (refused as it arrives, never kept whole).
  */
 int pg_gh_request(pg_gh_response *out, pg_gh *gh, const char *method, const char *path, const char *json);
 
@@ -87,6 +91,8 @@ int pg_gh_request(pg_gh_response *out, pg_gh *gh, const char *method, const char
  * fetched WITHOUT the token: the signed URL authorises itself and the token
  * never leaves the API host. The Location must be https (http only to a
  * loopback host).
+ * The body, whether the API's own answer or the storage host's, is refused
+ * past `max_bytes` as it arrives (or at once, by its declared length).
  * @return 0 when an answer came (see out->status: 200 on success); PG_EIO
  *         past `max_bytes`; otherwise as pg_gh_request().
  */
@@ -138,8 +144,9 @@ int pg_post_webhook(const char *url, const char *text, const pg_gh_options *opts
 /**
  * Fills where the run sits on GitHub from the environment: GITHUB_REPOSITORY,
  * the pull request number, head and base SHA from GITHUB_EVENT_PATH
- * (pull_request and workflow_run events; head_sha stays NULL for others:
- * take the run's commit) and the run URL.
+ * (pull_request events; a workflow_run event gives its head SHA but no pull
+ * request, which only pg_post_trust_from_env() and its checks decide;
+ * head_sha stays NULL for others: take the run's commit) and the run URL.
  * Nothing set is not an error.
  * @return 0; PG_EFORMAT naming file:line:col when the event file is malformed.
  */
@@ -159,16 +166,19 @@ typedef struct pg_post_trust {
     char *head_branch;        /* workflow_run.head_branch */
     char *head_owner;         /* workflow_run.head_repository.owner.login */
     char *run_url;            /* workflow_run.html_url: the measuring run's page */
-    int64_t pr;               /* workflow_run.pull_requests[0].number, else found by pg_post_trust_find_pr(); 0: none */
+    int64_t pr;               /* the listed pull request whose head is head_sha, else found by
+                                 pg_post_trust_find_pr(); 0: none */
     int pr_from_api;          /* 1 when pr was found through the API (a fork's pull request) */
 } pg_post_trust;
 
 /**
  * Reads GITHUB_EVENT_PATH. Any other event (or none) leaves
- * out->workflow_run 0 and is not an error.
+ * out->workflow_run 0 and is not an error, unless GITHUB_EVENT_NAME says
+ * workflow_run: then an event file without a workflow_run object (or none)
+ * is refused rather than trusting the report.
  * @param[out] out free with pg_post_trust_clear().
- * @return 0; PG_EFORMAT naming the file when it is malformed or a
- *         workflow_run event lacks a valid head_sha.
+ * @return 0; PG_EFORMAT naming the file when it is malformed, when a
+ *         workflow_run event lacks a valid head_sha, or as above.
  */
 int pg_post_trust_from_env(pg_post_trust *out);
 void pg_post_trust_clear(pg_post_trust *t);
@@ -259,6 +269,9 @@ int pg__issues_take(pg_issue **items, size_t *n, const char *body, const char *m
  * can be fed to them directly (the fuzzer does) without a server.
  */
 int pg__gh_status_error(const pg_gh_response *r, const char *what);
+
+/** What a message may show of a URL that is a credential: scheme, host and port only ("the URL" when unparsable). */
+void pg__post_url_origin(char *out, size_t len, const char *url);
 
 /** Rate-limit hints of one answer's headers. */
 typedef struct pg__gh_hints {

@@ -52,19 +52,48 @@ void pg_post_trust_clear(pg_post_trust *t)
     memset(t, 0, sizeof(*t));
 }
 
+/*
+ * The pull request of the event's list whose head is the run's head SHA:
+ * GitHub matches that list by branch name, so a fork's branch named like a
+ * pull request of the repository lists that pull request. 0 when none.
+ */
+static int64_t listed_pr(json_t *prs, const char *head_sha)
+{
+    json_t *it;
+    size_t i;
+
+    json_array_foreach(prs, i, it)
+    {
+        json_t *n = json_object_get(it, "number");
+        const char *h = json_string_value(json_object_get(json_object_get(it, "head"), "sha"));
+        if (json_is_integer(n) && json_integer_value(n) > 0 && h && head_sha && strcasecmp(h, head_sha) == 0)
+            return (int64_t)json_integer_value(n);
+    }
+    return 0;
+}
+
 int pg_post_trust_from_env(pg_post_trust *out)
 {
-    const char *path = getenv("GITHUB_EVENT_PATH");
-    json_t *ev, *wr, *n;
+    const char *path = getenv("GITHUB_EVENT_PATH"), *name = getenv("GITHUB_EVENT_NAME");
+    int named = name && strcmp(name, "workflow_run") == 0;
+    json_t *ev, *wr;
     json_error_t je;
     int err = 0;
 
     memset(out, 0, sizeof(*out));
+    /* A workflow_run job without its event must not fall back to the report's claims. */
+    if (named && (!path || !*path))
+        return pg_error_set(PG_EFORMAT, "GITHUB_EVENT_NAME is workflow_run but GITHUB_EVENT_PATH is not set: "
+                                        "nothing to check the report's pull request and SHA against");
     if (!path || !*path)
         return 0;
     if (!(ev = json_load_file(path, 0, &je)))
         return pg_error_set(PG_EFORMAT, "%s:%d:%d: %s (GITHUB_EVENT_PATH)", path, je.line, je.column, je.text);
     wr = json_object_get(ev, "workflow_run");
+    if (named && !json_is_object(wr))
+        err = pg_error_set(PG_EFORMAT, "%s: GITHUB_EVENT_NAME is workflow_run but the event holds no workflow_run "
+                                       "object: nothing to check the report's pull request and SHA against",
+                           path);
     if (json_is_object(wr)) {
         out->workflow_run = 1;
         out->event = jstr(json_object_get(wr, "event"));
@@ -74,8 +103,7 @@ int pg_post_trust_from_env(pg_post_trust *out)
         out->head_owner = jstr(json_object_get(json_object_get(json_object_get(wr, "head_repository"), "owner"),
                                                "login"));
         out->run_url = jstr(json_object_get(wr, "html_url"));
-        n = json_object_get(json_array_get(json_object_get(wr, "pull_requests"), 0), "number");
-        out->pr = json_is_integer(n) && json_integer_value(n) > 0 ? (int64_t)json_integer_value(n) : 0;
+        out->pr = listed_pr(json_object_get(wr, "pull_requests"), out->head_sha);
         /* The SHA goes into request paths and decides where the status lands: it must be exact. */
         if (!is_full_sha(out->head_sha)) {
             err = pg_error_set(PG_EFORMAT, "%s: the workflow_run event has no valid head_sha (GITHUB_EVENT_PATH)",

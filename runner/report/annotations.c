@@ -15,23 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void esc(pg_buf *b, const char *s, int property)
-{
-    for (; s && *s; s++) {
-        if (*s == '%')
-            pg__buf_puts(b, "%25");
-        else if (*s == '\r')
-            pg__buf_puts(b, "%0D");
-        else if (*s == '\n')
-            pg__buf_puts(b, "%0A");
-        else if (property && *s == ':')
-            pg__buf_puts(b, "%3A");
-        else if (property && *s == ',')
-            pg__buf_puts(b, "%2C");
-        else
-            pg__buf_put(b, s, 1);
-    }
-}
+/* Workflow-command escaping on plain text: the one rule for text that leaves perfgate (base/text.h). */
+#define esc pg__text_workflow
 
 typedef struct level {
     const char *cmd;       /* "error" or "warning" */

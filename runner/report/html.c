@@ -19,6 +19,7 @@
 #include "verdict/exact.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -26,10 +27,19 @@ static void esc(FILE *f, const char *s)
 {
     pg_buf b = PG_BUF_INIT;
 
-    pg__buf_xml_escape(&b, s ? s : "");
+    pg__text_xml(&b, s ? s : "");
     if (b.ptr)
         fputs(b.ptr, f);
     pg__buf_clear(&b);
+}
+
+/* The first `max` bytes of `s` (a commit, shortened), escaped: a commit is whatever the run was told. */
+static void esc_short(FILE *f, const char *s, int max)
+{
+    char *cut = pg__asprintf("%.*s", max, s ? s : "-");
+
+    esc(f, cut);
+    free(cut);
 }
 
 /* One small multiple: room for a y label on the left and two lines of commit labels below. */
@@ -97,8 +107,9 @@ static void commit_tick(FILE *f, const pg_history_point *p, double x)
     if (p->started_at > 0 && gmtime_r(&t, &tm))
         strftime(date, sizeof(date), "%m-%d", &tm);
     fprintf(f, "<line class=\"tick\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>", x, H - MB, x, H - MB + 4);
-    fprintf(f, "<text class=\"xlab\" x=\"%.1f\" y=\"%d\"%s>%.7s</text>", x, H - MB + 15, anchor,
-            p->commit ? p->commit : "-");
+    fprintf(f, "<text class=\"xlab\" x=\"%.1f\" y=\"%d\"%s>", x, H - MB + 15, anchor);
+    esc_short(f, p->commit, 7);
+    fprintf(f, "</text>");
     fprintf(f, "<text class=\"xlab date\" x=\"%.1f\" y=\"%d\"%s>%s</text>\n", x, H - MB + 27, anchor, date);
 }
 
@@ -174,9 +185,10 @@ void pg_report_html_plot(FILE *f, const pg_history *h, const pg_case_verdict *v,
     fprintf(f, "\"/>\n");
     for (i = 0; i < n; i++) {
         pg_fmt_duration(a, sizeof(a), h->points[i].median);
-        fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%s\" class=\"pt\"><title>%.12s: %s", px(i, n),
-                py(h->points[i].median, lo, hi), n > 60 ? "1.2" : "2.2", h->points[i].commit ? h->points[i].commit : "-",
-                a);
+        fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%s\" class=\"pt\"><title>", px(i, n),
+                py(h->points[i].median, lo, hi), n > 60 ? "1.2" : "2.2");
+        esc_short(f, h->points[i].commit, 12);
+        fprintf(f, ": %s", a);
         if (h->points[i].verdict) { /* what the gate decided at this commit */
             fprintf(f, ", gate: ");
             esc(f, h->points[i].verdict);
@@ -187,10 +199,10 @@ void pg_report_html_plot(FILE *f, const pg_history *h, const pg_case_verdict *v,
         const pg_change_point *c = &h->changes[i];
         double x = px(c->index, n) - (n > 1 ? (double)(W - ML - MR) / (double)(n - 1) / 2.0 : 0);
         pg_fmt_change(b, sizeof(b), c->ratio);
-        fprintf(f, "<line class=\"change\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"><title>%s @ %.7s</title></line>"
-                   "<text class=\"clab\" x=\"%.1f\" y=\"%d\">%s</text>\n",
-                x, MT, x, H - MB, b, h->points[c->index].commit ? h->points[c->index].commit : "-", x + 3, H - MB - 4,
-                b);
+        fprintf(f, "<line class=\"change\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"><title>%s @ ", x, MT, x,
+                H - MB, b);
+        esc_short(f, h->points[c->index].commit, 7);
+        fprintf(f, "</title></line><text class=\"clab\" x=\"%.1f\" y=\"%d\">%s</text>\n", x + 3, H - MB - 4, b);
     }
     /* Commit labels: at most MAX_TICKS evenly spaced, always the newest; base and head marked. */
     step = n > MAX_TICKS ? (n + MAX_TICKS - 2) / (MAX_TICKS - 1) : 1;
@@ -254,13 +266,21 @@ static void baseline_line(FILE *f, const pg_comparison *cmp)
         fprintf(f, "base build <code>");
         esc(f, cmp->build.path);
         fprintf(f, "</code>");
-        if (cmp->build.commit)
-            fprintf(f, " at <code>%.12s</code>", cmp->build.commit);
-        if (cmp->build.sha256)
-            fprintf(f, ", sha256 <code>%s</code>", cmp->build.sha256);
+        if (cmp->build.commit) {
+            fprintf(f, " at <code>");
+            esc_short(f, cmp->build.commit, 12);
+            fprintf(f, "</code>");
+        }
+        if (cmp->build.sha256) {
+            fprintf(f, ", sha256 <code>");
+            esc(f, cmp->build.sha256);
+            fprintf(f, "</code>");
+        }
         fprintf(f, ", measured in interleaved rounds with the head");
     } else {
-        fprintf(f, "run %lld (<code>%.12s</code>", (long long)b->id, b->commit ? b->commit : "no commit");
+        fprintf(f, "run %lld (<code>", (long long)b->id);
+        esc_short(f, b->commit ? b->commit : "no commit", 12);
+        fprintf(f, "</code>");
         if (b->branch) {
             fprintf(f, " on <code>");
             esc(f, b->branch);

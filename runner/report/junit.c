@@ -119,9 +119,9 @@ int pg_render_junit(pg_buf *out, const pg_report_data *d, const pg_report_option
             t++;
             st += secs;
             pg__buf_puts(&body, "    <testcase classname=\"perfgate.");
-            pg__buf_xml_escape(&body, names[s]);
+            pg__text_xml(&body, names[s]);
             pg__buf_puts(&body, "\" name=\"");
-            pg__buf_xml_escape(&body, v->key);
+            pg__text_xml(&body, v->key);
             pg__buf_printf(&body, "\" time=\"%.3f\"", secs);
             if (v->verdict == PG_VERDICT_REGRESSED || v->verdict == PG_VERDICT_ERROR || undecided(v->verdict)) {
                 pg_buf msg = PG_BUF_INIT;
@@ -133,7 +133,7 @@ int pg_render_junit(pg_buf *out, const pg_report_data *d, const pg_report_option
                 sk += undecided(v->verdict);
                 verdict_message(&msg, v);
                 pg__buf_printf(&body, ">\n      <%s message=\"", tag);
-                pg__buf_xml_escape(&body, msg.ptr);
+                pg__text_xml(&body, msg.ptr);
                 if (v->verdict == PG_VERDICT_REGRESSED)
                     pg__buf_puts(&body, "\" type=\"regression");
                 else if (v->verdict == PG_VERDICT_ERROR)
@@ -145,7 +145,7 @@ int pg_render_junit(pg_buf *out, const pg_report_data *d, const pg_report_option
                 pg_buf msg = PG_BUF_INIT;
                 verdict_message(&msg, v);
                 pg__buf_puts(&body, ">\n      <system-out>");
-                pg__buf_xml_escape(&body, msg.ptr);
+                pg__text_xml(&body, msg.ptr);
                 pg__buf_puts(&body, "</system-out>\n    </testcase>\n");
                 pg__buf_clear(&msg);
             }
@@ -156,33 +156,33 @@ int pg_render_junit(pg_buf *out, const pg_report_data *d, const pg_report_option
                 continue;
             t++;
             pg__buf_puts(&body, "    <testcase classname=\"perfgate.");
-            pg__buf_xml_escape(&body, names[s]);
+            pg__text_xml(&body, names[s]);
             pg__buf_puts(&body, ".checks\" name=\"");
-            pg__buf_xml_escape(&body, c->name);
+            pg__text_xml(&body, c->name);
             pg__buf_puts(&body, "\" time=\"0.000\"");
             if (c->skipped) {
                 sk++;
                 pg__buf_puts(&body, ">\n      <skipped message=\"");
-                pg__buf_xml_escape(&body, c->message ? c->message : "skipped");
+                pg__text_xml(&body, c->message ? c->message : "skipped");
                 pg__buf_puts(&body, "\"/>\n    </testcase>\n");
             } else if (!c->passed) {
                 f++;
                 pg__buf_puts(&body, ">\n      <failure message=\"");
-                pg__buf_xml_escape(&body, c->message ? c->message : "exact check failed");
+                pg__text_xml(&body, c->message ? c->message : "exact check failed");
                 pg__buf_puts(&body, "\" type=\"exact-check\">");
                 pg__buf_printf(&body, "kind: ");
-                pg__buf_xml_escape(&body, c->kind);
+                pg__text_xml(&body, c->kind);
                 pg__buf_puts(&body, "\nexpected: ");
-                pg__buf_xml_escape(&body, c->expected);
+                pg__text_xml(&body, c->expected);
                 pg__buf_puts(&body, "\nactual: ");
-                pg__buf_xml_escape(&body, c->actual);
+                pg__text_xml(&body, c->actual);
                 pg__buf_puts(&body, "</failure>\n    </testcase>\n");
             } else {
                 pg__buf_puts(&body, "/>\n");
             }
         }
         pg__buf_puts(out, "  <testsuite name=\"");
-        pg__buf_xml_escape(out, names[s]);
+        pg__text_xml(out, names[s]);
         pg__buf_printf(out, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\">\n", t, f,
                        e, sk, st);
         if (body.ptr)

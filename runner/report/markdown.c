@@ -19,56 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-void pg_md_text(pg_buf *b, const char *s)
-{
-    for (; s && *s; s++) {
-        switch (*s) {
-        case '\n':
-        case '\r':
-        case '\t':
-            pg__buf_put(b, " ", 1);
-            break;
-        case '&':
-            pg__buf_puts(b, "&amp;");
-            break;
-        case '<':
-            pg__buf_puts(b, "&lt;");
-            break;
-        case '>':
-            pg__buf_puts(b, "&gt;");
-            break;
-        case '|':
-        case '\\':
-        case '*':
-        case '_':
-        case '`':
-        case '[':
-        case ']':
-        case '~':
-            pg__buf_put(b, "\\", 1);
-            pg__buf_put(b, s, 1);
-            break;
-        default:
-            pg__buf_put(b, s, 1);
-        }
-    }
-}
-
-void pg_md_code(pg_buf *b, const char *s)
-{
-    pg__buf_puts(b, "`");
-    for (; s && *s; s++) {
-        if (*s == '`')
-            pg__buf_puts(b, "'");
-        else if (*s == '|')
-            pg__buf_puts(b, "\\|");
-        else if (*s == '\n' || *s == '\r')
-            pg__buf_puts(b, " ");
-        else
-            pg__buf_put(b, s, 1);
-    }
-    pg__buf_puts(b, "`");
-}
+/* Cells and lines: the one rule for text that leaves perfgate (base/text.h). */
+#define md_text pg__text_md
+#define md_code pg__text_md_code
 
 typedef struct section {
     const char *title;
@@ -117,7 +70,7 @@ static int case_row(section *s, const pg_case_verdict *v, int kind, const pg_cas
     pg_fmt_p(p, sizeof(p), v->est.p_adj);
     pg_fmt_resolution(res, sizeof(res), v->est.resolution);
     pg__buf_puts(&row, "| ");
-    pg_md_code(&row, v->key);
+    md_code(&row, v->key);
     pg__buf_puts(&row, " |");
     if (kind == S_OTHER)
         pg__buf_printf(&row, " %s |", pg_verdict_name(v->verdict));
@@ -133,12 +86,12 @@ static int case_row(section *s, const pg_case_verdict *v, int kind, const pg_cas
         if (prev && prev->verdict == v->verdict && prev->reason && v->reason && strcmp(prev->reason, v->reason) == 0)
             pg__buf_puts(&row, "(same as above)");
         else
-            pg_md_text(&row, v->reason ? v->reason : "");
+            md_text(&row, v->reason ? v->reason : "");
         pg__buf_puts(&row, " |\n");
     } else if (kind == S_REGRESSED) {
         /* Why it fails: the test and, after a re-run, its confirmation. */
         pg__buf_printf(&row, " %s | %s | ", p, res);
-        pg_md_text(&row, v->reason ? v->reason : "");
+        md_text(&row, v->reason ? v->reason : "");
         pg__buf_puts(&row, " |\n");
     } else {
         pg__buf_printf(&row, " %s | %s |\n", p, res);
@@ -184,9 +137,9 @@ static int trace_row(section *s, const char *key, json_t *e, json_t *other, int 
     const char *path = json_string_value(json_array_get(e, 1));
 
     pg__buf_puts(&row, "| ");
-    pg_md_code(&row, key);
+    md_code(&row, key);
     pg__buf_puts(&row, " | ");
-    pg_md_code(&row, path ? path : json_string_value(json_array_get(e, 0)));
+    md_code(&row, path ? path : json_string_value(json_array_get(e, 0)));
     pg__buf_puts(&row, " |");
     per_step(&row, head_side ? other : e);
     per_step(&row, head_side ? e : other);
@@ -228,18 +181,18 @@ static int check_row(section *s, const pg_check_result *c, int failed)
     char *name = pg__asprintf("%s/%s", c->suite ? c->suite : "", c->name ? c->name : "");
 
     pg__buf_puts(&row, "| ");
-    pg_md_code(&row, name ? name : "");
+    md_code(&row, name ? name : "");
     pg__buf_puts(&row, " | ");
-    pg_md_text(&row, c->kind);
+    md_text(&row, c->kind);
     pg__buf_puts(&row, " | ");
-    pg_md_code(&row, c->expected ? c->expected : "");
+    md_code(&row, c->expected ? c->expected : "");
     pg__buf_puts(&row, " | ");
     if (failed) {
-        pg_md_code(&row, c->actual ? c->actual : "");
+        md_code(&row, c->actual ? c->actual : "");
         pg__buf_puts(&row, " | ");
-        pg_md_text(&row, c->message ? c->message : "");
+        md_text(&row, c->message ? c->message : "");
     } else {
-        pg_md_text(&row, c->skipped ? (c->message ? c->message : "skipped") : "passed");
+        md_text(&row, c->skipped ? (c->message ? c->message : "skipped") : "passed");
     }
     pg__buf_puts(&row, " |\n");
     free(name);
@@ -255,7 +208,7 @@ static int roof_row(section *s, const pg_result *r, const char *machine_json)
     if (pg__report_roof_cells(&c, r, machine_json) != 0)
         return 0;
     pg__buf_puts(&row, "| ");
-    pg_md_code(&row, r->key);
+    md_code(&row, r->key);
     pg__buf_printf(&row, " | %s | %s | %s | %s | %s |\n", c.bound, c.intensity, c.attainable, c.achieved, c.fraction);
     return add_row(s, &row);
 }
@@ -265,7 +218,7 @@ static void short_sha(pg_buf *b, const char *sha)
     char s[13];
 
     snprintf(s, sizeof(s), "%s", sha ? sha : "unknown");
-    pg_md_code(b, s);
+    md_code(b, s);
 }
 
 static void head_lines(pg_buf *b, const pg_report_data *d, const pg_report_options *o)
@@ -276,12 +229,12 @@ static void head_lines(pg_buf *b, const pg_report_data *d, const pg_report_optio
     if (o && o->marker)
         pg__buf_printf(b, "%s\n", o->marker);
     pg__buf_puts(b, "### ");
-    pg_render_title(b, cmp, pg_md_text);
+    pg_render_title(b, cmp, md_text);
     pg__buf_puts(b, "\n\n**");
     pg_render_summary_line(b, cmp);
     pg__buf_puts(b, "**\n\n");
     if (cmp->canary.summary) {
-        pg__buf_puts(b, cmp->canary.summary);
+        md_text(b, cmp->canary.summary);
         pg__buf_puts(b, "\n\n");
     }
 
@@ -298,13 +251,13 @@ static void head_lines(pg_buf *b, const pg_report_data *d, const pg_report_optio
     }
     if (run->branch) {
         pg__buf_puts(b, " on ");
-        pg_md_code(b, run->branch);
+        md_code(b, run->branch);
     }
     if (cmp->base && (cmp->base->mode == PG_MODE_INTERLEAVED_BASE ||
                       (cmp->base->source && strcmp(cmp->base->source, "ab-base") == 0))) {
         /* An interleaved gate: the baseline is a build measured in the same job. */
         pg__buf_puts(b, " vs base build ");
-        pg_md_code(b, cmp->base->ref ? cmp->base->ref : "?");
+        md_code(b, cmp->base->ref ? cmp->base->ref : "?");
         if (cmp->build.commit) {
             pg__buf_puts(b, " at ");
             short_sha(b, cmp->build.commit);
@@ -315,7 +268,7 @@ static void head_lines(pg_buf *b, const pg_report_data *d, const pg_report_optio
         short_sha(b, cmp->base->commit);
         if (cmp->base->branch) {
             pg__buf_puts(b, " on ");
-            pg_md_code(b, cmp->base->branch);
+            md_code(b, cmp->base->branch);
         }
         if (cmp->base->id || cmp->nbases > 1) {
             pg__buf_puts(b, " (");
@@ -330,11 +283,29 @@ static void head_lines(pg_buf *b, const pg_report_data *d, const pg_report_optio
     }
     if (run->suite_set) {
         pg__buf_puts(b, " · suites ");
-        pg_md_code(b, run->suite_set);
+        md_code(b, run->suite_set);
     }
-    if (run->machine_hash)
-        pg__buf_printf(b, " · machine `%.12s`", run->machine_hash);
+    if (run->machine_hash) {
+        char m[13];
+        snprintf(m, sizeof(m), "%s", run->machine_hash);
+        pg__buf_puts(b, " · machine ");
+        md_code(b, m);
+    }
     pg__buf_puts(b, "\n\n");
+}
+
+/* [TEXT](URL) for an http(s) URL; nothing else is a link. @return 0, or -1 with nothing appended. */
+static int link_to(pg_buf *b, const char *text, const char *url)
+{
+    pg_buf u = PG_BUF_INIT;
+    int err = url ? pg__text_md_url(&u, url) : -1;
+
+    if (err == 0 && u.ptr)
+        pg__buf_printf(b, "[%s](%s)", text, u.ptr);
+    else
+        err = -1;
+    pg__buf_clear(&u);
+    return err;
 }
 
 static const char *run_link(const pg_report_data *d)
@@ -350,10 +321,12 @@ static void foot_lines(pg_buf *b, const pg_report_data *d)
 
     pg__buf_puts(b, "<sub>Change: head median vs base median, with its interval in percent; p adjusted for "
                     "multiple cases. Method: ");
-    pg_md_text(b, d->cmp->method ? d->cmp->method : "-");
+    md_text(b, d->cmp->method ? d->cmp->method : "-");
     pg__buf_puts(b, ".");
-    if (url)
-        pg__buf_printf(b, " [CI run](%s)", url);
+    if (url) {
+        pg__buf_puts(b, " ");
+        link_to(b, "CI run", url);
+    }
     pg__buf_puts(b, "</sub>\n");
 }
 
@@ -480,10 +453,11 @@ int pg_render_markdown(pg_buf *out, const pg_report_data *d, const pg_report_opt
         }
         pg__buf_printf(&note, "> [!NOTE]\n> Trimmed to stay under %zu bytes: %zu of %zu rows are not shown.", o->max_bytes,
                        omitted, all);
-        if (run_link(d))
-            pg__buf_printf(&note, " Full results: [the CI run](%s) (job summary, JSON report).\n\n", run_link(d));
+        pg__buf_puts(&note, " Full results: ");
+        if (link_to(&note, "the CI run", run_link(d)) == 0)
+            pg__buf_puts(&note, " (job summary, JSON report).\n\n");
         else
-            pg__buf_puts(&note, " Full results: `perfgate report --format md` or the JSON report.\n\n");
+            pg__buf_puts(&note, "`perfgate report --format md` or the JSON report.\n\n");
     }
 
     pg__buf_put(out, head.ptr, head.len);

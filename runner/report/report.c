@@ -5,6 +5,7 @@
 #include "report/report.h"
 
 #include "perfgate/errors.h"
+#include "base/outfile.h"
 #include "machine/roofline.h"
 
 #include <errno.h>
@@ -93,7 +94,7 @@ int pg_render_title(pg_buf *out, const pg_comparison *cmp, void (*reason_text)(p
         if (reason_text)
             reason_text(out, reason);
         else
-            pg__buf_puts(out, reason);
+            pg__text_term(out, reason);
         return out->len > before ? 0 : PG_ENOMEM;
     }
     pg__buf_printf(out, "perfgate: %s", pg_outcome_exit_code(cmp) ? "FAIL" : "PASS");
@@ -103,7 +104,7 @@ int pg_render_title(pg_buf *out, const pg_comparison *cmp, void (*reason_text)(p
         if (reason_text)
             reason_text(out, cmp->outcome_reason);
         else
-            pg__buf_puts(out, cmp->outcome_reason);
+            pg__text_term(out, cmp->outcome_reason);
     }
     if (reg || cmp->checks_failed) {
         pg__buf_puts(out, " (");
@@ -163,45 +164,13 @@ size_t *pg__report_order(const pg_comparison *cmp, pg_verdict only, size_t *out_
 
 /* Reporters. */
 
-static int write_stream(FILE *f, const char *text, size_t len)
-{
-    int ok = fwrite(text, 1, len, f) == len && fflush(f) == 0;
-
-    return (fclose(f) == 0) && ok;
-}
-
-/*
- * A report file is written beside its final name and renamed over it when
- * complete: a failed write (a full disk) leaves no empty or cut file under
- * the name a later step reads. A device or FIFO is written in place.
- */
+/* A report file goes through the one writer: a failed write never leaves a cut file under its name. */
 static int deliver_file(pg_reporter *self, const char *text, size_t len)
 {
-    struct stat st;
-    char *tmp;
-    FILE *f;
-    int ok, e;
+    char what[64];
 
-    if (strcmp(self->path, "-") == 0) {
-        ok = fwrite(text, 1, len, stdout) == len && fflush(stdout) == 0;
-        return ok ? 0 : pg_error_set(PG_EIO, "cannot write the %s report to stdout", self->format->name);
-    }
-    if (stat(self->path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        if (!(f = fopen(self->path, "w")) || !write_stream(f, text, len))
-            return pg_error_set(PG_EIO, "%s: cannot write the %s report: %s", self->path, self->format->name,
-                                strerror(errno));
-        return 0;
-    }
-    if (!(tmp = pg__asprintf("%s.tmp-%ld", self->path, (long)getpid())))
-        return pg_error_set(PG_ENOMEM, "out of memory writing a report");
-    f = fopen(tmp, "w");
-    ok = f && write_stream(f, text, len) && rename(tmp, self->path) == 0;
-    e = errno;
-    if (!ok)
-        unlink(tmp);
-    free(tmp);
-    return ok ? 0 : pg_error_set(PG_EIO, "%s: cannot write the %s report: %s", self->path, self->format->name,
-                                 strerror(e));
+    snprintf(what, sizeof(what), "%s report", self->format->name);
+    return pg__outfile_write(self->path, text, len, what);
 }
 
 static int new_reporter(pg_reporter **out, const pg_format *fmt, const char *path)
@@ -251,10 +220,6 @@ static int prepare_summary(pg_reporter *self)
     return 0;
 }
 
-static void plain_text(pg_buf *out, const char *s)
-{
-    pg__buf_puts(out, s);
-}
 
 /* Nearly full: at least the verdict, its counts and where the rest is. */
 static int summary_fallback(pg_reporter *self, pg_buf *out, const pg_report_data *data)
@@ -262,7 +227,7 @@ static int summary_fallback(pg_reporter *self, pg_buf *out, const pg_report_data
     size_t room = summary_room(self->path);
 
     pg__buf_puts(out, "### ");
-    pg_render_title(out, data->cmp, plain_text);
+    pg_render_title(out, data->cmp, pg__text_md);
     pg__buf_puts(out, "\n\n**");
     pg_render_summary_line(out, data->cmp);
     pg__buf_puts(out, "**\n\nThe job summary is nearly full: the table is in the JSON report "

@@ -17,15 +17,11 @@
 
 #include "base/fmt.h"
 #include "base/model.h"
+#include "base/text.h"
 #include "base/util.h"
 #include "verdict/verdict.h"
 
 /** Formats a fractional change as a signed percentage ("+7.2%"); "-" when not finite. */
-/** Markdown text for a table cell or a line: no line breaks, no HTML, no accidental emphasis (markdown.c). */
-void pg_md_text(pg_buf *b, const char *s);
-/** A markdown code span for a table cell: backticks replaced, '|' escaped (GFM splits cells on it even in code). */
-void pg_md_code(pg_buf *b, const char *s);
-
 void pg_fmt_change(char *out, size_t len, double ratio);
 /**
  * A change with its interval: "+7.2% [+5.1, +9.4]" (interval in percent).
@@ -197,9 +193,20 @@ typedef struct pg_report_doc {
 /**
  * Reads a JSON report written by pg_render_json().
  * @param[out] out free with pg_report_doc_free().
- * @return 0; PG_EFORMAT naming file:line:col for malformed input or a newer schema.
+ * @return 0; PG_EFORMAT naming file:line:col for malformed input, a newer
+ *         schema or a report past the bounds below; PG_EINVAL for a file that
+ *         is not a regular one or is over PG_REPORT_JSON_MAX_BYTES.
  */
 int pg_report_doc_load(pg_report_doc **out, const char *path);
+
+/*
+ * Bounds on a JSON report read back (a fork may write it): a file over
+ * PG_REPORT_JSON_MAX_BYTES is refused at once, and one with more than
+ * PG_REPORT_MAX_ITEMS results, checks or verdicts as the walk passes that
+ * many (exit 2), so memory stays that of the model read.
+ */
+#define PG_REPORT_JSON_MAX_BYTES ((uint64_t)1 << 30)
+#define PG_REPORT_MAX_ITEMS 100000
 int pg_report_doc_parse(pg_report_doc **out, const char *text, size_t len, const char *name);
 void pg_report_doc_free(pg_report_doc *doc);
 
@@ -208,6 +215,8 @@ void pg_report_doc_free(pg_report_doc *doc);
  */
 /** The name of one PG_WARN_* bit ("noisy"), NULL for an unknown bit. */
 const char *pg__warning_name(unsigned bit);
+/** The JSON name of a pg_decided_by ("fastest_tenth"), NULL past the last. */
+const char *pg__decided_by_name(unsigned by);
 /** Indices of the comparison's cases ordered for reports: worst regression first. */
 size_t *pg__report_order(const pg_comparison *cmp, pg_verdict only, size_t *out_n);
 

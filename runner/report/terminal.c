@@ -87,7 +87,7 @@ static int table_row(table *t, const char *const *vals, const char *color)
         t->color = col;
     }
     for (i = 0; i < t->ncols; i++)
-        c[t->nrows * t->ncols + i] = pg__strdup(vals[i] ? vals[i] : "");
+        c[t->nrows * t->ncols + i] = pg__text_term_dup(vals[i] ? vals[i] : "");
     col[t->nrows] = color ? color : "";
     t->nrows++;
     return 0;
@@ -284,10 +284,23 @@ static void render_run(pg_buf *b, const pg_run *run, int color)
         const pg_check_result *c = &run->checks[i];
         const char *state = c->skipped ? "skipped" : c->passed ? "passed" : "FAILED";
         const char *esc = !color ? "" : c->skipped ? "\033[33m" : c->passed ? "\033[32m" : "\033[1;31m";
-        pg__buf_printf(b, "check %s/%s (%s): %s%s%s%s%s\n", c->suite, c->name, c->kind, esc, state,
-                       *esc ? "\033[0m" : "", c->message ? " - " : "", c->message ? c->message : "");
-        if (c->detail) /* e.g. the per-module FLOP table, already indented */
-            pg__buf_printf(b, "%s%s", c->detail, c->detail[0] && c->detail[strlen(c->detail) - 1] != '\n' ? "\n" : "");
+        pg__buf_puts(b, "check ");
+        pg__text_term(b, c->suite);
+        pg__buf_puts(b, "/");
+        pg__text_term(b, c->name);
+        pg__buf_puts(b, " (");
+        pg__text_term(b, c->kind);
+        pg__buf_printf(b, "): %s%s%s%s", esc, state, *esc ? "\033[0m" : "", c->message ? " - " : "");
+        pg__text_term(b, c->message);
+        pg__buf_puts(b, "\n");
+        if (c->detail) { /* e.g. the per-module FLOP table, already indented */
+            char *d = pg__strdup(c->detail);
+            if (d) {
+                pg__text_plain_inplace(d, 1);
+                pg__buf_printf(b, "%s%s", d, d[0] && d[strlen(d) - 1] != '\n' ? "\n" : "");
+            }
+            free(d);
+        }
     }
 }
 
@@ -329,10 +342,12 @@ static void render_compare(pg_buf *b, const pg_comparison *cmp, int color)
     pg_render_summary_line(b, cmp);
     pg__buf_puts(b, "\n");
     if (cmp->canary.summary) {
-        pg__buf_puts(b, cmp->canary.summary);
+        pg__text_term(b, cmp->canary.summary);
         pg__buf_puts(b, "\n");
     }
-    pg__buf_printf(b, "method: %s\n", cmp->method ? cmp->method : "-");
+    pg__buf_puts(b, "method: ");
+    pg__text_term(b, cmp->method ? cmp->method : "-");
+    pg__buf_puts(b, "\n");
 }
 
 /*

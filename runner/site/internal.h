@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 
+#include "base/outfile.h"
 #include "base/util.h"
 #include "history/history.h"
 
@@ -59,10 +60,13 @@ void pg__site_commit(FILE *f, const pg__site *s, const char *sha);
 
 /** The head of a page (title, style sheet at `css`) and its end. */
 void pg__site_head(FILE *f, const char *title, const char *css);
-int pg__site_tail(FILE *f, pg__site *s, const char *path);
+int pg__site_tail(pg_outfile *o, pg__site *s);
 
-/** Opens dir/`rel` for writing. */
-FILE *pg__site_open(const pg__site *s, const char *rel, char **path);
+/**
+ * Starts writing dir/`rel` through the one writer (base/outfile.h): a page
+ * appears whole under its name at pg__site_tail(), or not at all.
+ */
+int pg__site_open(const pg__site *s, const char *rel, pg_outfile *o);
 
 /**
  * The regressions of case `only` (every case: SIZE_MAX) as a table, newest

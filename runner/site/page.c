@@ -133,15 +133,15 @@ static void decisions(FILE *f, const pg__site *s, const pg__site_case *c)
 
 int pg__site_case_page(pg__site *s, const pg__site_case *c)
 {
-    char *rel = pg__asprintf("cases/%s.html", c->slug), *path = NULL;
-    FILE *f = rel ? pg__site_open(s, rel, &path) : NULL;
-    int err;
+    char *rel = pg__asprintf("cases/%s.html", c->slug);
+    pg_outfile out = PG_OUTFILE_INIT;
+    FILE *f;
+    int err = rel ? pg__site_open(s, rel, &out) : pg_error_set(PG_ENOMEM, "out of memory");
 
     free(rel);
-    if (!f) {
-        free(path);
-        return rel ? PG_EIO : pg_error_set(PG_ENOMEM, "out of memory");
-    }
+    if (err)
+        return err;
+    f = out.f;
     pg__site_head(f, c->h->key, "../style.css");
     fputs("<nav><a href=\"../index.html\">all cases</a><a href=\"#changes\">change points</a><a href=\"#pulls\">pull "
           "requests</a><a href=\"#regressions\">regressions</a><a href=\"#decisions\">gate decisions</a></nav>\n<h1><code>",
@@ -158,13 +158,10 @@ int pg__site_case_page(pg__site *s, const pg__site_case *c)
     pulls(f, s, c);
     fputs("<section class=\"panel\" id=\"regressions\">\n<h2>Regressions</h2>\n", f);
     if ((err = pg__site_regressions(f, s, (size_t)(c - s->cases), "", (size_t)-1)) != 0) {
-        fclose(f);
-        free(path);
+        pg__outfile_abort(&out);
         return err;
     }
     fputs("</section>\n", f);
     decisions(f, s, c);
-    err = pg__site_tail(f, s, path);
-    free(path);
-    return err;
+    return pg__site_tail(&out, s);
 }

@@ -13,6 +13,7 @@
 
 #include "site/internal.h"
 
+#include "base/text.h"
 #include "perfgate/errors.h"
 #include "report/html.h"
 #include "report/report.h"
@@ -40,7 +41,7 @@ void pg__site_esc(FILE *f, const char *s)
 {
     pg_buf b = PG_BUF_INIT;
 
-    pg__buf_xml_escape(&b, s ? s : "");
+    pg__text_xml(&b, s ? s : "");
     if (b.ptr)
         fputs(b.ptr, f);
     pg__buf_clear(&b);
@@ -119,31 +120,28 @@ void pg__site_head(FILE *f, const char *title, const char *css)
     fprintf(f, "</title>\n<link rel=\"stylesheet\" href=\"%s\">\n</head><body>\n", css);
 }
 
-FILE *pg__site_open(const pg__site *s, const char *rel, char **path)
+int pg__site_open(const pg__site *s, const char *rel, pg_outfile *o)
 {
-    FILE *f;
+    char *path = pg__asprintf("%s/%s", s->dir, rel);
+    int err;
 
-    *path = pg__asprintf("%s/%s", s->dir, rel);
-    if (!*path) {
-        pg_error_set(PG_ENOMEM, "out of memory");
-        return NULL;
-    }
-    if (!(f = fopen(*path, "w")))
-        pg_error_set(PG_EIO, "cannot write %s: %s", *path, strerror(errno));
-    return f;
+    if (!path)
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    err = pg__outfile_open(o, path, "page");
+    free(path);
+    return err;
 }
 
-int pg__site_tail(FILE *f, pg__site *s, const char *path)
+int pg__site_tail(pg_outfile *o, pg__site *s)
 {
     long size;
-    int bad;
+    int err;
 
     fputs("<footer class=\"note\"><p>Written by perfgate site: plain HTML and SVG, no scripts.</p></footer>\n"
-          "</body></html>\n", f);
-    size = ftell(f);
-    bad = ferror(f);
-    if (fclose(f) != 0 || bad)
-        return pg_error_set(PG_EIO, "cannot write %s: %s", path, strerror(errno ? errno : EIO));
+          "</body></html>\n", o->f);
+    size = ftell(o->f);
+    if ((err = pg__outfile_commit(o, "page")) != 0)
+        return err;
     s->stats->bytes += size > 0 ? size : 0;
     return 0;
 }
@@ -527,16 +525,16 @@ static void index_row(FILE *f, const pg__site *s, const pg__site_case *c)
 
 static int write_index(pg__site *s)
 {
-    char *path = NULL, date[16];
-    FILE *f = pg__site_open(s, "index.html", &path);
+    char date[16];
+    pg_outfile out = PG_OUTFILE_INIT;
+    FILE *f;
     int64_t newest = 0;
     size_t i;
     int err;
 
-    if (!f) {
-        free(path);
-        return PG_EIO;
-    }
+    if ((err = pg__site_open(s, "index.html", &out)) != 0)
+        return err;
+    f = out.f;
     for (i = 0; i < s->nh; i++)
         if (s->hs[i].npoints && s->hs[i].points[s->hs[i].npoints - 1].started_at > newest)
             newest = s->hs[i].points[s->hs[i].npoints - 1].started_at;
@@ -549,8 +547,7 @@ static int write_index(pg__site *s)
             pg__site_date(date, newest), s->stats->decisions, s->stats->decisions == 1 ? "" : "s");
     fputs("<section class=\"panel\" id=\"regressions\">\n<h2>Regressions</h2>\n", f);
     if ((err = pg__site_regressions(f, s, (size_t)-1, "cases/", MAX_INDEX_REGRESSIONS)) != 0) {
-        fclose(f);
-        free(path);
+        pg__outfile_abort(&out);
         return err;
     }
     fprintf(f, "</section>\n<section class=\"panel\" id=\"cases\">\n<h2>Cases</h2>\n<p class=\"note\">Trend: the newest "
@@ -562,9 +559,7 @@ static int write_index(pg__site *s)
     for (i = 0; i < s->nh; i++)
         index_row(f, s, &s->cases[i]);
     fputs("</tbody></table>\n</section>\n", f);
-    err = pg__site_tail(f, s, path);
-    free(path);
-    return err;
+    return pg__site_tail(&out, s);
 }
 
 /* ---- the files ------------------------------------------------------------ */
@@ -598,20 +593,17 @@ static int prepare_dir(const pg__site *s)
 
 static int write_style(pg__site *s)
 {
-    char *path = NULL;
-    FILE *f = pg__site_open(s, "style.css", &path);
-    int err = 0;
+    pg_outfile out = PG_OUTFILE_INIT;
+    long size;
+    int err;
 
-    if (!f) {
-        free(path);
-        return PG_EIO;
-    }
-    fputs(pg_report_html_style, f);
-    fputs(site_style, f);
-    s->stats->bytes += ftell(f);
-    if (ferror(f) | (fclose(f) != 0))
-        err = pg_error_set(PG_EIO, "cannot write %s", path);
-    free(path);
+    if ((err = pg__site_open(s, "style.css", &out)) != 0)
+        return err;
+    fputs(pg_report_html_style, out.f);
+    fputs(site_style, out.f);
+    size = ftell(out.f);
+    if ((err = pg__outfile_commit(&out, "style sheet")) == 0)
+        s->stats->bytes += size > 0 ? size : 0;
     return err;
 }
 

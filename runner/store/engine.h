@@ -35,6 +35,8 @@ struct pg_store_ops {
     int schema_latest;
     /* Opens (creating and migrating) `path`; *out is NULL on failure. */
     int (*open)(pg_store **out, const char *path);
+    /* Opens `path` to read only, writing nothing to it (pg_store_open_read()). */
+    int (*open_read)(pg_store **out, const char *path);
     void (*close)(pg_store *store);
     int (*schema_version)(pg_store *store);
     /* As pg_store_save_run(); *out_added (may be NULL) says whether a row was written. */

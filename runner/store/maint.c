@@ -5,8 +5,6 @@
 #include "perfgate/errors.h"
 #include "base/util.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,7 +69,8 @@ int pg_store_merge(pg_merge_stats *stats, pg_store *out, const char *const *inpu
             return pg_error_set(PG_EUSAGE, "%s: an input cannot also be the output", inputs[i]);
         if (!server && access(inputs[i], R_OK) != 0)
             return pg_error_set(PG_ENOTFOUND, "%s: no such database", inputs[i]);
-        if ((err = pg_store_open(&in, inputs[i])) != 0)
+        /* Inputs are read, never written: a read-only file in a read-only folder merges too. */
+        if ((err = pg_store_open_read(&in, inputs[i])) != 0)
             return err;
         if ((err = pg_store_list_runs(&list, in, NULL)) != 0) {
             pg_store_close(in);
@@ -103,119 +102,24 @@ int pg_store_merge(pg_merge_stats *stats, pg_store *out, const char *const *inpu
     return 0;
 }
 
-/* Copies `from` into the open, empty `to_fd` and syncs it. */
-static int copy_file(int to_fd, const char *from)
-{
-    char chunk[65536];
-    ssize_t n;
-    int in = open(from, O_RDONLY | O_CLOEXEC);
-
-    if (in < 0)
-        return pg_error_set(PG_EIO, "%s: cannot read: %s", from, strerror(errno));
-    while ((n = read(in, chunk, sizeof(chunk))) > 0)
-        if (write(to_fd, chunk, (size_t)n) != n) {
-            close(in);
-            return pg_error_set(PG_EIO, "cannot copy %s: %s", from, strerror(errno));
-        }
-    close(in);
-    if (n < 0 || fsync(to_fd) != 0)
-        return pg_error_set(PG_EIO, "cannot copy %s: %s", from, strerror(errno));
-    return 0;
-}
-
-static void remove_db_files(const char *path)
-{
-    static const char *const sfx[] = {"", "-wal", "-shm", "-journal"};
-    size_t i;
-
-    for (i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
-        char *p = pg__asprintf("%s%s", path, sfx[i]);
-        if (p)
-            unlink(p);
-        free(p);
-    }
-}
-
-static int sync_dir_of(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    char *dir = slash ? pg__asprintf("%.*s", (int)(slash - path + (slash == path)), path) : pg__strdup(".");
-    int fd = dir ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1, rc = 0;
-
-    if (fd >= 0) {
-        rc = fsync(fd);
-        close(fd);
-    }
-    free(dir);
-    return rc;
-}
-
+/*
+ * Into the output itself, never a copy renamed over it: gates may be writing
+ * runs into the same file meanwhile, and each run is merged in a
+ * transaction of its own (a writer waits for it, as for any other writer).
+ * A merge stopped half-way leaves whole runs only; running it again adds
+ * the rest, as runs are keyed by uuid.
+ */
 int pg_store_merge_file(pg_merge_stats *stats, const char *out_path, const char *const *inputs, size_t ninputs)
 {
-    const char *slash = strrchr(out_path, '/');
-    char *tmp = NULL, *real_out = realpath(out_path, NULL);
     pg_store *out = NULL;
-    struct stat st;
-    size_t i;
-    int err = 0, fd = -1, exists = stat(out_path, &st) == 0;
+    int err;
 
     memset(stats, 0, sizeof(*stats));
-    if (pg_store_is_server(out_path)) {
-        free(real_out);
-        if ((err = pg_store_open(&out, out_path)) != 0)
-            return err;
-        err = pg_store_merge(stats, out, inputs, ninputs);
-        pg_store_close(out);
+    if ((err = pg_store_open(&out, out_path)) != 0)
         return err;
-    }
-    for (i = 0; i < ninputs && real_out; i++) {
-        char *real_in = realpath(inputs[i], NULL);
-        int same = real_in && strcmp(real_in, real_out) == 0;
-        free(real_in);
-        if (same) {
-            free(real_out);
-            return pg_error_set(PG_EUSAGE, "%s: an input cannot also be the output", inputs[i]);
-        }
-    }
-    free(real_out);
-    if (exists) {
-        /* Opened and closed first: a valid database, its write-ahead log folded into the file. */
-        if ((err = pg_store_open(&out, out_path)) != 0)
-            return err;
-        pg_store_close(out);
-        out = NULL;
-    }
-    tmp = slash ? pg__asprintf("%.*s.%s.merge-%ld", (int)(slash - out_path + 1), out_path, slash + 1, (long)getpid())
-                : pg__asprintf(".%s.merge-%ld", out_path, (long)getpid());
-    if (!tmp)
-        return pg_error_set(PG_ENOMEM, "out of memory");
-    remove_db_files(tmp);
-    if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)) < 0) {
-        err = pg_error_set(PG_EIO, "%s: cannot create the merge's temporary file: %s", tmp, strerror(errno));
-        goto cleanup;
-    }
-    if (exists && (err = copy_file(fd, out_path)) != 0)
-        goto cleanup;
-    close(fd);
-    fd = -1;
-    if ((err = pg_store_open(&out, tmp)) != 0)
-        goto cleanup;
-    err = pg_store_merge(stats, out, inputs, ninputs);
+    if ((err = pg_store_quick_check(out)) == 0)
+        err = pg_store_merge(stats, out, inputs, ninputs);
     pg_store_close(out);
-    if (err)
-        goto cleanup;
-    if ((fd = open(tmp, O_RDONLY | O_CLOEXEC)) < 0 || fsync(fd) != 0 || rename(tmp, out_path) != 0 ||
-        sync_dir_of(out_path) != 0) {
-        err = pg_error_set(PG_EIO, "%s: cannot put the merged database in place: %s", out_path, strerror(errno));
-        goto cleanup;
-    }
-
-cleanup:
-    if (fd >= 0)
-        close(fd);
-    if (err)
-        remove_db_files(tmp);
-    free(tmp);
     return err;
 }
 

@@ -172,6 +172,10 @@ int pg__pq_error(pg_pq_store *s, const PGresult *res, const char *what)
     const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
 
     snprintf(s->sqlstate, sizeof(s->sqlstate), "%s", state ? state : "");
+    if (s->timed_out)
+        m = NULL;
+    if ((!m || !*m) && s->timed_out)
+        m = "the server did not answer within the deadline (PERFGATE_DB_TIMEOUT); the connection was closed";
     if (!m || !*m)
         m = s->conn ? PQerrorMessage(s->conn) : "out of memory";
     msg = pg__strdup(m && *m ? m : "unknown error");
@@ -185,8 +189,8 @@ int pg__pq_error(pg_pq_store *s, const PGresult *res, const char *what)
 int pg__pq_exec(pg_pq_store *s, PGresult **out, ExecStatusType want, const char *sql, int nparams,
                 const char *const *params, const char *what)
 {
-    /* Without parameters, PQexec: a migration is several statements in one string. */
-    PGresult *res = nparams ? PQexecParams(s->conn, sql, nparams, NULL, params, NULL, NULL, 0) : PQexec(s->conn, sql);
+    /* Without parameters, the simple protocol: a migration is several statements in one string. */
+    PGresult *res = pg__pq_query(s, sql, nparams, params);
     int err = 0;
 
     if (out)
@@ -239,8 +243,8 @@ int pg__pq_alive(pg_pq_store *s)
 {
     if (PQstatus(s->conn) == CONNECTION_OK)
         return 0;
-    PQreset(s->conn);
-    if (PQstatus(s->conn) != CONNECTION_OK)
+    /* A server that let a deadline pass is not waited for again: the caller saves locally at once. */
+    if (s->timed_out || pg__pq_connect(s, s->conn != NULL) != 0 || PQstatus(s->conn) != CONNECTION_OK)
         return pg__pq_error(s, NULL, "the server connection was lost");
     return session(s);
 }
@@ -248,7 +252,7 @@ int pg__pq_alive(pg_pq_store *s)
 static int schema_version(pg_store *store)
 {
     pg_pq_store *s = pg__pq(store);
-    PGresult *res = PQexec(s->conn, "SELECT max(version) FROM perfgate_schema");
+    PGresult *res = pg__pq_query(s, "SELECT max(version) FROM perfgate_schema", 0, NULL);
     int v = -1;
 
     if (PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1)
@@ -294,7 +298,7 @@ static int migrate(pg_pq_store *s)
     return pg__pq_exec(s, NULL, PGRES_COMMAND_OK, "COMMIT", 0, NULL, "committing a migration");
 
 rollback:
-    PQclear(PQexec(s->conn, "ROLLBACK"));
+    pg__pq_run(s, "ROLLBACK");
     return err;
 }
 
@@ -312,8 +316,8 @@ static int pq_open(pg_store **out, const char *url)
         pq_close(s ? &s->base : NULL);
         return pg_error_set(PG_ENOMEM, "out of memory opening a database");
     }
-    s->conn = PQconnectdb(url);
-    if (!s->conn || PQstatus(s->conn) != CONNECTION_OK) {
+    s->timeout_ns = pg__pq_timeout_ns();
+    if (pg__pq_connect(s, 0) != 0 || PQstatus(s->conn) != CONNECTION_OK) {
         err = pg__pq_error(s, NULL, "cannot connect");
         goto fail;
     }
@@ -464,11 +468,11 @@ static int pq_history_rows(pg_store *store, const char *glob, const char *branch
     free(re);
     if (!sent || !PQsetSingleRowMode(s->conn)) {
         err = pg__pq_error(s, NULL, "reading history");
-        while ((res = PQgetResult(s->conn)) != NULL)
+        while ((res = pg__pq_next(s)) != NULL)
             PQclear(res);
         return err;
     }
-    while ((res = PQgetResult(s->conn)) != NULL) {
+    while ((res = pg__pq_next(s)) != NULL) {
         ExecStatusType st = PQresultStatus(res);
 
         if (st == PGRES_SINGLE_TUPLE && !err) {
@@ -489,6 +493,8 @@ static int pq_history_rows(pg_store *store, const char *glob, const char *branch
         /* After a stop or a failure the remaining rows are only read past: the connection must end idle. */
         PQclear(res);
     }
+    if (!err && s->timed_out)
+        err = pg__pq_error(s, NULL, "reading history");
     return err;
 }
 
@@ -538,13 +544,13 @@ static int pq_prune(pg_prune_stats *stats, pg_store *store, const pg_prune_optio
 
 rollback:
     PQclear(res);
-    PQclear(PQexec(s->conn, "ROLLBACK"));
+    pg__pq_run(s, "ROLLBACK");
     return err;
 }
 
 static int64_t count(pg_pq_store *s, const char *sql)
 {
-    PGresult *res = PQexec(s->conn, sql);
+    PGresult *res = pg__pq_query(s, sql, 0, NULL);
     int64_t n = -1;
 
     if (PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1)
@@ -594,6 +600,7 @@ const pg_store_ops pg__store_postgres = {
     .name = "postgresql",
     .schema_latest = NMIGRATIONS,
     .open = pq_open,
+    .open_read = pq_open,
     .close = pq_close,
     .schema_version = schema_version,
     .save_run = pg__pq_save_run,

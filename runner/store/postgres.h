@@ -15,11 +15,36 @@
 
 typedef struct pg_pq_store {
     pg_store base;  /* base.path: the URL with its password masked */
-    PGconn *conn;
+    PGconn *conn;   /* NULL once given up after a deadline passed */
     char *url;      /* the URL as given, for reconnecting; never printed */
     int prepared;   /* the run statements are prepared on this connection */
     char sqlstate[6]; /* of the last failed statement, "" when none */
+    int64_t timeout_ns; /* the deadline of every wait for the server (postgres_io.c) */
+    int timed_out;  /* the last wait passed it */
 } pg_pq_store;
+
+/** The deadline of each call to the server when PERFGATE_DB_TIMEOUT does not say (seconds). */
+#define PG_PQ_TIMEOUT_S 30
+
+/*
+ * Every call to the server with a deadline (postgres_io.c): the connection
+ * is non-blocking and each wait is bounded by s->timeout_ns; past it the
+ * connection is closed (s->conn NULL, s->timed_out set) and the call fails.
+ */
+/** PERFGATE_DB_TIMEOUT in nanoseconds, else PG_PQ_TIMEOUT_S. */
+int64_t pg__pq_timeout_ns(void);
+/** Connects to s->url (or, with `reset`, reconnects s->conn) within the deadline. @return 0 or -1. */
+int pg__pq_connect(pg_pq_store *s, int reset);
+/** The next result of what was sent (PQgetResult() with the deadline); NULL at the end or past it. */
+PGresult *pg__pq_next(pg_pq_store *s);
+/** Sends what is queued within the deadline. @return 0 or -1. */
+int pg__pq_flush(pg_pq_store *s);
+/** PQexec() with the deadline: the last result (an error kept), or NULL past it. */
+PGresult *pg__pq_query(pg_pq_store *s, const char *sql, int nparams, const char *const *params);
+/** The results of what was just sent, read as pg__pq_query() reads them. */
+PGresult *pg__pq_collect(pg_pq_store *s);
+/** Runs `sql` and drops its result (ROLLBACK, COMMIT after a failure). */
+void pg__pq_run(pg_pq_store *s, const char *sql);
 
 static inline pg_pq_store *pg__pq(pg_store *store)
 {

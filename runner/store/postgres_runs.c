@@ -31,14 +31,14 @@ static int prepare(pg_pq_store *s)
 
     if (s->prepared)
         return 0;
-    res = PQprepare(s->conn, "pg_result", insert_result_sql, 0, NULL);
+    res = PQsendPrepare(s->conn, "pg_result", insert_result_sql, 0, NULL) ? pg__pq_collect(s) : NULL;
     if (PQresultStatus(res) != PGRES_COMMAND_OK) {
         int err = pg__pq_error(s, res, "preparing result inserts");
         PQclear(res);
         return err;
     }
     PQclear(res);
-    res = PQprepare(s->conn, "pg_check", insert_check_sql, 0, NULL);
+    res = PQsendPrepare(s->conn, "pg_check", insert_check_sql, 0, NULL) ? pg__pq_collect(s) : NULL;
     if (PQresultStatus(res) != PGRES_COMMAND_OK) {
         int err = pg__pq_error(s, res, "preparing check inserts");
         PQclear(res);
@@ -248,17 +248,17 @@ static int drain(pg_pq_store *s, size_t n)
     size_t i;
     int err = 0;
 
-    if (PQpipelineSync(s->conn) != 1)
+    if (PQpipelineSync(s->conn) != 1 || pg__pq_flush(s) != 0)
         return pg__pq_error(s, NULL, "writing results");
     for (i = 0; i < n; i++) {
-        if (!(res = PQgetResult(s->conn)))
+        if (!(res = pg__pq_next(s)))
             return err ? err : pg__pq_error(s, NULL, "writing results");
         if (PQresultStatus(res) != PGRES_COMMAND_OK && !err)
             err = pg__pq_error(s, res, "writing results");
         PQclear(res);
-        PQclear(PQgetResult(s->conn)); /* the end of this statement's results */
+        PQclear(pg__pq_next(s)); /* the end of this statement's results */
     }
-    while ((res = PQgetResult(s->conn)) != NULL) {
+    while ((res = pg__pq_next(s)) != NULL) {
         int sync = PQresultStatus(res) == PGRES_PIPELINE_SYNC;
         PQclear(res);
         if (sync)
@@ -395,7 +395,7 @@ rollback:
     PQclear(res);
     free(ids);
     if (PQstatus(s->conn) == CONNECTION_OK)
-        PQclear(PQexec(s->conn, "ROLLBACK"));
+        pg__pq_run(s, "ROLLBACK");
     return err;
 }
 
@@ -624,7 +624,7 @@ int pg__pq_load_run(pg_run **out, pg_store *store, int64_t run_id)
 
 cleanup:
     PQclear(res);
-    PQclear(PQexec(s->conn, err ? "ROLLBACK" : "COMMIT"));
+    pg__pq_run(s, err ? "ROLLBACK" : "COMMIT");
     pg_run_free(run);
     return err;
 }

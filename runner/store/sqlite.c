@@ -210,7 +210,7 @@ static int schema_version(pg_store *store)
     return v;
 }
 
-static int migrate(pg_sqlite_store *s)
+int pg__sqlite_migrate(pg_sqlite_store *s)
 {
     int v = schema_version(&s->base), err;
     char sql[64];
@@ -287,12 +287,15 @@ static int sqlite_open(pg_store **out, const char *path)
     }
     sqlite3_busy_timeout(s->db, 10000);
     sqlite3_extended_result_codes(s->db, 1);
+    /* A file may come from elsewhere (an artifact): what its schema holds never calls functions with side effects. */
+    sqlite3_db_config(s->db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
+    sqlite3_db_config(s->db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
     /* journal_mode reads the file: a non-database fails here with a clear message. */
     if ((err = pg__sqlite_exec(s, "PRAGMA journal_mode = WAL", "cannot open database")) != 0 ||
         (err = pg__sqlite_exec(s, "PRAGMA foreign_keys = ON", "enabling foreign keys")) != 0 ||
         (err = pg__sqlite_exec(s, "PRAGMA synchronous = NORMAL", "setting synchronous mode")) != 0)
         goto cleanup;
-    if ((err = migrate(s)) != 0)
+    if ((err = pg__sqlite_migrate(s)) != 0)
         goto cleanup;
     *out = &s->base;
     s = NULL;
@@ -499,6 +502,10 @@ static int sqlite_check(pg_check_report *out, pg_store *store)
         snprintf(out->message, sizeof(out->message), "schema version %d, expected %d", out->schema_version,
                  out->schema_latest);
     }
+    /* What integrity cannot see: objects perfgate did not create, and samples that do not match their count. */
+    if (out->ok)
+        out->ok = pg__sqlite_check_schema(s, out->message, sizeof(out->message)) &&
+                  pg__sqlite_check_samples(s, out->message, sizeof(out->message));
     out->runs = count(s, "SELECT COUNT(*) FROM runs");
     out->results = count(s, "SELECT COUNT(*) FROM results");
     out->results_with_samples = count(s, "SELECT COUNT(*) FROM results WHERE samples IS NOT NULL");
@@ -546,6 +553,7 @@ const pg_store_ops pg__store_sqlite = {
     .name = "sqlite",
     .schema_latest = NMIGRATIONS,
     .open = sqlite_open,
+    .open_read = pg__sqlite_open_read,
     .close = sqlite_close,
     .schema_version = schema_version,
     .save_run = pg__sqlite_save_run,

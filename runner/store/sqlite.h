@@ -35,6 +35,21 @@ void pg__sqlite_bind_text(sqlite3_stmt *st, int i, const char *v);
 /** A copy of column `i` (caller frees), or NULL for SQL NULL. */
 char *pg__sqlite_col_text(sqlite3_stmt *st, int i);
 
+/** Creates or migrates the schema up to the latest version (sqlite.c). */
+int pg__sqlite_migrate(pg_sqlite_store *s);
+
+/*
+ * What the engine trusts of a file it may not have written (sqlite_guard.c):
+ * each returns 1 when the file passes, else 0 with the first difference in
+ * `msg`.
+ */
+/** Every table, index, trigger and view is exactly one perfgate's migrations create, and nothing else is. */
+int pg__sqlite_check_schema(pg_sqlite_store *s, char *msg, size_t len);
+/** Every sample blob holds exactly `n` float64 values. */
+int pg__sqlite_check_samples(pg_sqlite_store *s, char *msg, size_t len);
+/** Opens an existing file read-only, as engine.h's open_read. */
+int pg__sqlite_open_read(pg_store **out, const char *path);
+
 /* Saving, loading and listing runs (sqlite_runs.c). */
 int pg__sqlite_save_run(int *out_added, pg_store *store, pg_run *run);
 int pg__sqlite_load_run(pg_run **out, pg_store *store, int64_t run_id);

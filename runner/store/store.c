@@ -140,6 +140,17 @@ static int file_folder(const char *path)
     return err;
 }
 
+int pg_store_open_read(pg_store **out, const char *path)
+{
+    int err;
+
+    if (pg__store_is_url(path))
+        return pg_store_open(out, path);
+    if ((err = pg__store_sqlite.open_read(out, path)) != 0)
+        *out = NULL;
+    return err;
+}
+
 int pg_store_open(pg_store **out, const char *path)
 {
     int err;

@@ -11,8 +11,9 @@
  * transaction, so a process killed half-way leaves no partial run. Samples
  * are stored raw as little-endian float64 blobs.
  *
- * Merge copies every run of the inputs into the output once (runs are keyed
- * by uuid, so merging again adds nothing). Prune drops the raw samples of
+ * Merge copies every run of the inputs into the output once, in place and
+ * one run per transaction (runs are keyed by uuid, so merging again adds
+ * nothing). Prune drops the raw samples of
  * old runs (their summaries stay, so history stays) or deletes old runs
  * whole; pinned baselines are never pruned. Check runs the engine's
  * integrity and foreign-key checks and compares the schema version.
@@ -40,6 +41,17 @@ int pg_store_schema_latest(void);
  *         PG_ESCHEMA when it was written by a newer perfgate.
  */
 int pg_store_open(pg_store **out, const char *path);
+
+/**
+ * Opens the database at `path` to read only: a SQLite file is opened
+ * read-only and nothing is written to it or beside it (no journal mode is
+ * set), so a file in a read-only folder reads; a file that does not exist
+ * reads as an empty store and is not created; a file of an older schema is
+ * migrated first when it may be written, else refused. A server URL is
+ * opened as pg_store_open() does.
+ * @return as pg_store_open(); PG_ESCHEMA also for an older read-only file.
+ */
+int pg_store_open_read(pg_store **out, const char *path);
 
 /** Resolves the database path: `flag` if set, else $PERFGATE_DB, else the default. */
 const char *pg_store_path(const char *flag);
@@ -123,12 +135,13 @@ int pg_store_merge(pg_merge_stats *stats, pg_store *out, const char *const *inpu
 int pg_store_quick_check(pg_store *store);
 
 /**
- * Merges the inputs into the database file `out_path` atomically: into a
- * temporary file in the same directory (a copy of `out_path` when it
- * exists), renamed over `out_path` only when every input is merged. A merge
- * that fails or is killed leaves `out_path` as it was, or absent. A server
- * URL as `out_path` is merged into directly: it takes each run in one
- * transaction, so it never holds a partial run either.
+ * Merges the inputs into the database `out_path` (created when absent) in
+ * place: each run in one transaction of its own, beside any gate writing
+ * runs into the same file meanwhile, whose runs are never lost (the file is
+ * never replaced by a copy). A damaged output (quick check) is refused
+ * before anything is written. A merge that fails or is killed leaves whole
+ * runs only, never a partial one, and no temporary file; run it again to
+ * add the rest (runs are keyed by uuid). Inputs are opened read-only.
  */
 int pg_store_merge_file(pg_merge_stats *stats, const char *out_path, const char *const *inputs, size_t ninputs);
 

@@ -127,6 +127,11 @@ int pg__get_duration(pg_diags *d, double *out, const pg_node *n, const char *wha
         pg__diag_add(d, n, "%s must be a positive duration, not '%s'", what, n->scalar);
         return -1;
     }
+    /* Past a week a duration is a typo, and past ~292 years it no longer fits the nanosecond clock. */
+    if (v > PG_DURATION_MAX_S) {
+        pg__diag_add(d, n, "%s must be at most 7 days (%.0f s), not '%s'", what, PG_DURATION_MAX_S, n->scalar);
+        return -1;
+    }
     *out = v;
     return 0;
 }

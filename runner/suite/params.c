@@ -101,6 +101,14 @@ int pg__canon_value(pg_diags *d, pg__pval *out, const pg_node *v, const char *pn
     }
     if (!v->quoted) {
         errno = 0;
+        x = strtod(s, &end);
+        if (end != s && !*end && errno == ERANGE && !isspace((unsigned char)*s)) {
+            /* 1e400 is a number no double holds: never a word, and never the kernel's default in disguise. */
+            pg__diag_add(d, v, "parameter '%s': %s is out of range for a number (%s)", pname, s,
+                         fabs(x) > 1 ? "past 1.8e308" : "below 2.2e-308");
+            return -1;
+        }
+        errno = 0;
         ll = strtoll(s, &end, 10);
         if (end != s && !*end && !errno && !isspace((unsigned char)*s)) {
             out->text = pg__asprintf("%lld", ll);

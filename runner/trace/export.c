@@ -6,6 +6,7 @@
 
 #include "perfgate/config.h"
 #include "perfgate/errors.h"
+#include "base/outfile.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -135,13 +136,15 @@ int pg_trace_write_chrome(FILE *f, const pg_trace *t, const char *label)
 
 int pg_trace_export_file(const char *path, const pg_trace *t, const char *label)
 {
-    FILE *f = fopen(path, "wb");
+    pg_outfile out;
     int err;
 
-    if (!f)
-        return pg_error_set(PG_EIO, "%s: cannot write trace: %s", path, strerror(errno));
-    err = pg_trace_write_chrome(f, t, label);
-    if (fclose(f) != 0 && !err)
-        err = pg_error_set(PG_EIO, "%s: cannot write trace: %s", path, strerror(errno));
-    return err;
+    /* Written beside its name and renamed over it only when whole (base/outfile.h). */
+    if ((err = pg__outfile_open(&out, path, "trace")) != 0)
+        return err;
+    if ((err = pg_trace_write_chrome(out.f, t, label)) != 0) {
+        pg__outfile_abort(&out);
+        return err;
+    }
+    return pg__outfile_commit(&out, "trace");
 }

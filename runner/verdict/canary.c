@@ -128,8 +128,7 @@ int pg_canary_explains(double *out, const char **which, const pg_canary_reading 
     return s > 0 && s < 1 && v->est.ci_hi / s >= 1 / (1 + v->threshold);
 }
 
-/* The line every report shows; NULL when neither canary was measured on both sides. */
-static int summarize(char **out, const pg_canary_reading *r)
+int pg_canary_summary(char **out, const pg_canary_reading *r)
 {
     int hc = r->compute > 0 && isfinite(r->compute);
     int hm = r->memory > 0 && isfinite(r->memory);
@@ -175,5 +174,5 @@ int pg_canary_read(pg_canary_reading *out, const pg_case_verdict *cases, size_t 
         out->drift |= PG_CANARY_DRIFT_COMPUTE;
     if (canary_shift(&out->memory, vm))
         out->drift |= PG_CANARY_DRIFT_MEMORY;
-    return summarize(&out->summary, out);
+    return pg_canary_summary(&out->summary, out);
 }

@@ -70,6 +70,13 @@ int pg_canary_suite(pg_suite **out);
 int pg_canary_read(pg_canary_reading *out, const pg_case_verdict *cases, size_t ncases);
 
 /**
+ * The line every report shows for a reading's figures (compute, memory,
+ * drift), made from them alone. @param[out] out NULL when neither canary
+ * was measured on both sides; else caller frees.
+ */
+int pg_canary_summary(char **out, const pg_canary_reading *r);
+
+/**
  * Whether a drifted canary explains the change of `v`, a REGRESSED or
  * IMPROVED case: the canary of its kind (pg_canary_bound() of its head
  * result; for an unknown kind the larger move in the case's direction) moved

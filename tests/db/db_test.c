@@ -1,4 +1,7 @@
-/* db_test.c - merge, prune and check on real database files. */
+/*
+ * db_test.c - merge, prune and check on real database files; merges beside
+ * gates writing into the same file, and merges killed half-way.
+ */
 #include "support.h"
 
 #include "base/model.h"
@@ -6,9 +9,11 @@
 #include "store/store.h"
 #include "base/util.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sqlite3.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -60,19 +65,28 @@ static pg_run *make_run(const char *branch, int index, int64_t started)
     return run;
 }
 
-static int64_t q(const char *db, const char *sql)
+/* The first column of `sql`'s first row, `arg` (may be NULL) bound as ?1. */
+static int64_t q_arg(const char *db, const char *sql, const char *arg)
 {
     sqlite3 *h;
     sqlite3_stmt *st;
     int64_t n = -1;
 
     cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
+    sqlite3_busy_timeout(h, 10000);
     cr_assert_eq(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK, "%s", sqlite3_errmsg(h));
+    if (arg)
+        sqlite3_bind_text(st, 1, arg, -1, SQLITE_TRANSIENT);
     if (sqlite3_step(st) == SQLITE_ROW)
         n = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
     sqlite3_close(h);
     return n;
+}
+
+static int64_t q(const char *db, const char *sql)
+{
+    return q_arg(db, sql, NULL);
 }
 
 /* Three processes write at once: each to its own file, and all to one shared file. */
@@ -89,8 +103,10 @@ static void write_concurrently(char *paths[3], const char *shared)
             char branch[16];
             int i;
             snprintf(branch, sizeof(branch), "runner%d", w);
-            if (pg_store_open(&own, paths[w]) != 0 || pg_store_open(&sh, shared) != 0)
+            if (pg_store_open(&own, paths[w]) != 0 || pg_store_open(&sh, shared) != 0) {
+                fprintf(stderr, "writer %d: %s\n", w, pg_error_last());
                 _exit(3);
+            }
             for (i = 0; i < 20; i++) {
                 pg_run *r = make_run(branch, i, 1700000000 + i);
                 if (pg_store_save_run(own, r) != 0)
@@ -274,74 +290,34 @@ Test(db, check_reports_health_and_damage)
     free(db);
 }
 
-/* Starts `perfgate db merge -o out a b` without waiting. */
-static pid_t start_merge(const char *out, const char *a, const char *b)
+/* A sample blob cut short of its count (a damaged or forged file whose pages are whole): check names it, exit 3. */
+Test(db, check_reports_a_sample_blob_shorter_than_its_count)
 {
-    pid_t pid = fork();
-
-    cr_assert(pid >= 0);
-    if (pid == 0) {
-        int devnull = open("/dev/null", O_WRONLY);
-        dup2(devnull, 1);
-        dup2(devnull, 2);
-        execl(PG_TEST_BINARY, PG_TEST_BINARY, "db", "merge", "-o", out, a, b, (char *)NULL);
-        _exit(127);
-    }
-    return pid;
-}
-
-/*
- * A merge killed at any moment leaves no partial output: the file is either
- * absent or holds every run. The kills are spread over the time one whole
- * merge takes, so they land in every phase (opening, copying runs, renaming).
- */
-Test(db, killed_merge_leaves_no_partial_output, .timeout = 300)
-{
-    char *in[2], *out = pg__asprintf("%s/merged.db", tmp);
-    int64_t t0, whole_ns;
-    int i, k, status, complete = 0, absent = 0;
+    char *db = pg__asprintf("%s/b.db", tmp);
     pg_store *s;
+    pg_proc p;
+    const char *argv[] = {"db", "check", "--db", db, NULL};
+    sqlite3 *h;
 
-    for (i = 0; i < 2; i++) {
-        in[i] = pg__asprintf("%s/in%d.db", tmp, i);
-        pg_assert_ok(pg_store_open(&s, in[i]));
-        for (k = 0; k < 30; k++) {
-            pg_run *r = make_run(i ? "b" : "a", k, 1700000000 + k);
-            pg_assert_ok(pg_store_save_run(s, r));
-            pg_run_free(r);
-        }
-        pg_store_close(s);
+    pg_assert_ok(pg_store_open(&s, db));
+    for (int i = 0; i < 2; i++) {
+        pg_run *r = make_run("main", i, 1700000000 + i);
+        pg_assert_ok(pg_store_save_run(s, r));
+        pg_run_free(r);
     }
-    t0 = pg__mono_ns();
-    cr_assert_eq(waitpid(start_merge(out, in[0], in[1]), &status, 0) > 0 && WIFEXITED(status) &&
-                     WEXITSTATUS(status) == 0, 1, "a whole merge failed");
-    whole_ns = pg__mono_ns() - t0;
-    cr_assert_eq(q(out, "SELECT COUNT(*) FROM runs"), 60);
-    for (i = 0; i < 20; i++) {
-        pid_t pid;
-        struct timespec ts;
-        int64_t at = whole_ns * i / 20;
-        unlink(out);
-        pid = start_merge(out, in[0], in[1]);
-        ts.tv_sec = (time_t)(at / 1000000000);
-        ts.tv_nsec = (long)(at % 1000000000);
-        nanosleep(&ts, NULL);
-        kill(pid, SIGKILL);
-        waitpid(pid, &status, 0);
-        if (access(out, F_OK) != 0) {
-            absent++;
-            continue;
-        }
-        cr_assert_eq(q(out, "SELECT COUNT(*) FROM runs"), 60, "kill %d at %.0f ms left a partial output", i,
-                     (double)at / 1e6);
-        cr_assert_eq(q(out, "SELECT COUNT(*) FROM results"), 180);
-        complete++;
-    }
-    cr_log_info("20 kills: %d outputs absent, %d complete", absent, complete);
-    cr_expect_gt(absent, 0, "no kill landed before the rename");
-    for (i = 0; i < 2; i++)
-        free(in[i]);
-    free(out);
+    pg_store_close(s);
+    cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(h,
+                              "UPDATE results SET samples = substr(samples, 1, 80)"
+                              " WHERE id = (SELECT MIN(id) FROM results)",
+                              NULL, NULL, NULL),
+                 SQLITE_OK, "%s", sqlite3_errmsg(h));
+    sqlite3_close(h);
+    pg_test_run(&p, NULL, NULL, argv);
+    cr_assert_eq(p.status, 3, "a short blob passed: %s%s", p.out, p.err);
+    cr_assert(strstr(p.out, "samples: 1 result") || strstr(p.err, "samples: 1 result"), "%s%s", p.out, p.err);
+    pg_proc_free(&p);
+    free(db);
 }
 
 /* One page overwritten: the gate refuses the database (exit 3) before measuring, and writes nothing to it. */
@@ -384,4 +360,252 @@ Test(db, gate_refuses_a_damaged_database_and_stores_nothing)
     free(after);
     free(suite);
     free(db);
+}
+
+/* ---- merging beside writers ------------------------------------------- */
+
+#define WRITERS 4
+#define RUNS_EACH 40
+#define ROUNDS 10
+#define INPUT_RUNS 100
+
+/*
+ * A gate's store writer: one connection kept open, RUNS_EACH runs, the
+ * commit of each run written to `fd` once its save returned (the runs it
+ * would report stored).
+ */
+static pid_t start_writer(const char *db, int w, int fd)
+{
+    pid_t pid = fork();
+
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        pg_store *s;
+        int i, failed = 0;
+        char branch[32];
+        snprintf(branch, sizeof(branch), "w%d", w);
+        if (pg_store_open(&s, db) != 0)
+            _exit(3);
+        for (i = 0; i < RUNS_EACH; i++) {
+            pg_run *r = make_run(branch, i, 1700000000 + i);
+            if (pg_store_save_run(s, r) == 0) {
+                char line[64];
+                int n = snprintf(line, sizeof(line), "%s\n", r->commit);
+                if (write(fd, line, (size_t)n) != n)
+                    _exit(3);
+            } else {
+                failed++;
+            }
+            pg_run_free(r);
+            /* A gate stores a run now and then, not in a burst: its writes fall across many merges. */
+            usleep(3000);
+        }
+        pg_store_close(s);
+        _exit(failed ? 1 : 0);
+    }
+    return pid;
+}
+
+/* Starts the binary with `args`, its output to /dev/null. */
+static pid_t spawn_perfgate(const char *const *args)
+{
+    const char *argv[12];
+    pid_t pid;
+    size_t i;
+
+    argv[0] = PG_TEST_BINARY;
+    for (i = 0; args[i] && i < 10; i++)
+        argv[i + 1] = args[i];
+    argv[i + 1] = NULL;
+    pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        int devnull = open("/dev/null", O_WRONLY);
+        dup2(devnull, 1);
+        dup2(devnull, 2);
+        execv(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    return pid;
+}
+
+static int run_perfgate(const char *const *args)
+{
+    pid_t pid = spawn_perfgate(args);
+    int status;
+
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/*
+ * The files in `dir` other than the inputs and `db` with SQLite's own
+ * companions (-wal, -shm, and the -journal of a file killed while being
+ * created, which the next open rolls back): a merge's leftovers, as one line.
+ */
+static char *leftovers(const char *dir, const char *db)
+{
+    const char *base = strrchr(db, '/') + 1;
+    pg_buf b = PG_BUF_INIT;
+    DIR *d = opendir(dir);
+    struct dirent *e;
+
+    while (d && (e = readdir(d)) != NULL) {
+        size_t n = strlen(base);
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || strncmp(e->d_name, "in", 2) == 0 ||
+            strcmp(e->d_name, "written") == 0 || strncmp(e->d_name, "done", 4) == 0)
+            continue;
+        if (strncmp(e->d_name, base, n) == 0 &&
+            (!e->d_name[n] || !strcmp(e->d_name + n, "-wal") || !strcmp(e->d_name + n, "-shm") ||
+             !strcmp(e->d_name + n, "-journal")))
+            continue;
+        pg__buf_printf(&b, "%s ", e->d_name);
+    }
+    if (d)
+        closedir(d);
+    return b.ptr ? pg__buf_detach(&b) : NULL;
+}
+
+/*
+ * Four writers store 40 runs each into OUT while `db merge -o OUT IN` runs
+ * again and again beside them, ten times over: every run a writer stored is
+ * in OUT afterwards, every input run is too, once, and db check passes.
+ */
+Test(db, merge_beside_four_writers_keeps_every_reported_run, .timeout = 600)
+{
+    char *in = pg__asprintf("%s/in.db", tmp);
+    pg_store *s;
+    int round, i;
+
+    pg_assert_ok(pg_store_open(&s, in));
+    for (i = 0; i < INPUT_RUNS; i++) {
+        pg_run *r = make_run("merged", i, 1700000000 + i);
+        pg_assert_ok(pg_store_save_run(s, r));
+        pg_run_free(r);
+    }
+    pg_store_close(s);
+    for (round = 0; round < ROUNDS; round++) {
+        char *out = pg__asprintf("%s/out%d.db", tmp, round), *written = pg__asprintf("%s/written", tmp);
+        char *text = NULL, *line, *save = NULL, *left;
+        const char *merge[] = {"db", "merge", "-o", out, in, NULL};
+        const char *check[] = {"db", "check", "--db", out, NULL};
+        pid_t writers[WRITERS];
+        int fd, status, merges = 0, merged_ok = 0, reported = 0, alive;
+        size_t len;
+
+        pg_assert_ok(pg_store_open(&s, out));
+        pg_store_close(s);
+        fd = open(written, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0600);
+        cr_assert(fd >= 0);
+        for (i = 0; i < WRITERS; i++)
+            writers[i] = start_writer(out, i, fd);
+        do {
+            merged_ok += run_perfgate(merge) == 0;
+            merges++;
+            for (alive = 0, i = 0; i < WRITERS; i++)
+                if (writers[i] && waitpid(writers[i], &status, WNOHANG) == 0)
+                    alive++;
+                else
+                    writers[i] = 0;
+        } while (alive);
+        close(fd);
+        merged_ok += run_perfgate(merge) == 0;
+        merges++;
+        cr_assert_eq(merged_ok, merges, "round %d: %d of %d merges failed", round, merges - merged_ok, merges);
+
+        pg_assert_ok(pg__read_file(&text, &len, written));
+        for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+            reported++;
+            cr_assert_eq(q_arg(out, "SELECT COUNT(*) FROM runs WHERE commit_sha = ?1", line), 1,
+                         "round %d: run %s was reported stored and is not in the database", round, line);
+        }
+        cr_assert_eq(reported, WRITERS * RUNS_EACH, "round %d: writers stored %d of %d runs", round, reported,
+                     WRITERS * RUNS_EACH);
+        cr_assert_eq(q(out, "SELECT COUNT(*) FROM runs WHERE branch = 'merged'"), INPUT_RUNS);
+        cr_assert_eq(q(out, "SELECT COUNT(*) FROM results"), 3 * (WRITERS * RUNS_EACH + INPUT_RUNS));
+        cr_assert_eq(run_perfgate(check), 0, "round %d: db check failed", round);
+        left = leftovers(tmp, out);
+        cr_assert(!left || !*left, "round %d: left behind: %s", round, left);
+        cr_log_info("round %d: %d runs reported by %d writers, all present; %d merges beside them", round, reported,
+                    WRITERS, merges);
+        /* Out of the way of the next round's check for leftovers. */
+        {
+            static const char *const sfx[] = {"", "-wal", "-shm"};
+            size_t j;
+            for (j = 0; j < 3; j++) {
+                char *from = pg__asprintf("%s%s", out, sfx[j]), *to = pg__asprintf("%s/done%d.db%s", tmp, round, sfx[j]);
+                rename(from, to);
+                free(from);
+                free(to);
+            }
+        }
+        free(left);
+        free(text);
+        free(out);
+        free(written);
+    }
+    free(in);
+}
+
+/*
+ * A merge killed at any moment (SIGKILL, spread over the time a whole merge
+ * takes) leaves whole runs only (three results each), a file db check
+ * passes, and no temporary file; merging again brings in the rest.
+ */
+Test(db, a_killed_merge_leaves_whole_runs_and_no_temporary_file, .timeout = 300)
+{
+    char *in[2], *out = pg__asprintf("%s/merged.db", tmp);
+    const char *check[] = {"db", "check", "--db", out, NULL};
+    int64_t t0, whole_ns, runs;
+    int i, k;
+    pg_store *s;
+
+    for (i = 0; i < 2; i++) {
+        in[i] = pg__asprintf("%s/in%d.db", tmp, i);
+        pg_assert_ok(pg_store_open(&s, in[i]));
+        for (k = 0; k < 30; k++) {
+            pg_run *r = make_run(i ? "b" : "a", k, 1700000000 + k);
+            pg_assert_ok(pg_store_save_run(s, r));
+            pg_run_free(r);
+        }
+        pg_store_close(s);
+    }
+    {
+        const char *merge[] = {"db", "merge", "-o", out, in[0], in[1], NULL};
+        t0 = pg__mono_ns();
+        cr_assert_eq(run_perfgate(merge), 0, "a whole merge failed");
+        whole_ns = pg__mono_ns() - t0;
+    }
+    for (i = 0; i < 20; i++) {
+        const char *merge[] = {"db", "merge", "-o", out, in[0], in[1], NULL};
+        int64_t at = whole_ns * i / 20;
+        struct timespec ts = {(time_t)(at / 1000000000), (long)(at % 1000000000)};
+        pid_t pid;
+        char *left;
+
+        unlink(out);
+        pid = spawn_perfgate(merge);
+        nanosleep(&ts, NULL);
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+        left = leftovers(tmp, out);
+        cr_assert(!left || !*left, "kill %d at %.0f ms left: %s", i, (double)at / 1e6, left);
+        free(left);
+        if (access(out, F_OK) != 0)
+            continue;
+        /* A file killed before its tables were made is a valid empty database: check opens and migrates it. */
+        cr_assert_eq(run_perfgate(check), 0, "kill %d: db check failed", i);
+        runs = q(out, "SELECT COUNT(*) FROM runs");
+        cr_assert_eq(q(out, "SELECT COUNT(*) FROM results"), 3 * runs,
+                     "kill %d at %.0f ms left a partial run", i, (double)at / 1e6);
+    }
+    {
+        const char *merge[] = {"db", "merge", "-o", out, in[0], in[1], NULL};
+        cr_assert_eq(run_perfgate(merge), 0);
+        cr_assert_eq(q(out, "SELECT COUNT(*) FROM runs"), 60);
+        cr_assert_eq(q(out, "SELECT COUNT(*) FROM results"), 180);
+    }
+    for (i = 0; i < 2; i++)
+        free(in[i]);
+    free(out);
 }

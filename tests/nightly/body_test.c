@@ -135,6 +135,26 @@ Test(nightly_body, the_repositorys_words_format_nothing_and_mention_no_one)
     pg__buf_clear(&b);
 }
 
+Test(nightly_body, escape_sequences_in_keys_and_reasons_reach_no_title_or_body)
+{
+    pg_nightly n = night_of(SINCE, 1767225600);
+    pg_nightly_case c = case_of("kern/\x1b[31ma\x1b[0m\nb\xe2\x80\xae", "slower \x1b]8;;https://x\x07here\x9b");
+    pg_buf b = PG_BUF_INIT;
+    char *title = pg__nightly_title(&c, SINCE);
+
+    cr_assert_not_null(title);
+    cr_assert_null(strchr(title, '\x1b'), "%s", title);
+    cr_assert_null(strchr(title, '\n'), "%s", title);
+    cr_assert_null(strstr(title, "\xe2\x80\xae"), "%s", title);
+    cr_assert(strstr(title, "kern/?[31ma?[0m b???"), "%s", title);
+    pg_assert_ok(pg__nightly_body(&b, &n, &c, NULL, "https://github.com", "acme/lib"));
+    cr_assert_null(strchr(b.ptr, '\x1b'), "%s", b.ptr);
+    cr_assert_null(strchr(b.ptr, '\x07'), "%s", b.ptr);
+    cr_assert_null(strstr(b.ptr, "\xe2\x80\xae"), "%s", b.ptr);
+    free(title);
+    pg__buf_clear(&b);
+}
+
 Test(nightly_body, bodies_without_or_with_broken_markers_are_not_acted_on)
 {
     static const char *const bodies[] = {

@@ -17,6 +17,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -310,4 +311,181 @@ Test(zip_reader, one_file_only_and_its_crc_checked)
     free(a);
     pg_test_rmtree(tmp);
     free(tmp);
+}
+
+/*
+ * A zip bomb: 64 MiB of zeros deflated (about 64 KiB) in an entry that
+ * declares 100 bytes, its sizes rewritten in both headers as an attacker
+ * would. The inflate stops at the declared size, so what is written stays
+ * within one chunk of it, however far the data would inflate.
+ */
+static char *make_bomb(size_t *len, const char *tmp)
+{
+    char *path = pg__asprintf("%s/bomb.zip", tmp), *cmd, *bytes = NULL;
+
+    cmd = pg__asprintf("python3 -c 'import struct, sys, zipfile\n"
+                       "with zipfile.ZipFile(sys.argv[1], \"w\", zipfile.ZIP_DEFLATED) as z:\n"
+                       "    z.writestr(\"perfgate.db\", bytes(64 << 20))\n"
+                       "b = bytearray(open(sys.argv[1], \"rb\").read())\n"
+                       "struct.pack_into(\"<I\", b, 22, 100)\n"
+                       "c = b.rfind(b\"PK\\x01\\x02\")\n"
+                       "struct.pack_into(\"<I\", b, c + 24, 100)\n"
+                       "open(sys.argv[1], \"wb\").write(b)' '%s'",
+                       path);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    pg_assert_ok(pg__read_file(&bytes, len, path));
+    unlink(path);
+    free(path);
+    free(cmd);
+    return bytes;
+}
+
+Test(zip_reader, a_zip_bomb_stops_at_the_size_it_declares)
+{
+    char *tmp = pg_test_tmpdir(), *outp = pg__asprintf("%s/out", tmp), *bomb;
+    struct stat st;
+    size_t len;
+    int64_t t0;
+    int fd;
+
+    bomb = make_bomb(&len, tmp);
+    fd = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    t0 = pg__mono_ns();
+    cr_assert_eq(pg_zip_extract_single(NULL, fd, (const unsigned char *)bomb, len), PG_EFORMAT);
+    cr_log_info("a %zu-byte bomb declaring 100 bytes: refused after %.1f ms", len, (double)(pg__mono_ns() - t0) / 1e6);
+    close(fd);
+    cr_assert(strstr(pg_error_last(), "inflates past the 100 bytes it declares") != NULL, "%s", pg_error_last());
+    cr_assert_eq(stat(outp, &st), 0);
+    cr_assert_leq(st.st_size, 100 + 65536, "%lld bytes written for a file declaring 100",
+                  (long long)st.st_size);
+    free(bomb);
+    free(outp);
+    pg_test_rmtree(tmp);
+    free(tmp);
+}
+
+Test(db_fetch, a_zip_bomb_writes_nothing)
+{
+    char *tmp = pg_test_tmpdir(), *bomb;
+    size_t len;
+
+    bomb = make_bomb(&len, tmp);
+    bad_archive_leaves_the_file(bomb, len, "inflates past the 100 bytes it declares");
+    free(bomb);
+    pg_test_rmtree(tmp);
+    free(tmp);
+}
+
+/* A store with `sql` run on it (objects perfgate never creates), zipped. */
+static char *hostile_store_zip(size_t *len, const char *tmp, const char *sql)
+{
+    char *db = pg__asprintf("%s/hostile.db", tmp), *zip;
+    sqlite3 *h;
+
+    make_store(db, 1);
+    cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK, "%s", sqlite3_errmsg(h));
+    sqlite3_close(h);
+    zip = make_zip(len, tmp, db, "perfgate.db", "deflated");
+    free(db);
+    return zip;
+}
+
+/*
+ * Restored databases are held to the exact schema perfgate's migrations
+ * create: a trigger that deletes every result as it is inserted (the next
+ * import would say "imported 50 cases" and store none), a view in place of
+ * a table, a trigger that aborts writes. Each is refused; PATH stays.
+ */
+Test(db_fetch, a_database_with_objects_perfgate_did_not_create_is_refused)
+{
+    static const struct {
+        const char *sql, *expect;
+    } cases[] = {
+        {"CREATE TRIGGER eat AFTER INSERT ON results BEGIN DELETE FROM results WHERE id = NEW.id; END;",
+         "trigger 'eat' on results is not perfgate's"},
+        {"CREATE TRIGGER stop BEFORE INSERT ON runs BEGIN SELECT RAISE(ABORT, 'no'); END;",
+         "trigger 'stop' on runs is not perfgate's"},
+        {"PRAGMA foreign_keys = OFF; DROP TABLE checks; CREATE VIEW checks AS SELECT 1 AS id;",
+         "'checks' is a view where perfgate has a table"},
+        {"CREATE INDEX extra ON runs(uuid, branch);", "index 'extra' on runs is not perfgate's"},
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char *tmp = pg_test_tmpdir(), *zip;
+        size_t len;
+        zip = hostile_store_zip(&len, tmp, cases[i].sql);
+        bad_archive_leaves_the_file(zip, len, cases[i].expect);
+        free(zip);
+        pg_test_rmtree(tmp);
+        free(tmp);
+    }
+}
+
+/*
+ * The API may answer an archive's URL with the archive itself (200) rather
+ * than a redirect: the body is refused as it arrives past the cap, never
+ * buffered whole first. The fake server counts what the client took.
+ */
+Test(db_fetch, an_archive_answered_directly_is_refused_as_it_arrives)
+{
+    fakegh *s = fakegh_start(TOKEN, "github-actions[bot]");
+    pg_gh_options go = PG_GH_OPTIONS_INIT;
+    const size_t big = (size_t)48 << 20;
+    char *body = malloc(big + 1);
+    pg_gh_response r = {0};
+    const fakegh_request *req;
+    pg_gh *gh = NULL;
+
+    cr_assert(body != NULL);
+    memset(body, 'A', big);
+    body[big] = '\0';
+    fakegh_fail_next(s, "GET", "/repos/acme/kernels/actions/artifacts/1/zip", 200, NULL, body, 1);
+    free(body);
+    go.api_url = fakegh_url(s);
+    go.token = TOKEN;
+    pg_assert_ok(pg_gh_new(&gh, &go));
+    cr_assert_eq(pg_gh_download(&r, gh, "/repos/acme/kernels/actions/artifacts/1/zip", (size_t)1 << 20), PG_EIO);
+    cr_assert(strstr(pg_error_last(), "larger than") != NULL, "%s", pg_error_last());
+    req = fakegh_request_at(s, fakegh_request_count(s) - 1);
+    cr_log_info("a %zu-byte answer against a 1 MiB cap: the client took %lld bytes", big, (long long)req->sent);
+    cr_assert_lt(req->sent, (int64_t)(big / 2), "the client read %lld of %zu bytes past a 1 MiB cap",
+                 (long long)req->sent, big);
+    pg_gh_response_clear(&r);
+    pg_gh_free(gh);
+    fakegh_stop(s);
+}
+
+/* A redirect to a host the token may not go to (plain http off the machine) is GitHub's fault: exit 3, as documented. */
+Test(db_fetch, a_redirect_off_host_is_an_infrastructure_error)
+{
+    fakegh *s = fakegh_start(TOKEN, "github-actions[bot]");
+    char *tmp = pg_test_tmpdir(), *out = pg__asprintf("%s/perfgate.db", tmp), *good = pg__asprintf("%s/g.db", tmp);
+    char *zip;
+    size_t len;
+    int64_t id;
+    pg_proc p;
+
+    make_store(good, 1);
+    zip = make_zip(&len, tmp, good, "perfgate.db", "deflated");
+    id = fakegh_add_artifact(s, "perfgate-db", "main", 1, 0, "2026-11-20T10:00:00Z", zip, len);
+    {
+        char *prefix = pg__asprintf("/repos/acme/kernels/actions/artifacts/%lld/zip", (long long)id);
+        fakegh_fail_next(s, "GET", prefix, 302, "Location: http://evil.example/steal\r\n", "", 1);
+        free(prefix);
+    }
+    env_for(s);
+    fetch(&p, tmp, out);
+    cr_assert_eq(p.status, 3, "%d\n%s", p.status, p.err);
+    cr_assert(strstr(p.err, "redirect") != NULL, "%s", p.err);
+    cr_assert_neq(access(out, F_OK), 0, "something was restored");
+    pg_proc_free(&p);
+    env_free();
+    fakegh_stop(s);
+    pg_test_rmtree(tmp);
+    free(tmp);
+    free(out);
+    free(good);
+    free(zip);
 }

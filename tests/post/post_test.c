@@ -19,6 +19,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -241,7 +242,7 @@ Test(post_comment, a_link_outside_the_api_is_not_followed)
     for (i = 0; i < 150; i++)
         fakegh_add_comment(srv, 5, "alice", "hello");
     fakegh_set_link_base(srv, "https://evil.example.com");
-    cr_assert_eq(pg_post_sticky_comment(&o, gh, "acme/kernels", 5, MARKER, "body", NULL), PG_EUSAGE);
+    cr_assert_eq(pg_post_sticky_comment(&o, gh, "acme/kernels", 5, MARKER, "body", NULL), PG_ENET);
     cr_assert(strstr(pg_error_last(), "not following") != NULL, "%s", pg_error_last());
     cr_assert_eq(fakegh_count(srv, "POST", "/"), 0);
 }
@@ -478,8 +479,35 @@ Test(post_comment, a_link_to_the_api_host_in_other_case_is_followed)
     cr_assert_geq(fakegh_count(srv, "GET", "/repositories/1/issues/5/comments"), 1, "the second page was read");
     /* Only the host's case is forgiven: another path under it is still refused. */
     fakegh_set_link_base(srv, "https://LOCALHOST.evil.example.com");
-    cr_assert_eq(pg_post_sticky_comment(&out, g2, "acme/kernels", 5, MARKER, "body", NULL), PG_EUSAGE);
+    cr_assert_eq(pg_post_sticky_comment(&out, g2, "acme/kernels", 5, MARKER, "body", NULL), PG_ENET);
     pg_gh_free(g2);
     free(api);
     free(link);
+}
+
+/*
+ * Retry-After is delay-seconds or an HTTP-date (RFC 9110): an hour from now
+ * written as a date is an hour's wait (over max_wait_s: give up), not
+ * "retry now" as a number parser reads it. Both forms, and garbage.
+ */
+Test(post_client, retry_after_as_an_http_date_is_read_as_a_date)
+{
+    pg_gh_response r = {0};
+    pg__gh_hints h;
+    char date[64], block[160];
+    time_t later = time(NULL) + 3600;
+    struct tm tm;
+
+    gmtime_r(&later, &tm);
+    strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S GMT", &tm);
+    snprintf(block, sizeof(block), "HTTP/1.1 429 Too Many\r\nRetry-After: %s\r\n\r\n", date);
+    pg__gh_read_headers(&r, &h, block, strlen(block));
+    cr_assert(h.retry_after > 3500 && h.retry_after <= 3601, "Retry-After: %s read as %g s", date, h.retry_after);
+    pg_gh_response_clear(&r);
+    pg__gh_read_headers(&r, &h, "Retry-After: 17\r\n", 17);
+    cr_assert_float_eq(h.retry_after, 17.0, 1e-9);
+    pg_gh_response_clear(&r);
+    pg__gh_read_headers(&r, &h, "Retry-After: soon\r\n", 19);
+    cr_assert_lt(h.retry_after, 0, "an unreadable value is no hint: %g", h.retry_after);
+    pg_gh_response_clear(&r);
 }

@@ -27,9 +27,10 @@ typedef struct trust_case {
  * A workflow_run event: `pr` 0 leaves pull_requests empty, as GitHub does
  * for a fork; the head is mallory:fix at `sha`.
  */
-static void setup(trust_case *c, const char *conclusion, int64_t pr, const char *sha)
+static void setup_listing(trust_case *c, const char *conclusion, int64_t pr, const char *sha, const char *listed_head)
 {
-    char *ev, *prs = pr ? pg__asprintf("[{\"number\": %lld, \"head\": {\"sha\": \"%s\"}}]", (long long)pr, sha)
+    char *ev, *prs = pr ? pg__asprintf("[{\"number\": %lld, \"head\": {\"sha\": \"%s\"}}]", (long long)pr,
+                                       listed_head)
                         : pg__strdup("[]");
     char *text = pg__asprintf("{\"action\": \"completed\", \"workflow_run\": {\"id\": 31, \"event\": \"pull_request\", "
                               "\"conclusion\": \"%s\", \"head_sha\": \"%s\", \"head_branch\": \"fix\", "
@@ -59,8 +60,21 @@ static void setup(trust_case *c, const char *conclusion, int64_t pr, const char 
     free(prs);
 }
 
+static void setup(trust_case *c, const char *conclusion, int64_t pr, const char *sha)
+{
+    setup_listing(c, conclusion, pr, sha, sha);
+}
+
+static void write_report_as(trust_case *c, int64_t pr, const char *sha, const char *suite_set);
+
 /* The untrusted job's report, claiming `pr` and `sha` (0/NULL: no claim). */
 static void write_report(trust_case *c, int64_t pr, const char *sha)
+{
+    write_report_as(c, pr, sha, NULL);
+}
+
+/* As write_report(), with the run's suite set replaced by `suite_set` (NULL: the fixture's). */
+static void write_report_as(trust_case *c, int64_t pr, const char *sha, const char *suite_set)
 {
     pg_test_model m;
     pg_report_origin og = {0};
@@ -71,6 +85,10 @@ static void write_report(trust_case *c, int64_t pr, const char *sha)
 
     pg_test_fixed_model(&m);
     m.head->pr = 0;
+    if (suite_set) {
+        free(m.head->suite_set);
+        m.head->suite_set = pg__strdup(suite_set);
+    }
     /* Without a head SHA the report names the run's commit: no claim means the measured one. */
     free(m.head->commit);
     m.head->commit = pg__strdup(sha ? sha : SHA_A);
@@ -264,5 +282,153 @@ Test(post_trust, cancelled_run_posts_nothing)
     cr_assert(strstr(p.err, "concluded 'cancelled': nothing posted") != NULL, "%s", p.err);
     cr_assert_eq(fakegh_request_count(c.s), 0);
     pg_proc_free(&p);
+    teardown(&c);
+}
+
+/* `md` without its inline code spans (`...`). */
+static char *outside_code_spans(const char *md)
+{
+    pg_buf b = PG_BUF_INIT;
+    int in_code = 0;
+
+    for (; *md; md++) {
+        if (*md == '`')
+            in_code = !in_code;
+        else if (!in_code || *md == '\n')
+            pg__buf_put(&b, md, 1);
+        if (*md == '\n')
+            in_code = 0;
+    }
+    return pg__buf_detach(&b);
+}
+
+/*
+ * The marker and the status context used to be built from the report's
+ * suite set, which a fork writes: a comment marker closed early, a heading,
+ * an image and a link, and a context of the attacker's choosing. Now the
+ * suite set only adds an identifier to both, and no markup reaches the
+ * comment posted with the write token.
+ */
+Test(post_trust, a_forged_suite_set_adds_no_markup_to_the_comment_nor_the_context)
+{
+    static const char forged[] = "imp -->\n\n# perfgate: PASS\n<img src=https://evil.example/x.png>\n"
+                                 "[click](https://evil.example/phish)\n<!-- ";
+    trust_case c;
+    pg_proc p;
+    char *body, *line;
+    size_t i;
+
+    setup(&c, "failure", 9, SHA_A);
+    write_report_as(&c, 9, SHA_A, forged);
+    post(&p, &c, NULL, NULL);
+    cr_assert_eq(p.status, 0, "%d\n%s", p.status, p.err);
+    cr_assert_eq(fakegh_comment_count(c.s, 9), 1);
+    body = fakegh_comment_body(c.s, 1001);
+    cr_assert_not_null(body);
+    {
+        /* What markdown reads as markup: the text outside code spans (which show their text as it is). */
+        char *plain = outside_code_spans(body);
+        cr_assert(strstr(plain, "<img") == NULL && strstr(plain, "](https://evil") == NULL, "%s", body);
+        free(plain);
+    }
+    for (line = body; line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
+        cr_assert(strncmp(line, "# perfgate", 10) != 0, "a forged heading:\n%s", body);
+    /* One comment marker, closed where perfgate closes it. */
+    cr_assert(strstr(body, "<!-- perfgate:imp----") == body, "%s", body);
+    cr_assert_eq(strstr(body, "-->"), strchr(body, '\n') - 3, "%s", body);
+    for (i = 0; i < fakegh_request_count(c.s); i++) {
+        const fakegh_request *r = fakegh_request_at(c.s, i);
+        if (strcmp(r->method, "POST") == 0 && strncmp(r->path, "/repos/acme/kernels/statuses/", 29) == 0)
+            cr_assert(strstr(r->body, "\"context\":\"perfgate/imp----") != NULL && !strstr(r->body, "\\n") &&
+                          !strstr(r->body, "<img"),
+                      "%s", r->body);
+    }
+    cr_assert_eq(fakegh_count(c.s, "POST", "/repos/acme/kernels/statuses/" SHA_A), 1);
+    free(body);
+    pg_proc_free(&p);
+    teardown(&c);
+}
+
+/*
+ * GitHub lists a workflow_run's pull requests by branch name, so a fork's
+ * branch named like one of the repository's lists that pull request: it is
+ * taken only when its head is the run's head, else looked up (and refused).
+ */
+Test(post_trust, a_listed_pull_request_with_another_head_is_not_posted_to)
+{
+    trust_case c;
+
+    setup_listing(&c, "success", 7, SHA_A, SHA_B);
+    write_report(&c, 0, NULL);
+    refused(&c, NULL, NULL, "refusing to post");
+    cr_assert_eq(fakegh_comment_count(c.s, 7), 0);
+    teardown(&c);
+}
+
+/* A job that says it runs on workflow_run but whose event file holds none never falls back to the report's claims. */
+Test(post_trust, a_workflow_run_job_without_its_event_is_refused)
+{
+    trust_case c;
+    char *ev;
+    int i;
+
+    setup(&c, "success", 9, SHA_A);
+    write_report(&c, 9, SHA_A);
+    ev = pg_test_write(c.tmp, "event.json", "{\"action\": \"opened\", \"pull_request\": {\"number\": 9}}");
+    for (i = 0; c.vars[i]; i++)
+        if (strncmp(c.vars[i], "GITHUB_EVENT_PATH=", 18) == 0) {
+            free(c.vars[i]);
+            c.vars[i] = pg__asprintf("GITHUB_EVENT_PATH=%s", ev);
+        }
+    refused(&c, NULL, NULL, "GITHUB_EVENT_NAME is workflow_run but the event holds no workflow_run");
+    free(ev);
+    teardown(&c);
+}
+
+/* `gate --post` in a workflow_run job goes through the same checks: the listed pull request's head must match. */
+Test(post_trust, gate_post_in_a_workflow_run_job_takes_no_unchecked_pull_request)
+{
+    trust_case c;
+    pg_proc p;
+    char *suite, *db;
+    const char *argv[] = {"gate", "--quick", "--post", "--style", "none", "--db", NULL, "--commit", SHA_A, NULL, NULL};
+
+    setup_listing(&c, "success", 7, SHA_A, SHA_B);
+    suite = pg_test_write(c.tmp, "s.yaml", "suite: s\nbenchmarks:\n  - {name: a, kernel: add, params: {n: 256}}\n");
+    db = pg__asprintf("%s/g.db", c.tmp);
+    argv[6] = db;
+    argv[9] = suite;
+    pg_test_run(&p, c.tmp, (const char *const *)c.vars, argv);
+    cr_assert(strstr(p.out, TOKEN) == NULL && strstr(p.err, TOKEN) == NULL, "the token was printed");
+    cr_assert_eq(p.status, 4, "%d\n%s", p.status, p.err);
+    cr_assert(strstr(p.err, "refusing to post") != NULL, "%s", p.err);
+    cr_assert_eq(fakegh_comment_count(c.s, 7), 0, "commented on a pull request whose head is another commit");
+    cr_assert_eq(fakegh_count(c.s, "POST", "/repos/"), 0);
+    pg_proc_free(&p);
+    free(suite);
+    free(db);
+    teardown(&c);
+}
+
+/* A webhook URL authorises posting: its user, password, path and query never appear in a message. */
+Test(post_trust, a_webhook_url_s_secrets_never_appear_in_messages)
+{
+    static const char *const urls[] = {"http://user:S3CR3T@127.0.0.1:9/hooks/x", "http://127.0.0.1:9?S3CR3T",
+                                       "http://127.0.0.1:9/S3CR3T/x", "ftp://user:S3CR3T@example.com/x"};
+    trust_case c;
+    size_t i;
+
+    setup(&c, "success", 9, SHA_A);
+    write_report(&c, 9, SHA_A);
+    for (i = 0; i < sizeof(urls) / sizeof(urls[0]); i++) {
+        pg_proc p;
+        const char *argv[] = {"post", "--from", c.report, "--no-comment", "--no-status", "--webhook", urls[i], NULL};
+        pg_test_run(&p, c.tmp, (const char *const *)c.vars, argv);
+        cr_assert_neq(p.status, 0, "%s: posted?\n%s", urls[i], p.err);
+        cr_assert(strstr(p.err, "webhook") != NULL, "%s", p.err);
+        cr_assert(strstr(p.out, "S3CR3T") == NULL && strstr(p.err, "S3CR3T") == NULL, "%s: %s%s", urls[i], p.out,
+                  p.err);
+        pg_proc_free(&p);
+    }
     teardown(&c);
 }

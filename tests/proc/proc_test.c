@@ -11,6 +11,7 @@
 #include "support.h"
 
 #include "compile.h"
+#include "base/outfile.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -221,31 +222,110 @@ Test(proc, command_tree_dies_with_perfgate_on_sigint)
     kill_mid_case(0, SIGINT);
 }
 
-/* Normal runs: every sample's background processes end with the sample, of commands and plugins alike. */
-Test(proc, background_children_of_a_normal_run_are_killed)
+/*
+ * Runs `suite` (its command `script` written as `script_name`, the spawny
+ * plugin built) to a normal end, then expects every pid listed in marker
+ * `list` (at least `min` of them) gone.
+ */
+static void normal_run_leaves_nothing(const char *script_name, const char *script, const char *suite,
+                                      const char *list, size_t min, const char *what)
 {
-    const char *script = "#!/bin/sh\nsleep 300 &\necho $! >> \"$PG_MARK_DIR/bg.list\"\n";
-    const char *suite = "suite: s\n"
-                        "defaults: {min_run_time: 20ms, warmup: 1ms, min_samples: 3, max_run_time: 2s}\n"
-                        "benchmarks:\n"
-                        "  - {name: cmd, command: [sh, '{suite_dir}/bg.sh']}\n"
-                        "  - {name: plug, plugin: libspawny.so, symbol: bg}\n";
     const char *args[] = {"run", "--no-store", "s.yaml", NULL};
     pid_t pids[4096], pg;
     size_t n;
     int status;
 
     free(pg_test_build_plugin(dir, "plugin/spawny.c", "spawny", NULL));
-    free(pg_test_write(dir, "bg.sh", script));
+    free(pg_test_write(dir, script_name, script));
     free(pg_test_write(dir, "s.yaml", suite));
     pg = start_perfgate(args);
     cr_assert_eq(waitpid(pg, &status, 0), pg);
     cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "perfgate: status %#x (see %s/perfgate.out)", status,
               dir);
-    n = read_marker(pids, 4096, "bg.list", 0);
+    n = read_marker(pids, 4096, list, 0);
+    cr_assert_geq(n, min, "only %zu %s processes were recorded", n, what);
+    expect_gone(pids, n, what);
+}
+
+/* Normal runs: every sample's background processes end with the sample, of commands and plugins alike. */
+Test(proc, background_children_of_a_normal_run_are_killed)
+{
     /* The command's warm-up and samples, and the plugin's blocks: several processes each. */
-    cr_assert_geq(n, 6, "only %zu background processes were recorded", n);
-    expect_gone(pids, n, "background child");
+    normal_run_leaves_nothing("bg.sh", "#!/bin/sh\nsleep 300 &\necho $! >> \"$PG_MARK_DIR/bg.list\"\n",
+                              "suite: s\n"
+                              "defaults: {min_run_time: 20ms, warmup: 1ms, min_samples: 3, max_run_time: 2s}\n"
+                              "benchmarks:\n"
+                              "  - {name: cmd, command: [sh, '{suite_dir}/bg.sh']}\n"
+                              "  - {name: plug, plugin: libspawny.so, symbol: bg}\n",
+                              "bg.list", 6, "background child");
+}
+
+/*
+ * Daemons leave every process group perfgate made: setsid, a double fork,
+ * a child of the daemon's own in its new session. Each dies with its
+ * sample still (perfgate is their subreaper and sweeps every child it did
+ * not start), for commands and plugins alike, and nothing outlives perfgate.
+ */
+Test(proc, daemons_in_new_sessions_die_with_their_sample)
+{
+    normal_run_leaves_nothing("d.sh",
+                              "#!/bin/sh\n"
+                              "setsid sh -c 'echo $$ >> \"$PG_MARK_DIR/daemon.list\"; sleep 300 & "
+                              "echo $! >> \"$PG_MARK_DIR/daemon.list\"; wait' &\n"
+                              "( setsid sh -c 'echo $$ >> \"$PG_MARK_DIR/daemon.list\"; exec sleep 300' & )\n"
+                              "sleep 0.05\n",
+                              "suite: s\n"
+                              "defaults: {min_run_time: 20ms, warmup: 1ms, min_samples: 3, max_run_time: 2s}\n"
+                              "benchmarks:\n"
+                              "  - {name: cmd, command: [sh, '{suite_dir}/d.sh']}\n"
+                              "  - {name: plug, plugin: libspawny.so, symbol: daemon}\n",
+                              "daemon.list", 6, "daemon");
+}
+
+/*
+ * A temporary file perfgate writes by name (a restored database being
+ * checked) is removed by the guard when perfgate dies before renaming it,
+ * however it dies: SIGKILL and SIGTERM alike.
+ */
+static void temporary_file_dies_with(int sig)
+{
+    char *final = pg__asprintf("%s/perfgate.db", dir), *marker = pg__asprintf("%s/tmp.path", dir);
+    char *tmp = NULL;
+    size_t len, tries;
+    pid_t pid = fork();
+    int status;
+
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        char *t = pg__outfile_temp(final, "fetch");
+        if (!t)
+            _exit(1);
+        free(pg_test_write(dir, "tmp.path", t));
+        for (;;)
+            pause();
+    }
+    for (tries = 0; tries < 6000 && access(marker, F_OK) != 0; tries++)
+        nap_ms(10);
+    pg_assert_ok(pg__read_file(&tmp, &len, marker));
+    cr_assert_eq(access(tmp, F_OK), 0, "the temporary file %s was never made", tmp);
+    cr_assert_eq(kill(pid, sig), 0);
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    for (tries = 0; tries < 500 && access(tmp, F_OK) == 0; tries++)
+        nap_ms(10);
+    cr_assert_neq(access(tmp, F_OK), 0, "%s outlived the process that wrote it (signal %d)", tmp, sig);
+    free(tmp);
+    free(final);
+    free(marker);
+}
+
+Test(proc, a_temporary_file_is_removed_when_perfgate_is_killed)
+{
+    temporary_file_dies_with(SIGKILL);
+}
+
+Test(proc, a_temporary_file_is_removed_when_perfgate_is_terminated)
+{
+    temporary_file_dies_with(SIGTERM);
 }
 
 /* A plugin writing 100 MB to each of stdout and stderr: `run --json -` still prints one valid JSON document. */

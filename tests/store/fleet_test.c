@@ -372,6 +372,36 @@ static pid_t halt_when_started(void)
     return pid;
 }
 
+/* The server holds exactly one run, on `commit`, with `nresults` results. */
+static void server_holds_one_run(const char *db, const char *commit, size_t nresults)
+{
+    pg_run_list list;
+    pg_store *s;
+
+    pg_assert_ok(pg_store_open(&s, db));
+    pg_assert_ok(pg_store_list_runs(&list, s, NULL));
+    cr_assert_eq(list.count, 1);
+    cr_assert_str_eq(list.items[0].commit, commit);
+    cr_assert_eq(list.items[0].nresults, nresults);
+    pg_run_list_clear(&list);
+    pg_store_close(s);
+}
+
+/* The spool file a failed save names ("... saved to PATH: bring it in ..."), which must exist. Caller frees. */
+static char *spooled_path(const char *err)
+{
+    const char *at = strstr(err, "saved to ");
+    char *path, *end;
+
+    cr_assert_not_null(at, "%s", err);
+    path = pg__strdup(at + strlen("saved to "));
+    end = strchr(path, ':');
+    cr_assert_not_null(end, "%s", err);
+    *end = '\0';
+    cr_assert_eq(access(path, F_OK), 0, "%s does not exist", path);
+    return path;
+}
+
 Test(fleet, a_server_stopped_mid_run_exits_3_saves_the_run_locally_and_merge_brings_it_in)
 {
     char *suite = pg_test_write(tmp, "fleet.yaml",
@@ -386,7 +416,7 @@ Test(fleet, a_server_stopped_mid_run_exits_3_saves_the_run_locally_and_merge_bri
     pg_proc p, m;
     pg_run_list list;
     pg_store *s;
-    char *saved, *end, *line;
+    char *saved, *line;
     pid_t halter;
     int status, resumed;
 
@@ -405,13 +435,7 @@ Test(fleet, a_server_stopped_mid_run_exits_3_saves_the_run_locally_and_merge_bri
     cr_assert_not_null(line, "%s", p.err);
     cr_assert_eq(strchr(line, '\n'), line + strlen(line) - 1, "one line: %s", line);
     cr_assert(strstr(p.err, "hunter2") == NULL, "%s", p.err);
-    saved = strstr(line, "saved to ");
-    cr_assert_not_null(saved, "%s", p.err);
-    saved = pg__strdup(saved + strlen("saved to "));
-    end = strchr(saved, ':');
-    cr_assert_not_null(end);
-    *end = '\0';
-    cr_assert_eq(access(saved, F_OK), 0, "%s does not exist", saved);
+    saved = spooled_path(line);
 
     /* Nothing reached the server. */
     pg_assert_ok(pg_store_open(&s, url));
@@ -429,13 +453,7 @@ Test(fleet, a_server_stopped_mid_run_exits_3_saves_the_run_locally_and_merge_bri
     cr_assert(strstr(m.out, "0 added, 1 already present") != NULL, "%s", m.out);
     pg_proc_free(&m);
 
-    pg_assert_ok(pg_store_open(&s, url));
-    pg_assert_ok(pg_store_list_runs(&list, s, NULL));
-    cr_assert_eq(list.count, 1);
-    cr_assert_str_eq(list.items[0].commit, "c0ffee");
-    cr_assert_eq(list.items[0].nresults, 2);
-    pg_run_list_clear(&list);
-    pg_store_close(s);
+    server_holds_one_run(url, "c0ffee", 2);
     pg_proc_free(&p);
     free(saved);
     free(spool);
@@ -502,4 +520,81 @@ Test(fleet, history_check_and_prune_read_the_server_from_the_command_line)
     free(env_db);
     free(secret);
     free(a);
+}
+
+/* Waits for tmp/started, freezes the server (SIGSTOP: sockets stay open, nothing answers), writes tmp/halted. */
+static pid_t freeze_when_started(void)
+{
+    pid_t pid = fork();
+
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        char *started = pg__asprintf("%s/started", tmp);
+        int i, rc;
+        for (i = 0; i < 3000 && access(started, F_OK) != 0; i++)
+            usleep(10000);
+        rc = pg_test_pg_signal(SIGSTOP);
+        free(pg_test_write(tmp, "halted", ""));
+        free(started);
+        _exit(rc == 0 ? 0 : 1);
+    }
+    return pid;
+}
+
+/*
+ * A server that stops answering without closing its sockets (SIGSTOP, a
+ * hung host): every call has a deadline (PERFGATE_DB_TIMEOUT, 2 s here), so
+ * the gate fails with exit 3 once it passes, the run saved to its spool
+ * file, and db check fails the same way instead of waiting forever. After
+ * the server resumes, merge brings the run in.
+ */
+Test(fleet, a_frozen_server_fails_the_gate_within_its_deadline_spools_the_run_and_merge_brings_it_in,
+     .timeout = 240)
+{
+    char *suite = pg_test_write(tmp, "fleet.yaml",
+                                "suite: fleet\n"
+                                "benchmarks:\n"
+                                "  - name: waits\n"
+                                "    command: [sh, -c, \"touch started; while [ ! -e halted ]; do sleep 0.01; done\"]\n"
+                                "    timeout: 60s\n"
+                                "    params: {n: [1, 2]}\n");
+    char *spool = pg__asprintf("PERFGATE_SPOOL_DIR=%s", tmp);
+    const char *env[] = {spool, "PERFGATE_DB=", "PERFGATE_DB_TIMEOUT=2", NULL};
+    pg_proc p, c, m;
+    char *saved;
+    int64_t t0, gate_ms, check_ms;
+    pid_t freezer;
+    int status;
+
+    freezer = freeze_when_started();
+    t0 = pg__mono_ns();
+    pg_test_run(&p, tmp, env,
+                (const char *[]){"gate", "--quick", "--db", url, "--commit", "f1f1f1", "--branch", "main", "--style",
+                                 "none", suite, NULL});
+    gate_ms = (pg__mono_ns() - t0) / 1000000;
+    waitpid(freezer, &status, 0);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the server was not frozen");
+    t0 = pg__mono_ns();
+    pg_test_run(&c, tmp, env, (const char *[]){"db", "check", "--db", url, NULL});
+    check_ms = (pg__mono_ns() - t0) / 1000000;
+    cr_assert_eq(pg_test_pg_signal(SIGCONT), 0, "the server did not resume");
+    cr_log_info("frozen server, PERFGATE_DB_TIMEOUT=2: gate ended %lld ms after it started, db check after %lld ms",
+                (long long)gate_ms, (long long)check_ms);
+
+    cr_assert_eq(p.status, 3, "exit %d\nstdout: %s\nstderr: %s", p.status, p.out, p.err);
+    cr_assert(strstr(p.err, "did not answer within the deadline") != NULL, "%s", p.err);
+    cr_assert_eq(c.status, 3, "db check: exit %d\n%s", c.status, c.err);
+    cr_assert(strstr(c.err, "deadline") != NULL, "%s", c.err);
+    saved = spooled_path(p.err);
+
+    pg_test_run(&m, tmp, env, (const char *[]){"db", "merge", "-o", url, saved, NULL});
+    cr_assert_eq(m.status, 0, "%s%s", m.out, m.err);
+    cr_assert(strstr(m.out, "1 added") != NULL, "%s", m.out);
+    server_holds_one_run(url, "f1f1f1", 2);
+    pg_proc_free(&p);
+    pg_proc_free(&c);
+    pg_proc_free(&m);
+    free(saved);
+    free(spool);
+    free(suite);
 }

@@ -18,6 +18,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+/* Bytes the current answer got into the socket: each server answers on its own thread, one at a time. */
+static _Thread_local int64_t sent_now;
+
 static void send_all(int fd, const char *p, size_t n)
 {
     while (n) {
@@ -26,6 +29,7 @@ static void send_all(int fd, const char *p, size_t n)
             return;
         p += w;
         n -= (size_t)w;
+        sent_now += w;
     }
 }
 
@@ -422,7 +426,9 @@ static void serve(fakegh *s, int fd)
     r->user_agent = header(in.ptr, "User-Agent");
     r->body = bodycopy;
     r->at_ns = pg__mono_ns();
+    sent_now = 0;
     r->status = route(s, fd, method, path, auth, bodycopy);
+    r->sent = sent_now;
     pthread_mutex_unlock(&s->mu);
 done:
     pg__buf_clear(&in);

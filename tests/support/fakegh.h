@@ -22,6 +22,7 @@ typedef struct fakegh_request {
     char *body;
     int64_t at_ns;       /* monotonic arrival time */
     int status;          /* what was answered */
+    int64_t sent;        /* bytes of the answer the client took before it closed (all, unless it stopped reading) */
 } fakegh_request;
 
 /** Starts a server on 127.0.0.1 and an ephemeral port; `token` maps to `login`. */

@@ -3,9 +3,11 @@
 
 #include "perfgate/config.h"
 #include "pgserver.h"
+#include "base/proc.h"
 #include "base/util.h"
 
 #include <glob.h>
+#include <signal.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,6 +156,30 @@ int pg_test_pg_halt(void)
 int pg_test_pg_resume(void)
 {
     return ctl_start();
+}
+
+/* Signals the postmaster (its pid heads data/postmaster.pid) and every process whose parent it is. */
+int pg_test_pg_signal(int sig)
+{
+    const char *host = getenv(ENV_HOST);
+    char *pidfile = host ? pg__asprintf("%s/data/postmaster.pid", host) : NULL, *text = NULL;
+    size_t len = 0;
+    long master = 0;
+    pid_t kids[256];
+    int n, i;
+
+    if (!pidfile || pg__read_file(&text, &len, pidfile) != 0 || (master = atol(text)) <= 0) {
+        free(pidfile);
+        free(text);
+        return -1;
+    }
+    free(pidfile);
+    free(text);
+    /* Backends first, so none is left running against a stopped postmaster or the other way round. */
+    n = pg__proc_children_of(kids, 256, (pid_t)master);
+    for (i = 0; i < n; i++)
+        kill(kids[i], sig);
+    return kill((pid_t)master, sig) == 0 ? 0 : -1;
 }
 
 /* `s` in single quotes for the shell. */

@@ -33,4 +33,11 @@ char *pg_test_pg_sql(const char *url, const char *sql);
 int pg_test_pg_halt(void);
 int pg_test_pg_resume(void);
 
+/**
+ * Sends `sig` to the server's postmaster and all its processes: SIGSTOP
+ * freezes the server (connections stay open, nothing answers), SIGCONT
+ * thaws it. 0 when it worked.
+ */
+int pg_test_pg_signal(int sig);
+
 #endif

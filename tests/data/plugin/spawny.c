@@ -4,7 +4,9 @@
  * pid and a forked child's pid in $PG_MARK_DIR and then never finishes;
  * "bg" forks a sleeping child on every call and lists its pid; "chatty"
  * writes $PG_CHATTY_MB megabytes to stdout and to stderr, then measures;
- * "dies" says why on stderr and aborts.
+ * "dies" says why on stderr and aborts; "daemon" starts, on every call, a
+ * daemon the way daemons start (fork, setsid, fork again) that forks a
+ * child of its own, and lists both pids.
  */
 #define _GNU_SOURCE
 #include <perfgate/perfgate.h>
@@ -12,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static volatile int sink;
@@ -93,11 +96,38 @@ static void dies(pg_state *st)
         abort();
 }
 
+/* A new session, out of every process group perfgate knows: only a sweep of its children finds it. */
+static void daemonize(void)
+{
+    pid_t mid = fork();
+
+    if (mid == 0) {
+        setsid();
+        if (fork() == 0) {
+            mark("daemon.list", (long)getpid(), 1);
+            mark("daemon.list", sleeper(), 1);
+            sleep(300);
+            _exit(0);
+        }
+        _exit(0);
+    }
+    if (mid > 0)
+        waitpid(mid, NULL, 0);
+}
+
+static void daemon_bench(pg_state *st)
+{
+    daemonize();
+    while (pg_keep_running(st))
+        sink++;
+}
+
 static const pg_benchmark benchmarks[] = {
     {"hang", NULL, hang, NULL, NULL, NULL},
     {"bg", NULL, bg, NULL, NULL, NULL},
     {"chatty", NULL, chatty, NULL, NULL, NULL},
     {"dies", NULL, dies, NULL, NULL, NULL},
+    {"daemon", NULL, daemon_bench, NULL, NULL, NULL},
 };
 
 PG_PLUGIN_DEFINE("spawny", benchmarks)

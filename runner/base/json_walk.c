@@ -1,5 +1,5 @@
-/* stream.c - one pass over an importer's JSON, one parsed array element at a time. */
-#include "import/stream.h"
+/* json_walk.c - one pass over a JSON document, one parsed member or array element at a time (json_walk.h). */
+#include "base/json_walk.h"
 
 #include "perfgate/errors.h"
 #include "base/util.h"
@@ -13,7 +13,7 @@
 
 typedef struct walker {
     FILE *f;
-    const char *name, *format;
+    const char *name;
     int ch;                 /* the next byte, -1 at the end */
     unsigned long line, col; /* of `ch` */
     pg_buf *copy;           /* when set, consumed bytes are appended here */
@@ -23,15 +23,16 @@ typedef struct walker {
 static void step(walker *w)
 {
     if (w->copy && w->ch >= 0) {
-        if (w->copy->len + 1 < w->copy->cap) {
+        if (w->copy->len >= PG_JSON_ELEMENT_MAX) {
+            /* Checked first: the buffer's room doubles past the cap, and nothing may be kept beyond it. */
+            w->too_big = 1;
+        } else if (w->copy->len + 1 < w->copy->cap) {
             /* The common case, without a call per byte; the buffer stays NUL-terminated. */
             w->copy->ptr[w->copy->len++] = (char)w->ch;
             w->copy->ptr[w->copy->len] = '\0';
-        } else if (w->copy->len < PG_IMPORT_ELEMENT_MAX) {
+        } else {
             char c = (char)w->ch;
             pg__buf_put(w->copy, &c, 1);
-        } else {
-            w->too_big = 1;
         }
     }
     if (w->ch == '\n') {
@@ -177,7 +178,11 @@ static char *quote_bare_nonfinite(const char *in, size_t len)
     return pg__buf_detach(&b);
 }
 
-static int element(walker *w, size_t index, const char *array_key, pg__import_element_fn fn, void *ctx)
+/*
+ * The next value, copied and parsed on its own; handed to the element
+ * callback (index >= 0) or the member one (index < 0).
+ */
+static int parsed(walker *w, const pg__json_walk_spec *spec, const char *key, long index)
 {
     pg_buf raw = PG_BUF_INIT;
     unsigned long line = w->line, col = w->col;
@@ -193,17 +198,22 @@ static int element(walker *w, size_t index, const char *array_key, pg__import_el
     if (err)
         goto cleanup;
     if (w->too_big) {
-        err = pg_error_set(PG_EFORMAT, "%s:%lu:%lu: %s[%zu] is larger than %zu MiB; perfgate reads elements of at "
-                                       "most that size", w->name, line, col, array_key, index,
-                           PG_IMPORT_ELEMENT_MAX >> 20);
+        if (index >= 0)
+            err = pg_error_set(PG_EFORMAT, "%s:%lu:%lu: %s[%ld] is larger than %zu MiB; perfgate reads elements of "
+                                           "at most that size", w->name, line, col, key, index,
+                               PG_JSON_ELEMENT_MAX >> 20);
+        else
+            err = pg_error_set(PG_EFORMAT, "%s:%lu:%lu: '%s' is larger than %zu MiB; perfgate reads members of at "
+                                           "most that size", w->name, line, col, key, PG_JSON_ELEMENT_MAX >> 20);
         goto cleanup;
     }
-    if (!(fixed = quote_bare_nonfinite(raw.ptr ? raw.ptr : "", raw.len))) {
+    fixed = spec->nonfinite ? quote_bare_nonfinite(raw.ptr ? raw.ptr : "", raw.len) : pg__buf_detach(&raw);
+    if (!fixed) {
         err = pg_error_set(PG_ENOMEM, "out of memory reading %s", w->name);
         goto cleanup;
     }
     pg__buf_clear(&raw);
-    if (!(elem = json_loads(fixed, 0, &jerr))) {
+    if (!(elem = json_loads(fixed, JSON_DECODE_ANY, &jerr))) {
         unsigned long l = line + (unsigned long)(jerr.line > 0 ? jerr.line - 1 : 0);
         unsigned long c = jerr.line <= 1 ? col + (unsigned long)(jerr.column > 0 ? jerr.column - 1 : 0)
                                          : (unsigned long)jerr.column;
@@ -216,7 +226,8 @@ static int element(walker *w, size_t index, const char *array_key, pg__import_el
         err = pg_error_set(PG_ENOMEM, "out of memory reading %s", w->name);
         goto cleanup;
     }
-    err = fn(ctx, elem, index, where);
+    err = index >= 0 ? spec->element(spec->ctx, key, elem, (size_t)index, where)
+                     : spec->member(spec->ctx, key, elem, where);
 cleanup:
     json_decref(elem);
     free(where);
@@ -225,21 +236,57 @@ cleanup:
     return err;
 }
 
-int pg__import_walk(FILE *f, const char *name, const char *format, const char *array_key, const char *missing,
-                    pg__import_element_fn fn, void *ctx)
+/* The bit of `key` among spec->arrays (at most 32), or 0 when it is not streamed. */
+static unsigned streamed(const pg__json_walk_spec *spec, const char *key)
 {
-    walker w = {f, name, format, 0, 1, 1, NULL, 0};
-    pg_buf key = PG_BUF_INIT;
-    int err = 0, found = 0;
-    size_t index = 0;
+    unsigned i;
 
+    for (i = 0; spec->arrays && spec->arrays[i] && i < 32; i++)
+        if (strcmp(spec->arrays[i], key) == 0)
+            return 1u << i;
+    return 0;
+}
+
+/* The elements of an array (its '[' next), each parsed on its own. */
+static int array(walker *w, const pg__json_walk_spec *spec, const char *key)
+{
+    long index = 0;
+    int err;
+
+    step(w);
+    skip_ws(w);
+    while (w->ch != ']') {
+        if ((err = parsed(w, spec, key, index++)) != 0)
+            return err;
+        skip_ws(w);
+        if (w->ch == ',') {
+            step(w);
+            skip_ws(w);
+        } else if (w->ch != ']') {
+            return bad(w, "expected ',' or ']'");
+        }
+    }
+    step(w);
+    return 0;
+}
+
+int pg__json_walk(size_t *found, FILE *f, const pg__json_walk_spec *spec)
+{
+    walker w = {f, spec->name, 0, 1, 1, NULL, 0};
+    pg_buf key = PG_BUF_INIT;
+    size_t arrays = 0;
+    unsigned seen = 0, bit;
+    int err = 0;
+
+    if (found)
+        *found = 0;
     w.ch = getc_unlocked(f);
     skip_ws(&w);
     if (w.ch != '{') {
         if (ferror(f))
-            return pg_error_set(PG_EIO, "%s: read error", name);
-        return pg_error_set(PG_EFORMAT, "%s:%lu:%lu: expected a JSON object at the top, as %s writes", name, w.line,
-                            w.col, format);
+            return pg_error_set(PG_EIO, "%s: read error", spec->name);
+        return pg_error_set(PG_EFORMAT, "%s:%lu:%lu: expected a JSON object at the top, as %s writes", spec->name,
+                            w.line, w.col, spec->format);
     }
     step(&w);
     skip_ws(&w);
@@ -259,26 +306,18 @@ int pg__import_walk(FILE *f, const char *name, const char *format, const char *a
         }
         step(&w);
         skip_ws(&w);
-        if (strcmp(key.ptr, array_key) == 0 && w.ch == '[' && !found) {
-            found = 1;
-            step(&w);
-            skip_ws(&w);
-            while (w.ch != ']') {
-                if ((err = element(&w, index++, array_key, fn, ctx)) != 0)
-                    goto cleanup;
-                skip_ws(&w);
-                if (w.ch == ',') {
-                    step(&w);
-                    skip_ws(&w);
-                } else if (w.ch != ']') {
-                    err = bad(&w, "expected ',' or ']'");
-                    goto cleanup;
-                }
-            }
-            step(&w);
-        } else if ((err = value(&w)) != 0) {
-            goto cleanup;
+        /* A repeated member is read once, as the first occurrence, the way a JSON object is. */
+        if ((bit = streamed(spec, key.ptr)) != 0 && !(seen & bit) && w.ch == '[') {
+            seen |= bit;
+            arrays++;
+            err = array(&w, spec, key.ptr);
+        } else if (bit) {
+            err = value(&w);
+        } else {
+            err = spec->member ? parsed(&w, spec, key.ptr, -1) : value(&w);
         }
+        if (err)
+            goto cleanup;
         skip_ws(&w);
         if (w.ch == ',') {
             step(&w);
@@ -295,11 +334,11 @@ int pg__import_walk(FILE *f, const char *name, const char *format, const char *a
         goto cleanup;
     }
     if (ferror(f)) {
-        err = pg_error_set(PG_EIO, "%s: read error", name);
+        err = pg_error_set(PG_EIO, "%s: read error", spec->name);
         goto cleanup;
     }
-    if (!found)
-        err = pg_error_set(PG_EFORMAT, "%s: %s", name, missing);
+    if (found)
+        *found = arrays;
 cleanup:
     pg__buf_clear(&key);
     return err;
