@@ -10,6 +10,7 @@
  */
 #include "bisect/internal.h"
 
+#include "base/outfile.h"
 #include "base/proc.h"
 #include "perfgate/errors.h"
 
@@ -344,16 +345,6 @@ static int stamped(const char *dir, const char *sha, const char *command)
     return same;
 }
 
-static int write_text(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    int ok = f && fputs(text, f) >= 0;
-
-    if (f && fclose(f) != 0)
-        ok = 0;
-    return ok ? 0 : pg_error_set(PG_EIO, "cannot write %s: %s", path, strerror(errno));
-}
-
 static int empty_dir(const char *path)
 {
     DIR *d;
@@ -444,7 +435,7 @@ int pg__bisect_build(char **out, int *built, const char *repo, const char *work_
                                            "(--build-dir)?; its log: %s", sha, build_dir, log);
             goto done;
         }
-        if ((err = write_text(stamp, text)) != 0)
+        if ((err = pg__outfile_write(stamp, text, strlen(text), "build stamp")) != 0)
             goto done;
         *built = 1;
     }
