@@ -35,3 +35,6 @@ target_include_directories(perfgate-memshim PRIVATE ${CMAKE_SOURCE_DIR}/include 
 set_target_properties(perfgate-meter PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
 # They are part of perfgate at run time: building perfgate builds them.
 add_dependencies(perfgate perfgate-meter perfgate-memshim)
+# Tests run from the build tree find perfgate-meter there (runner/meter/programs.c).
+set_source_files_properties(${CMAKE_SOURCE_DIR}/runner/meter/programs.c DIRECTORY ${CMAKE_SOURCE_DIR}
+  PROPERTIES COMPILE_DEFINITIONS "PG_METER_BUILD_DIR=\"${CMAKE_BINARY_DIR}\"")

@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
-# Audits a directory laid out like ci/github (action.yml, workflows/*.yml):
-# zizmor finds no finding of high severity (offline: no token, no network;
-# every `# zizmor: ignore[...]` carries its reason inline), and the files
-# validate against GitHub's schemas bundled with check-jsonschema.
-# usage: ci/gh/audit.sh DIR
+# Audits GitHub workflows and actions: zizmor finds no finding of high
+# severity (offline: no token, no network; every `# zizmor: ignore[...]`
+# carries its reason inline), and every file validates against GitHub's
+# schemas bundled with check-jsonschema (workflows and actions apart).
+# usage: ci/gh/audit.sh PATH...
+#   PATH  a workflow file, an action.yml, or a directory: its action.yml, its
+#         workflows/*.yml (as ci/github is laid out) and its own *.yml
+#         (as .github/workflows is)
 # The files are passed one by one: given a directory, zizmor only collects
-# .github/workflows below it and would skip DIR/workflows silently.
+# .github/workflows below it and would skip ci/github/workflows silently.
 # The tools come from build-tools/venv (ci/install-deps.sh --test), else PATH.
 # exit: 0 clean, 1 a finding or a schema error, 2 usage, 3 a tool is missing.
 set -euo pipefail
-if [[ $# -ne 1 || ! -f "${1:-}/action.yml" ]]; then
-  echo "usage: ci/gh/audit.sh DIR   (DIR holds action.yml and workflows/*.yml)" >&2
+if [[ $# -lt 1 ]]; then
+  echo "usage: ci/gh/audit.sh PATH...   (workflow files, action.yml, or directories of them)" >&2
   exit 2
 fi
-dir=$1
 venv="$(cd "$(dirname "$0")/../.." && pwd)/build-tools/venv/bin"
 tool() {
   if [[ -x "$venv/$1" ]]; then
@@ -25,16 +27,40 @@ tool() {
     exit 3
   fi
 }
-zizmor=$(tool zizmor)
-jsonschema=$(tool check-jsonschema)
-workflows=("$dir"/workflows/*.yml)
-if [[ ! -f "${workflows[0]}" ]]; then
-  echo "audit.sh: $dir/workflows holds no *.yml" >&2
+workflows=() actions=()
+add() {
+  case "$(basename "$1")" in
+    action.yml | action.yaml) actions+=("$1") ;;
+    *) workflows+=("$1") ;;
+  esac
+}
+shopt -s nullglob
+for path in "$@"; do
+  if [[ -d "$path" ]]; then
+    for f in "$path"/action.yml "$path"/workflows/*.yml "$path"/*.yml; do
+      [[ -f "$f" ]] && add "$f"
+    done
+  elif [[ -f "$path" ]]; then
+    add "$path"
+  else
+    echo "audit.sh: '$path' does not exist" >&2
+    exit 2
+  fi
+done
+shopt -u nullglob
+if [[ ${#workflows[@]} -eq 0 && ${#actions[@]} -eq 0 ]]; then
+  echo "audit.sh: no workflow or action in $*" >&2
   exit 2
 fi
+zizmor=$(tool zizmor)
+jsonschema=$(tool check-jsonschema)
 status=0
 "$zizmor" --offline --no-config --no-progress --strict-collection --min-severity high \
-  "$dir/action.yml" "${workflows[@]}" || status=1
-"$jsonschema" --builtin-schema vendor.github-workflows "${workflows[@]}" || status=1
-"$jsonschema" --builtin-schema vendor.github-actions "$dir/action.yml" || status=1
+  "${actions[@]}" "${workflows[@]}" || status=1
+if [[ ${#workflows[@]} -gt 0 ]]; then
+  "$jsonschema" --builtin-schema vendor.github-workflows "${workflows[@]}" || status=1
+fi
+if [[ ${#actions[@]} -gt 0 ]]; then
+  "$jsonschema" --builtin-schema vendor.github-actions "${actions[@]}" || status=1
+fi
 exit "$status"

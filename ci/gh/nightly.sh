@@ -13,6 +13,7 @@
 #                    previous nights, pooled)
 #   PERFGATE_REPORT  JSON report (default perfgate-report.json)
 #   PERFGATE_KEEP    raw samples kept this long (default 90d)
+#   PERFGATE_THRESHOLD the minimum slowdown that can fail (--threshold)
 #   PERFGATE_ARGS    extra `perfgate gate` flags, split on spaces
 #   PERFGATE_INSTRUMENT time, instructions, memory (comma-separated; default
 #                    the suites'): instructions gate the nights on exact counts
@@ -35,6 +36,9 @@ perfgate=${PERFGATE:-perfgate}
 branch=${PERFGATE_BRANCH:-nightly}
 report=${PERFGATE_REPORT:-perfgate-report.json}
 read -ra extra <<<"${PERFGATE_ARGS:-}"
+if [[ -n "${PERFGATE_THRESHOLD:-}" ]]; then
+  extra+=(--threshold "$PERFGATE_THRESHOLD")
+fi
 if [[ -n "${PERFGATE_INSTRUMENT:-}" ]]; then
   extra+=(--instrument "$PERFGATE_INSTRUMENT")
 fi

@@ -13,6 +13,7 @@
 #   PERFGATE_HEAD_SRC  interleaved: build this checkout into HEAD_BUILD first
 #   PERFGATE_REPORT    JSON report (default perfgate-report.json)
 #   PERFGATE_BASE      history: baseline selector (default: perfgate's choice)
+#   PERFGATE_THRESHOLD the minimum slowdown that can fail (--threshold, e.g. 5%)
 #   PERFGATE_ARGS      extra `perfgate gate` flags, split on spaces
 #   PERFGATE_INSTRUMENT time, instructions, memory (comma-separated; default the
 #                      suites'); instructions compare exact counts, so in history
@@ -34,6 +35,9 @@ mode=$1
 shift
 report=${PERFGATE_REPORT:-perfgate-report.json}
 read -ra extra <<<"${PERFGATE_ARGS:-}"
+if [[ -n "${PERFGATE_THRESHOLD:-}" ]]; then
+  extra+=(--threshold "$PERFGATE_THRESHOLD")
+fi
 perfgate=${PERFGATE:-perfgate}
 case "$mode" in
   interleaved)

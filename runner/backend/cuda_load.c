@@ -27,7 +27,7 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static const pg_cuda_module *module_table;
 static char load_error[1024];
 
-/* $PERFGATE_CUDA_MODULE, beside this program, in ../lib/perfgate, or in the build tree (tests). */
+/* $PERFGATE_CUDA_MODULE, beside this program, in an installed tree's lib/perfgate, or in the build tree (tests). */
 static char *find_module(void)
 {
     const char *env = getenv("PERFGATE_CUDA_MODULE");
@@ -49,7 +49,7 @@ static void load(void)
     (void)&pg_error_last;
     if (!path) {
         snprintf(load_error, sizeof(load_error),
-                 "no CUDA device: the CUDA backend (%s) is not beside perfgate, in ../lib/perfgate or in %s; "
+                 "no CUDA device: the CUDA backend (%s) is not beside perfgate, in its " PG_PKGLIBDIR_FROM_BINDIR " or in %s; "
                  "set PERFGATE_CUDA_MODULE to it",
                  PG_CUDA_MODULE_FILE, PG_CUDA_MODULE_BUILD_DIR);
         return;

@@ -1,6 +1,7 @@
 /* util.c - small internal helpers: strings, growable buffers, files, time. */
 #include "base/util.h"
 
+#include "perfgate/config.h"
 #include "perfgate/errors.h"
 
 #include <errno.h>
@@ -411,10 +412,30 @@ char *pg__mkdtemp(const char *prefix)
     return dir;
 }
 
+/* Whether directory `dir` is `root` or lies below it (both resolved). */
+static int dir_within(const char *dir, const char *root)
+{
+    char *d, *r;
+    int in = 0;
+
+    if (!root || !*root)
+        return 0;
+    d = realpath(dir, NULL);
+    r = realpath(root, NULL);
+    if (d && r) {
+        size_t len = strlen(r);
+        in = strncmp(d, r, len) == 0 && (d[len] == '\0' || d[len] == '/');
+    }
+    free(d);
+    free(r);
+    return in;
+}
+
 char *pg__find_companion(const char *name, const char *build_dir)
 {
     char exe[4096], *slash, *p = NULL;
     ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    int in_build = 1;
 
     if (n > 0) {
         exe[n] = '\0';
@@ -423,11 +444,13 @@ char *pg__find_companion(const char *name, const char *build_dir)
             p = pg__asprintf("%s/%s", exe, name);
             if (!companion_readable(p)) {
                 free(p);
-                p = pg__asprintf("%s/../lib/perfgate/%s", exe, name);
+                p = pg__asprintf("%s/%s/%s", exe, PG_PKGLIBDIR_FROM_BINDIR, name);
             }
+            /* An installed program never reaches into the tree it was built in. */
+            in_build = dir_within(exe, build_dir);
         }
     }
-    if (!companion_readable(p)) {
+    if (!companion_readable(p) && in_build) {
         free(p);
         p = pg__asprintf("%s/%s", build_dir, name);
     }

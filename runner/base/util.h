@@ -59,8 +59,10 @@ char *pg__buf_detach(pg_buf *b);
 
 /**
  * A file perfgate ships beside its program: `name` in the running program's
- * directory, in its ../lib/perfgate, or in `build_dir` (the build tree, for
- * tests); the first readable one.
+ * directory, in the companions' directory of an installed tree
+ * (PG_PKGLIBDIR_FROM_BINDIR from it, ../lib/perfgate by default), or, for a
+ * program that runs inside `build_dir` (perfgate and the tests in the build
+ * tree), there; the first readable one.
  * @return the path (caller frees), or NULL when none is readable.
  */
 char *pg__find_companion(const char *name, const char *build_dir);

@@ -106,5 +106,6 @@ int pg_cmd_count(int argc, char **argv);
 int pg_cmd_bisect(int argc, char **argv);
 int pg_cmd_site(int argc, char **argv);
 int pg_cmd_issues(int argc, char **argv);
+int pg_cmd_init(int argc, char **argv);
 
 #endif

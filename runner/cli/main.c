@@ -1,6 +1,7 @@
 /* main.c - perfgate's entry point: the table of subcommands. */
 #include "cli/cli.h"
 
+#include "perfgate/commit.h"
 #include "perfgate/config.h"
 
 #include <stdio.h>
@@ -14,6 +15,7 @@ typedef struct pg_command {
 } pg_command;
 
 static const pg_command commands[] = {
+    {"init", pg_cmd_init, "a starter suite for a build directory, and the CI workflows"},
     {"run", pg_cmd_run, "run suites, store the run, print results"},
     {"gate", pg_cmd_gate, "run + compare with the baseline + report; the CI entry point"},
     {"compare", pg_cmd_compare, "verdicts between stored runs"},
@@ -83,8 +85,10 @@ int main(int argc, char **argv)
         return finish_stdout(0);
     }
     if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
-        printf("perfgate %s (CUDA backend: %s)\nlicence: Apache-2.0 (SPDX-License-Identifier: Apache-2.0)\n",
-               PG_VERSION_STRING, PG_HAS_CUDA ? "built" : "not built");
+        /* The commit: from git when built in a checkout, from cmake/commit.txt in a source archive. */
+        printf("perfgate %s (CUDA backend: %s)\ncommit: %s\nlicence: Apache-2.0 (SPDX-License-Identifier: "
+               "Apache-2.0)\n",
+               PG_VERSION_STRING, PG_HAS_CUDA ? "built" : "not built", PG_COMMIT_STRING);
         return finish_stdout(0);
     }
     for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)

@@ -4,6 +4,8 @@
  */
 #include "meter/count.h"
 
+#include "perfgate/config.h"
+
 #include "base/count_abi.h"
 #include "meter/internal.h"
 #include "base/fmt.h"
@@ -63,8 +65,9 @@ int pg_count_library(char **out)
     }
     if (!(*out = pg__find_companion(PG_COUNT_LIBRARY, PG_COUNT_BUILD_DIR)))
         return pg_error_set(PG_ENOTFOUND,
-                            "%s not found beside perfgate, in ../lib/perfgate or in %s; set PERFGATE_COUNT_LIB to it",
-                            PG_COUNT_LIBRARY, PG_COUNT_BUILD_DIR);
+                            "%s not found beside perfgate, in its %s or in the build tree %s; set "
+                            "PERFGATE_COUNT_LIB to it",
+                            PG_COUNT_LIBRARY, PG_PKGLIBDIR_FROM_BINDIR, PG_COUNT_BUILD_DIR);
     return 0;
 }
 

@@ -33,8 +33,8 @@ void pg_counts_clear(pg_counts *c);
 
 /**
  * Where libperfgate_count.so is: $PERFGATE_COUNT_LIB, else beside the
- * perfgate executable, else ../lib/perfgate/ from it, else the build tree
- * perfgate was built in.
+ * perfgate executable, else the companions' directory of an installed tree
+ * (lib/perfgate/), else, for a program in the build tree, there.
  * @return 0 with a malloc'd path, or PG_ENOTFOUND naming the places tried.
  */
 int pg_count_library(char **out);

@@ -46,14 +46,23 @@ static char *beside_self(const char *name)
     return pg__asprintf("%s/%s", self, name);
 }
 
+#ifndef PG_METER_BUILD_DIR
+#define PG_METER_BUILD_DIR ""
+#endif
+
+/* The option, $PERFGATE_METER, beside perfgate or in an installed tree's companions' directory. */
 char *pg__meter_find_program(const pg_meter_options *o)
 {
     const char *env = getenv("PERFGATE_METER");
+    char *found;
 
     if (o->program)
         return pg__strdup(o->program);
     if (env && *env)
         return pg__strdup(env);
+    if ((found = pg__find_companion("perfgate-meter", PG_METER_BUILD_DIR)) != NULL)
+        return found;
+    /* None: the path it was looked for first, for the message. */
     return beside_self("perfgate-meter");
 }
 
@@ -107,11 +116,11 @@ int pg_meter_ready(unsigned instruments, const pg_meter_options *opts)
                            getenv("PERFGATE_VALGRIND") ? "$PERFGATE_VALGRIND is not an executable"
                                                        : "no 'valgrind' is on PATH");
     else if (!executable(program))
-        err = pg_error_set(PG_EUSAGE, "the counting instruments need perfgate-meter, built beside perfgate; "
+        err = pg_error_set(PG_EUSAGE, "the counting instruments need perfgate-meter, installed with perfgate; "
                                       "'%s' is not an executable (set PERFGATE_METER)",
                            program ? program : "perfgate-meter");
     else if ((instruments & PG_INSTRUMENT_MEMORY) && !readable(shim = pg__meter_find_shim(opts, program)))
-        err = pg_error_set(PG_EUSAGE, "instrument 'memory' needs libperfgate-memshim.so, built beside perfgate; "
+        err = pg_error_set(PG_EUSAGE, "instrument 'memory' needs libperfgate-memshim.so, installed beside perfgate-meter; "
                                       "'%s' is not readable (set PERFGATE_MEMSHIM)",
                            shim ? shim : "libperfgate-memshim.so");
     free(program);

@@ -1,4 +1,5 @@
 /* cli_test.c - the binary's exit codes and messages, run as a process. */
+#include "compile.h"
 #include "support.h"
 
 #include "base/util.h"
@@ -71,6 +72,18 @@ Test(cli, help_and_version_exit_0)
     cr_assert_eq(p.status, 0);
     cr_assert(strncmp(p.out, "perfgate ", 9) == 0);
     cr_assert(strstr(p.out, "\nlicence: Apache-2.0 (SPDX-License-Identifier: Apache-2.0)\n") != NULL, "%s", p.out);
+    /* The commit it was built from: the checkout's HEAD, "-dirty" when tracked files differ from it. */
+    {
+        const char *c = strstr(p.out, "\ncommit: ");
+        char *head = NULL;
+        cr_assert(c != NULL, "%s", p.out);
+        c += 9;
+        if (pg_test_sh(&head, "git -C '" PG_TEST_SOURCE_DIR "' rev-parse HEAD") == 0 && strlen(head) >= 40)
+            cr_assert(strncmp(c, head, 40) == 0 && (c[40] == '\n' || strncmp(c + 40, "-dirty\n", 7) == 0),
+                      "perfgate --version names commit %.*s, the checkout is at %.40s", (int)strcspn(c, "\n"), c,
+                      head);
+        free(head);
+    }
     pg_proc_free(&p);
 }
 

@@ -24,6 +24,7 @@
 #include "compile.h"
 #include "fakegh.h"
 #include "support.h"
+#include "world.h"
 
 #include "base/util.h"
 
@@ -45,42 +46,6 @@
 #define NEW_BRANCH "more-benchmarks"
 #define OTHER_CPU "AMD EPYC 7763 64-Core Processor"
 
-/* A job's environment: exactly these "K=V" strings, NULL-terminated. */
-typedef struct env {
-    char *v[48];
-    int n;
-} env;
-
-static void env_set(env *e, const char *key, const char *fmt, ...)
-{
-    char val[4096];
-    size_t klen = strlen(key);
-    va_list ap;
-    int i;
-
-    va_start(ap, fmt);
-    vsnprintf(val, sizeof(val), fmt, ap);
-    va_end(ap);
-    for (i = 0; i < e->n; i++)
-        if (strncmp(e->v[i], key, klen) == 0 && e->v[i][klen] == '=') {
-            free(e->v[i]);
-            e->v[i] = pg__asprintf("%s=%s", key, val);
-            return;
-        }
-    cr_assert(e->n + 1 < (int)(sizeof(e->v) / sizeof(e->v[0])));
-    e->v[e->n++] = pg__asprintf("%s=%s", key, val);
-    e->v[e->n] = NULL;
-}
-
-static void env_free(env *e)
-{
-    int i;
-
-    for (i = 0; i < e->n; i++)
-        free(e->v[i]);
-    e->n = 0;
-}
-
 typedef struct world {
     char *tmp, *repo, *cache, *home;
     fakegh *gh;
@@ -101,44 +66,12 @@ static char *path_in(const char *dir, const char *rel)
     return pg__asprintf("%s/%s", dir, rel);
 }
 
-static int exists(const char *path)
-{
-    struct stat st;
-
-    return stat(path, &st) == 0;
-}
-
-/* Runs a shell command line, asserts it succeeded, returns its output (caller frees). */
-static char *sh_ok(const char *fmt, ...)
-{
-    char cmd[8192], *out = NULL;
-    va_list ap;
-    int rc;
-
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof(cmd), fmt, ap);
-    va_end(ap);
-    rc = pg_test_sh(&out, cmd);
-    cr_assert_eq(rc, 0, "%s: exit %d\n%s", cmd, rc, out);
-    return out;
-}
-
-static char *slurp(const char *dir, const char *rel)
-{
-    char *path = path_in(dir, rel), *text = NULL;
-    size_t len = 0;
-
-    pg_assert_ok(pg__read_file(&text, &len, path));
-    free(path);
-    return text;
-}
-
 /*
  * Runs ci/gh/NAME ARGS... with bash in `cwd` and exactly the environment
  * `e` (none of the developer's GITHUB_* leaks in). Returns the exit code;
  * `*out` gets stdout and stderr together (caller frees).
  */
-static int script(char **out, const char *cwd, const env *e, const char *name, const char *const *args)
+static int script(char **out, const char *cwd, const lc_env *e, const char *name, const char *const *args)
 {
     char tmpl[] = "/tmp/pg-lifecycle-XXXXXX", chunk[4096];
     int fd = mkstemp(tmpl), status = 0;
@@ -182,15 +115,7 @@ static int script(char **out, const char *cwd, const env *e, const char *name, c
 /* Commits everything in the repository on its current branch; `sha` gets the commit. */
 static void commit(char sha[41], const char *msg)
 {
-    char *out;
-
-    free(sh_ok("cd '%s' && git add -A && git -c user.name=Dev -c user.email=dev@example.com commit -qm '%s'",
-               w.repo, msg));
-    out = sh_ok("git -C '%s' rev-parse HEAD", w.repo);
-    cr_assert(strlen(out) >= 40, "%s", out);
-    memcpy(sha, out, 40);
-    sha[40] = '\0';
-    free(out);
+    lc_commit(w.repo, sha, msg);
 }
 
 /* A fresh job directory `name`, with the repository at `sha` checked out in its `sub` (NULL: none). */
@@ -200,122 +125,67 @@ static char *job(const char *name, const char *sub, const char *sha)
 
     cr_assert(mkdir(dir, 0755) == 0, "job directory %s exists", dir);
     if (sub)
-        free(sh_ok("git -C '%s' worktree add -q --detach '%s/%s' %s", w.repo, dir, sub, sha));
+        free(lc_sh_ok("git -C '%s' worktree add -q --detach '%s/%s' %s", w.repo, dir, sub, sha));
     return dir;
 }
 
 /* What every Actions job has, and the files of this job. */
-static void actions_env(env *e, const char *dir)
+static void actions_env(lc_env *e, const char *dir)
 {
-    int i;
-
-    env_set(e, "PATH", "%s", getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
-    for (i = 0; pg_test_sanitizer_env[i]; i++) {
-        const char *kv = pg_test_sanitizer_env[i], *eq = strchr(kv, '=');
-        char key[32];
-        snprintf(key, sizeof(key), "%.*s", (int)(eq - kv), kv);
-        env_set(e, key, "%s", eq + 1);
-    }
-    env_set(e, "HOME", "%s", w.home);
-    env_set(e, "NO_COLOR", "1");
-    env_set(e, "CI", "true");
-    env_set(e, "GITHUB_ACTIONS", "true");
-    env_set(e, "GITHUB_REPOSITORY", REPO);
-    env_set(e, "GITHUB_SERVER_URL", "https://github.com");
-    env_set(e, "GITHUB_API_URL", "%s", fakegh_url(w.gh));
-    env_set(e, "GITHUB_GRAPHQL_URL", "%s/graphql", fakegh_url(w.gh));
-    env_set(e, "GITHUB_RUN_ID", "31337");
-    env_set(e, "GITHUB_STEP_SUMMARY", "%s/summary.md", dir);
-    env_set(e, "GITHUB_OUTPUT", "%s/output.txt", dir);
-    env_set(e, "RUNNER_TEMP", "%s", dir);
-    env_set(e, "PERFGATE", PG_TEST_BINARY);
+    lc_env_base(e, w.home);
+    lc_env_set(e, "CI", "true");
+    lc_env_set(e, "GITHUB_ACTIONS", "true");
+    lc_env_set(e, "GITHUB_REPOSITORY", REPO);
+    lc_env_set(e, "GITHUB_SERVER_URL", "https://github.com");
+    lc_env_set(e, "GITHUB_API_URL", "%s", fakegh_url(w.gh));
+    lc_env_set(e, "GITHUB_GRAPHQL_URL", "%s/graphql", fakegh_url(w.gh));
+    lc_env_set(e, "GITHUB_RUN_ID", "31337");
+    lc_env_set(e, "GITHUB_STEP_SUMMARY", "%s/summary.md", dir);
+    lc_env_set(e, "GITHUB_OUTPUT", "%s/output.txt", dir);
+    lc_env_set(e, "RUNNER_TEMP", "%s", dir);
+    lc_env_set(e, "PERFGATE", PG_TEST_BINARY);
     /* How this project builds its plugin against perfgate's headers (ci/gh/build.sh passes it to cmake). */
-    env_set(e, "PERFGATE_CMAKE_ARGS", "-DPERFGATE_INCLUDE=" PG_TEST_SOURCE_DIR "/include");
+    lc_env_set(e, "PERFGATE_CMAKE_ARGS", "-DPERFGATE_INCLUDE=" PG_TEST_SOURCE_DIR "/include");
 }
 
-static void event(env *e, const char *dir, const char *name, const char *json)
+static void event(lc_env *e, const char *dir, const char *name, const char *json)
 {
     char *path = pg_test_write(dir, "event.json", json);
 
-    env_set(e, "GITHUB_EVENT_NAME", "%s", name);
-    env_set(e, "GITHUB_EVENT_PATH", "%s", path);
+    lc_env_set(e, "GITHUB_EVENT_NAME", "%s", name);
+    lc_env_set(e, "GITHUB_EVENT_PATH", "%s", path);
     free(path);
 }
 
 /* Zips the database as actions/upload-artifact does (the file at the archive's top) and "uploads" it. */
 static void upload_db_artifact(const char *db, const char *created_at)
 {
-    char *zip = path_in(w.tmp, "artifact.zip"), *bytes = NULL;
+    char *bytes = NULL;
     size_t len = 0;
 
-    unlink(zip);
-    free(sh_ok("python3 -c 'import sys, zipfile\n"
-               "with zipfile.ZipFile(sys.argv[1], \"w\", zipfile.ZIP_DEFLATED) as z: "
-               "z.write(sys.argv[2], \"perfgate.db\")' '%s' '%s'",
-               zip, db));
-    pg_assert_ok(pg__read_file(&bytes, &len, zip));
+    lc_zip(&bytes, &len, db, "perfgate.db");
     fakegh_add_artifact(w.gh, "perfgate-db-main", "main", 1, 0, created_at, bytes, len);
     free(bytes);
-    unlink(zip);
-    free(zip);
-}
-
-/* sqlite3's answer to `query` on `db`, one line per row (caller frees). */
-static char *sql(const char *db, const char *query)
-{
-    return sh_ok("sqlite3 '%s' \"%s\"", db, query);
 }
 
 /* The JSON report a job wrote (caller decrefs). */
 static json_t *report(const char *dir)
 {
     char *path = path_in(dir, "perfgate-out/perfgate-report.json");
-    json_error_t je;
-    json_t *r = json_load_file(path, 0, &je);
+    json_t *r = lc_report(path);
 
-    cr_assert(r != NULL, "%s: %s", path, je.text);
     free(path);
     return r;
 }
 
-static const char *verdict_of(json_t *r, const char *name)
-{
-    json_t *v;
-    size_t i;
-
-    json_array_foreach(json_object_get(r, "verdicts"), i, v)
-    {
-        if (strcmp(json_string_value(json_object_get(v, "name")), name) == 0)
-            return json_string_value(json_object_get(v, "verdict"));
-    }
-    cr_assert_fail("the report has no verdict for %s", name);
-    return NULL;
-}
-
-/* Requests since `from` that changed something (anything but GET). */
 static size_t writes_since(size_t from)
 {
-    size_t i, n = 0;
-
-    for (i = from; i < fakegh_request_count(w.gh); i++)
-        n += strcmp(fakegh_request_at(w.gh, i)->method, "GET") != 0;
-    return n;
+    return lc_writes_since(w.gh, from);
 }
 
-/* Commit statuses set on `sha` with `state` (NULL: any). */
 static size_t statuses(const char *sha, const char *state)
 {
-    char *path = pg__asprintf("/repos/" REPO "/statuses/%s", sha), *want = pg__asprintf("\"state\":\"%s\"", state);
-    size_t i, n = 0;
-
-    for (i = 0; i < fakegh_request_count(w.gh); i++) {
-        const fakegh_request *r = fakegh_request_at(w.gh, i);
-        if (strcmp(r->method, "POST") == 0 && strcmp(r->path, path) == 0 && (!state || strstr(r->body, want)))
-            n++;
-    }
-    free(path);
-    free(want);
-    return n;
+    return lc_statuses(w.gh, REPO, sha, state);
 }
 
 /* ------------------------------------------------------------ the project */
@@ -363,7 +233,7 @@ static void setup(void)
     /* As on Actions: GET /user is closed to the installation token. */
     fakegh_set_user_status(w.gh, 403);
 
-    free(sh_ok("git -C '%s' init -q -b main && mkdir '%s/src' '%s/suites' && cp '%s/examples/plugin/example.c' "
+    free(lc_sh_ok("git -C '%s' init -q -b main && mkdir '%s/src' '%s/suites' && cp '%s/examples/plugin/example.c' "
                "'%s/src/example.c'",
                w.repo, w.repo, w.repo, PG_TEST_SOURCE_DIR, w.repo));
     free(pg_test_write(w.repo, "CMakeLists.txt", cmakelists));
@@ -408,31 +278,31 @@ static void main_push(const char *sha, int nth)
     const char *restore_args[] = {"baselines/perfgate.db", NULL};
     const char *record_args[] = {"baselines/perfgate.db", "suites/plugin.yaml", NULL};
     const char *merge_args[] = {mine, "baselines/perfgate.db", NULL};
-    env e = {0};
+    lc_env e = {0};
     int rc;
 
     actions_env(&e, dir);
     event(&e, dir, "push", "{\"ref\": \"refs/heads/main\"}");
-    env_set(&e, "GITHUB_SHA", "%s", sha);
-    env_set(&e, "GITHUB_REF", "refs/heads/main");
-    env_set(&e, "GITHUB_REF_NAME", "main");
-    env_set(&e, "GITHUB_TOKEN", TOKEN);
+    lc_env_set(&e, "GITHUB_SHA", "%s", sha);
+    lc_env_set(&e, "GITHUB_REF", "refs/heads/main");
+    lc_env_set(&e, "GITHUB_REF_NAME", "main");
+    lc_env_set(&e, "GITHUB_TOKEN", TOKEN);
     /* {build} in the suite is the build this job made (perfgate-main.yml sets the same). */
-    env_set(&e, "PERFGATE_BUILD", "build-base");
+    lc_env_set(&e, "PERFGATE_BUILD", "build-base");
 
     rc = script(&out, src, &e, "build.sh", build_args);
     cr_assert_eq(rc, 0, "push %d: build.sh: %d\n%s", nth, rc, out);
     free(out);
-    free(sh_ok("cp -a '%s/build-base' '%s/base-build-%s'", src, w.cache, sha));
+    free(lc_sh_ok("cp -a '%s/build-base' '%s/base-build-%s'", src, w.cache, sha));
 
-    if (exists(cached)) {
-        free(sh_ok("mkdir -p '%s/baselines' && cp '%s' '%s'", src, cached, db));
+    if (lc_exists(cached)) {
+        free(lc_sh_ok("mkdir -p '%s/baselines' && cp '%s' '%s'", src, cached, db));
     } else {
         /* The first push: a cache miss and no artifact yet, so the history starts here. */
         rc = script(&out, src, &e, "restore-db.sh", restore_args);
         cr_assert_eq(rc, 0, "push %d: restore-db.sh: %d\n%s", nth, rc, out);
         cr_assert(strstr(out, "no baseline restored") != NULL, "%s", out);
-        cr_assert(!exists(db));
+        cr_assert(!lc_exists(db));
         free(out);
     }
 
@@ -441,23 +311,23 @@ static void main_push(const char *sha, int nth)
     cr_assert(strstr(out, "ERROR") == NULL, "a case did not run:\n%s", out);
     free(out);
 
-    free(sh_ok("mv '%s' '%s'", db, mine));
-    if (exists(cached))
-        free(sh_ok("cp '%s' '%s'", cached, db));
+    free(lc_sh_ok("mv '%s' '%s'", db, mine));
+    if (lc_exists(cached))
+        free(lc_sh_ok("cp '%s' '%s'", cached, db));
     rc = script(&out, src, &e, "merge-db.sh", merge_args);
     cr_assert_eq(rc, 0, "push %d: merge-db.sh: %d\n%s", nth, rc, out);
     free(out);
-    free(sh_ok("cp '%s' '%s'", db, cached));
+    free(lc_sh_ok("cp '%s' '%s'", db, cached));
     upload_db_artifact(db, when);
 
     /* Every push so far is in the database, once, in order, under its commit. */
-    rows = sql(cached, "SELECT commit_sha FROM runs WHERE branch = 'main' ORDER BY id");
+    rows = lc_sql(cached, "SELECT commit_sha FROM runs WHERE branch = 'main' ORDER BY id");
     cr_assert(strncmp(rows, w.a, 40) == 0, "push %d: %s", nth, rows);
     cr_assert(strstr(rows, sha) != NULL, "push %d: %s", nth, rows);
     cr_assert_eq(strlen(rows), (size_t)nth * 41, "push %d: %d runs expected:\n%s", nth, nth, rows);
     free(rows);
 
-    env_free(&e);
+    lc_env_free(&e);
     free(name);
     free(dir);
     free(src);
@@ -483,7 +353,7 @@ static void step1_three_pushes_to_main(void)
 /* ------------------------------------------------------- the pull request */
 
 /* The pull_request event of PR #`pr`, head `head` on `owner`'s `ref`, based on main's C. */
-static void pr_env(env *e, const char *dir, int pr, const char *head, const char *ref, const char *owner)
+static void pr_env(lc_env *e, const char *dir, int pr, const char *head, const char *ref, const char *owner)
 {
     char *json = pg__asprintf("{\"action\": \"synchronize\", \"number\": %d, \"pull_request\": {\"number\": %d, "
                               "\"head\": {\"sha\": \"%s\", \"ref\": \"%s\", \"repo\": {\"full_name\": \"%s/demo\", "
@@ -494,12 +364,12 @@ static void pr_env(env *e, const char *dir, int pr, const char *head, const char
     actions_env(e, dir);
     event(e, dir, "pull_request", json);
     /* A pull_request run's GITHUB_SHA is the test merge commit, not the head. */
-    env_set(e, "GITHUB_SHA", "4d3e6c7b2a1f0e9d8c7b6a5f4e3d2c1b0a9f8e7d");
-    env_set(e, "GITHUB_REF", "refs/pull/%d/merge", pr);
-    env_set(e, "GITHUB_REF_NAME", "%d/merge", pr);
-    env_set(e, "GITHUB_HEAD_REF", "%s", ref);
-    env_set(e, "GITHUB_BASE_REF", "main");
-    env_set(e, "PERFGATE_REPORT", "perfgate-out/perfgate-report.json");
+    lc_env_set(e, "GITHUB_SHA", "4d3e6c7b2a1f0e9d8c7b6a5f4e3d2c1b0a9f8e7d");
+    lc_env_set(e, "GITHUB_REF", "refs/pull/%d/merge", pr);
+    lc_env_set(e, "GITHUB_REF_NAME", "%d/merge", pr);
+    lc_env_set(e, "GITHUB_HEAD_REF", "%s", ref);
+    lc_env_set(e, "GITHUB_BASE_REF", "main");
+    lc_env_set(e, "PERFGATE_REPORT", "perfgate-out/perfgate-report.json");
     free(json);
 }
 
@@ -514,26 +384,26 @@ static int pr_job_of(char **dir, char **out, const char *name, const char *head,
 {
     const char *gate_args[] = {"interleaved", "build-base", "build-head", suite_path, NULL};
     char *text, *want;
-    env e = {0};
+    lc_env e = {0};
     int rc;
 
     *dir = job(name, "head", head);
-    free(sh_ok("git -C '%s' worktree add -q --detach '%s/base' %s && cp -a '%s/base-build-%s' '%s/build-base'",
+    free(lc_sh_ok("git -C '%s' worktree add -q --detach '%s/base' %s && cp -a '%s/base-build-%s' '%s/build-base'",
                w.repo, *dir, w.c, w.cache, w.c, *dir));
     pr_env(&e, *dir, pr, head, ref, "acme");
-    env_set(&e, "PERFGATE_BASE_SRC", "base");
-    env_set(&e, "PERFGATE_HEAD_SRC", "head");
+    lc_env_set(&e, "PERFGATE_BASE_SRC", "base");
+    lc_env_set(&e, "PERFGATE_HEAD_SRC", "head");
     rc = script(out, *dir, &e, "pr-gate.sh", gate_args);
     /* The base build came from the cache, by its SHA; the head was built here. */
     cr_assert(strstr(*out, "already holds a build of") != NULL, "%s", *out);
     cr_assert(strstr(*out, "built head at") != NULL, "%s", *out);
     cr_assert(strstr(*out, "interleaving base") != NULL, "%s", *out);
-    text = slurp(*dir, "output.txt");
+    text = lc_slurp(*dir, "output.txt");
     want = pg__asprintf("exit-code=%d\n", rc);
     cr_assert(strstr(text, want) != NULL, "GITHUB_OUTPUT: %s", text);
     free(want);
     free(text);
-    env_free(&e);
+    lc_env_free(&e);
     return rc;
 }
 
@@ -565,18 +435,18 @@ static int post_job(char **out, const char *name, const char *report_path, const
 {
     char *dir = job(name, NULL, NULL);
     const char *args[] = {"perfgate-out/perfgate-report.json", NULL};
-    env e = {0};
+    lc_env e = {0};
     int rc;
 
-    free(sh_ok("mkdir '%s/perfgate-out' && cp '%s' '%s/perfgate-out/perfgate-report.json'", dir, report_path, dir));
+    free(lc_sh_ok("mkdir '%s/perfgate-out' && cp '%s' '%s/perfgate-out/perfgate-report.json'", dir, report_path, dir));
     actions_env(&e, dir);
     event(&e, dir, "workflow_run", json);
-    env_set(&e, "GITHUB_SHA", "%s", w.c);
-    env_set(&e, "GITHUB_REF", "refs/heads/main");
-    env_set(&e, "GITHUB_REF_NAME", "main");
-    env_set(&e, "GITHUB_TOKEN", TOKEN);
+    lc_env_set(&e, "GITHUB_SHA", "%s", w.c);
+    lc_env_set(&e, "GITHUB_REF", "refs/heads/main");
+    lc_env_set(&e, "GITHUB_REF_NAME", "main");
+    lc_env_set(&e, "GITHUB_TOKEN", TOKEN);
     rc = script(out, dir, &e, "post.sh", args);
-    env_free(&e);
+    lc_env_free(&e);
     free(dir);
     return rc;
 }
@@ -604,7 +474,7 @@ static void step2_a_slower_head_fails_and_is_posted(void)
     json_t *r;
     int rc;
 
-    free(sh_ok("git -C '%s' checkout -q -b " PR_BRANCH, w.repo));
+    free(lc_sh_ok("git -C '%s' checkout -q -b " PR_BRANCH, w.repo));
     {
         char *cm = pg__asprintf("%s%s", cmakelists, slowdown);
         free(pg_test_write(w.repo, "CMakeLists.txt", cm));
@@ -616,11 +486,11 @@ static void step2_a_slower_head_fails_and_is_posted(void)
     rc = pr_job(&dir, &out, "pr-slow", w.slow);
     cr_assert_eq(rc, 1, "the slower head did not fail: exit %d\n%s", rc, out);
     r = report(dir);
-    cr_assert_str_eq(verdict_of(r, "matmul_chain"), "REGRESSED");
+    cr_assert_str_eq(lc_verdict_of(r, "matmul_chain"), "REGRESSED");
     cr_assert_eq(json_integer_value(json_object_get(json_object_get(r, "github"), "pr")), PR);
     json_decref(r);
     free(out);
-    body = slurp(dir, "summary.md");
+    body = lc_slurp(dir, "summary.md");
     cr_assert(strstr(body, "perfgate: FAIL") != NULL, "job summary: %s", body);
     free(body);
 
@@ -693,7 +563,7 @@ static void step4_a_fork_cannot_redirect_the_comment(void)
     size_t nreq;
     int rc;
 
-    free(sh_ok("git -C '%s' checkout -q -b patch-1 %s", w.repo, w.c));
+    free(lc_sh_ok("git -C '%s' checkout -q -b patch-1 %s", w.repo, w.c));
     free(pg_test_write(w.repo, "README.md", "# demo\n\nA typo fixed by a stranger.\n"));
     commit(w.fork, "README: typo");
     /* GitHub knows both PRs; the fork's run event lists none (it never does for a fork). */
@@ -751,23 +621,23 @@ static void step4_a_fork_cannot_redirect_the_comment(void)
  * these steps are about which runs are compared, not about a 5 % change, so
  * the gate takes a 25 % threshold that same-code runs resolve.
  */
-static void history_env(env *e, const char *dir)
+static void history_env(lc_env *e, const char *dir)
 {
     pr_env(e, dir, PR, w.fixed, PR_BRANCH, "acme");
-    env_set(e, "GITHUB_TOKEN", TOKEN);
-    env_set(e, "PERFGATE_BUILD", "build-head");
-    env_set(e, "PERFGATE_ARGS", "--threshold 25%%");
+    lc_env_set(e, "GITHUB_TOKEN", TOKEN);
+    lc_env_set(e, "PERFGATE_BUILD", "build-head");
+    lc_env_set(e, "PERFGATE_ARGS", "--threshold 25%%");
 }
 
 static char *history_job(const char *name)
 {
     char *dir = job(name, "head", w.fixed);
 
-    free(sh_ok("cp -a '%s/build-head' '%s/build-head'", w.fixed_dir, dir));
+    free(lc_sh_ok("cp -a '%s/build-head' '%s/build-head'", w.fixed_dir, dir));
     return dir;
 }
 
-static int history_gate(char **out, const char *dir, const env *e, const char *db)
+static int history_gate(char **out, const char *dir, const lc_env *e, const char *db)
 {
     const char *args[] = {"history", db, "head/suites/plugin.yaml", NULL};
 
@@ -778,14 +648,14 @@ static void step5_a_cache_miss_is_restored_or_compares_nothing(void)
 {
     const char *restore_args[] = {"baselines/perfgate.db", NULL};
     char *dir, *out, *rows;
-    env e = {0};
+    lc_env e = {0};
     json_t *r;
     int rc;
 
     /* Evicted, and nothing to restore: the history starts anew, and the gate says it compared nothing. */
     dir = history_job("history-evicted");
     history_env(&e, dir);
-    env_set(&e, "PERFGATE_DB_ARTIFACT", "perfgate-db-never-uploaded");
+    lc_env_set(&e, "PERFGATE_DB_ARTIFACT", "perfgate-db-never-uploaded");
     rc = script(&out, dir, &e, "restore-db.sh", restore_args);
     cr_assert_eq(rc, 0, "%d\n%s", rc, out);
     cr_assert(strstr(out, "no baseline restored") != NULL, "%s", out);
@@ -794,7 +664,7 @@ static void step5_a_cache_miss_is_restored_or_compares_nothing(void)
     cr_assert_eq(rc, 4, "a gate with no baseline exited %d, not 4 (nothing compared)\n%s", rc, out);
     cr_assert(strstr(out, "nothing compared") != NULL, "%s", out);
     free(out);
-    env_free(&e);
+    lc_env_free(&e);
     free(dir);
 
     /* Evicted, and the newest artifact of main restored: the gate compares with main's runs. */
@@ -805,8 +675,8 @@ static void step5_a_cache_miss_is_restored_or_compares_nothing(void)
     cr_assert(strstr(out, "restored") != NULL, "%s", out);
     free(out);
     w.restored_db = path_in(w.tmp, "restored.db");
-    free(sh_ok("cp '%s/baselines/perfgate.db' '%s'", dir, w.restored_db));
-    rows = sql(w.restored_db, "SELECT commit_sha FROM runs WHERE branch = 'main' ORDER BY id");
+    free(lc_sh_ok("cp '%s/baselines/perfgate.db' '%s'", dir, w.restored_db));
+    rows = lc_sql(w.restored_db, "SELECT commit_sha FROM runs WHERE branch = 'main' ORDER BY id");
     cr_assert_eq(strlen(rows), 3 * 41, "the restored database lacks main's three runs:\n%s", rows);
     free(rows);
     rc = history_gate(&out, dir, &e, "baselines/perfgate.db");
@@ -821,19 +691,19 @@ static void step5_a_cache_miss_is_restored_or_compares_nothing(void)
                      out);
     json_decref(r);
     free(out);
-    env_free(&e);
+    lc_env_free(&e);
     free(dir);
 }
 
 static void step6_a_baseline_from_another_machine_compares_nothing(void)
 {
     char *dir = history_job("history-other-machine"), *db = path_in(dir, "other.db"), *out;
-    env e = {0};
+    lc_env e = {0};
     int rc;
 
     /* The runs of main as a hosted runner with another CPU would have stored them. */
-    free(sh_ok("cp '%s' '%s'", w.restored_db, db));
-    free(sql(db, "UPDATE machines SET hash = '0ddba11c0ffee123', fingerprint = json_set(fingerprint, "
+    free(lc_sh_ok("cp '%s' '%s'", w.restored_db, db));
+    free(lc_sql(db, "UPDATE machines SET hash = '0ddba11c0ffee123', fingerprint = json_set(fingerprint, "
                  "'$.cpu_model', '" OTHER_CPU "', '$.hostname', 'fv-az412-7');"
                  "UPDATE runs SET fingerprint = json_set(fingerprint, '$.cpu_model', '" OTHER_CPU "', '$.hostname', "
                  "'fv-az412-7') WHERE fingerprint IS NOT NULL"));
@@ -844,7 +714,7 @@ static void step6_a_baseline_from_another_machine_compares_nothing(void)
     cr_assert(strstr(out, "another machine") != NULL && strstr(out, OTHER_CPU) != NULL,
               "the reason does not name the other machine:\n%s", out);
     free(out);
-    env_free(&e);
+    lc_env_free(&e);
     free(db);
     free(dir);
 }
@@ -854,28 +724,28 @@ static int night(char **out, const char *name)
 {
     char *dir = job(name, "src", w.c), *src = path_in(dir, "src");
     const char *args[] = {"suites/plugin.yaml", NULL};
-    env e = {0};
+    lc_env e = {0};
     int rc;
 
-    free(sh_ok("cp -a '%s/base-build-%s' '%s/src/build'", w.cache, w.c, dir));
+    free(lc_sh_ok("cp -a '%s/base-build-%s' '%s/src/build'", w.cache, w.c, dir));
     actions_env(&e, dir);
     event(&e, dir, "schedule", "{\"schedule\": \"17 3 * * *\"}");
-    env_set(&e, "GITHUB_SHA", "%s", w.c);
-    env_set(&e, "GITHUB_REF", "refs/heads/main");
-    env_set(&e, "GITHUB_REF_NAME", "main");
-    env_set(&e, "PERFGATE_DB", "%s/perfgate/nightly.db", w.home);
-    env_set(&e, "PERFGATE_REPORT", "perfgate-out/perfgate-report.json");
-    env_set(&e, "PERFGATE_DB_COPY", "perfgate-out/nightly.db");
-    env_set(&e, "PERFGATE_BUILD", "build");
+    lc_env_set(&e, "GITHUB_SHA", "%s", w.c);
+    lc_env_set(&e, "GITHUB_REF", "refs/heads/main");
+    lc_env_set(&e, "GITHUB_REF_NAME", "main");
+    lc_env_set(&e, "PERFGATE_DB", "%s/perfgate/nightly.db", w.home);
+    lc_env_set(&e, "PERFGATE_REPORT", "perfgate-out/perfgate-report.json");
+    lc_env_set(&e, "PERFGATE_DB_COPY", "perfgate-out/nightly.db");
+    lc_env_set(&e, "PERFGATE_BUILD", "build");
     /* As in history mode: this is about which runs are compared, so a threshold same-code runs resolve. */
-    env_set(&e, "PERFGATE_ARGS", "--threshold 25%%");
+    lc_env_set(&e, "PERFGATE_ARGS", "--threshold 25%%");
     rc = script(out, src, &e, "nightly.sh", args);
     {
         char *copy = path_in(src, "perfgate-out/nightly.db");
-        cr_assert(exists(copy), "no copy of the database for the artifact:\n%s", *out);
+        cr_assert(lc_exists(copy), "no copy of the database for the artifact:\n%s", *out);
         free(copy);
     }
-    env_free(&e);
+    lc_env_free(&e);
     free(src);
     free(dir);
     return rc;
@@ -908,7 +778,7 @@ static void step7_the_second_night_compares_with_the_first(void)
         json_decref(r);
         free(dir);
     }
-    rows = sql(db, "SELECT count(*) FROM runs WHERE branch = 'nightly'");
+    rows = lc_sql(db, "SELECT count(*) FROM runs WHERE branch = 'nightly'");
     cr_assert_str_eq(rows, "2\n");
     free(rows);
     free(db);
@@ -936,8 +806,8 @@ static void step8_a_first_pull_request_of_two_new_benchmarks_passes(void)
     size_t i;
     int rc;
 
-    free(sh_ok("git -C '%s' checkout -q -b " NEW_BRANCH " %s", w.repo, w.c));
-    src = slurp(w.repo, "src/example.c");
+    free(lc_sh_ok("git -C '%s' checkout -q -b " NEW_BRANCH " %s", w.repo, w.c));
+    src = lc_slurp(w.repo, "src/example.c");
     at = strstr(src, "};\n\nPG_PLUGIN_DEFINE");
     cr_assert(at != NULL, "the example plugin's table is not where it was");
     patched = pg__asprintf("%.*s%s%s", (int)(at - src), src, more_benchmarks, at);
@@ -965,7 +835,7 @@ static void step8_a_first_pull_request_of_two_new_benchmarks_passes(void)
     }
     cr_assert_eq(i, 2);
     json_decref(r);
-    out = slurp(dir, "summary.md");
+    out = lc_slurp(dir, "summary.md");
     cr_assert(strstr(out, "### perfgate: PASS — 2 new cases, nothing to compare them with yet") != NULL, "%s", out);
     free(out);
     free(dir);
@@ -996,10 +866,10 @@ static void step9_a_push_whose_cases_crash_fails_the_record_step(void)
     char *dir, *src, *out, *cm;
     const char *build_args[] = {".", "build-base", NULL};
     const char *record_args[] = {"baselines/perfgate.db", "suites/crash.yaml", NULL};
-    env e = {0};
+    lc_env e = {0};
     int rc;
 
-    free(sh_ok("git -C '%s' checkout -q main", w.repo));
+    free(lc_sh_ok("git -C '%s' checkout -q main", w.repo));
     cm = pg__asprintf("%sadd_library(pg_crash MODULE src/crash.c)\n"
                       "set_target_properties(pg_crash PROPERTIES PREFIX \"lib\" C_VISIBILITY_PRESET hidden)\n"
                       "target_include_directories(pg_crash PRIVATE ${PERFGATE_INCLUDE})\n",
@@ -1014,14 +884,14 @@ static void step9_a_push_whose_cases_crash_fails_the_record_step(void)
     src = path_in(dir, "src");
     actions_env(&e, dir);
     event(&e, dir, "push", "{\"ref\": \"refs/heads/main\"}");
-    env_set(&e, "GITHUB_SHA", "%s", w.crash);
-    env_set(&e, "GITHUB_REF", "refs/heads/main");
-    env_set(&e, "GITHUB_REF_NAME", "main");
-    env_set(&e, "PERFGATE_BUILD", "build-base");
+    lc_env_set(&e, "GITHUB_SHA", "%s", w.crash);
+    lc_env_set(&e, "GITHUB_REF", "refs/heads/main");
+    lc_env_set(&e, "GITHUB_REF_NAME", "main");
+    lc_env_set(&e, "PERFGATE_BUILD", "build-base");
     rc = script(&out, src, &e, "build.sh", build_args);
     cr_assert_eq(rc, 0, "build.sh: %d\n%s", rc, out);
     free(out);
-    free(sh_ok("mkdir -p '%s/baselines' && cp '%s/perfgate.db' '%s/baselines/perfgate.db'", src, w.cache, src));
+    free(lc_sh_ok("mkdir -p '%s/baselines' && cp '%s/perfgate.db' '%s/baselines/perfgate.db'", src, w.cache, src));
     /* Every case crashed: the record step fails the job (exit 3), so this commit is visibly not a baseline. */
     rc = script(&out, src, &e, "main-record.sh", record_args);
     cr_assert_eq(rc, 3, "a run of crashes was recorded with exit %d\n%s", rc, out);
@@ -1029,7 +899,7 @@ static void step9_a_push_whose_cases_crash_fails_the_record_step(void)
     cr_assert(strstr(out, "crashed with signal 11") != NULL, "the cause is shown:\n%s", out);
     cr_assert(strstr(out, "kept whole") == NULL, "the job went on to prune:\n%s", out);
     free(out);
-    env_free(&e);
+    lc_env_free(&e);
     free(src);
     free(dir);
 }

@@ -4,6 +4,7 @@
 #include "support.h"
 #include "base/util.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,21 @@ int pg_test_sh(char **out, const char *cmdline)
         *out = b.ptr ? pg__buf_detach(&b) : pg__strdup("");
     pg__buf_clear(&b);
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+char *pg_test_sh_expect(int want, const char *fmt, ...)
+{
+    char cmd[16384], *out = NULL;
+    va_list ap;
+    int rc;
+
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof(cmd), fmt, ap);
+    va_end(ap);
+    rc = pg_test_sh(&out, cmd);
+    pg_test_assert_no_sanitizer(rc, out, cmd);
+    cr_assert_eq(rc, want, "%s: exit %d, not %d\n%s", cmd, rc, want, out);
+    return out;
 }
 
 char *pg_test_build_plugin(const char *dir, const char *src, const char *name, const char *flags)

@@ -9,6 +9,17 @@
 int pg_test_sh(char **out, const char *cmdline);
 
 /**
+ * Runs the command line `fmt` (printf) through /bin/sh and asserts it exits
+ * with `want`, and with no sanitizer report. @return its stdout and stderr
+ * (caller frees).
+ */
+char *pg_test_sh_expect(int want, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/**
  * Compiles tests/data/`src` into dir/lib`name`.so against include/perfgate
  * with `flags` (may be NULL) and asserts it built. @return the library's
  * path (caller frees).

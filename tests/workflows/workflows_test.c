@@ -1,7 +1,10 @@
 /*
- * workflows_test.c - the shipped GitHub workflow files are valid YAML with
- * the structure Actions needs, and every perfgate invocation in them uses a
- * subcommand and flags that exist (checked against `perfgate CMD --help`).
+ * workflows_test.c - the GitHub workflow files are valid YAML with the
+ * structure Actions needs: perfgate's reusable workflows (.github/workflows)
+ * and the composite action run steps, and every perfgate invocation in them
+ * uses a subcommand and flags that exist (checked against `perfgate CMD
+ * --help`); perfgate's own callers (ci/github/workflows) call a reusable
+ * workflow that exists, with inputs it declares and every input it requires.
  */
 #include "support.h"
 
@@ -128,6 +131,33 @@ static size_t walk(const char *file, const pg_node *n)
     return found;
 }
 
+/* A job that calls a reusable workflow: it exists, and `with:` gives inputs it declares, every required one. */
+static void check_call(const char *path, const char *name, const pg_node *job)
+{
+    const pg_node *uses = pg_node_get(job, "uses"), *with = pg_node_get(job, "with"), *inputs;
+    pg_doc *called = NULL;
+    char *file;
+    size_t i;
+
+    cr_assert(uses->scalar && strncmp(uses->scalar, "./.github/workflows/", 20) == 0,
+              "%s: job %s calls %s, not a reusable workflow of this repository", path, name, uses->scalar);
+    file = pg__asprintf("%s/%s", PG_TEST_SOURCE_DIR, uses->scalar + 2);
+    cr_assert_eq(pg_doc_load(&called, file, NULL, 0), 0, "%s: job %s: %s", path, name, pg_error_last());
+    inputs = pg_node_get(pg_node_get(pg_node_get(pg_doc_root(called), "on"), "workflow_call"), "inputs");
+    cr_assert(inputs != NULL, "%s: %s is not a reusable workflow", path, file);
+    for (i = 0; with && i < with->count; i++)
+        cr_assert(pg_node_get(inputs, with->keys[i]->scalar) != NULL, "%s: job %s: %s declares no input '%s'", path,
+                  name, uses->scalar, with->keys[i]->scalar);
+    for (i = 0; i < inputs->count; i++) {
+        const pg_node *req = pg_node_get(inputs->items[i], "required");
+        if (req && pg_node_is(req, "true"))
+            cr_assert(pg_node_get(with, inputs->keys[i]->scalar) != NULL, "%s: job %s does not give %s's input '%s'",
+                      path, name, uses->scalar, inputs->keys[i]->scalar);
+    }
+    pg_doc_free(called);
+    free(file);
+}
+
 static void check_workflow(const char *path)
 {
     pg_doc *doc = NULL;
@@ -143,6 +173,10 @@ static void check_workflow(const char *path)
     cr_assert(jobs && jobs->type == PG_NODE_MAP && jobs->count > 0, "%s: no jobs", path);
     for (j = 0; j < jobs->count; j++) {
         const pg_node *job = jobs->items[j], *steps = pg_node_get(job, "steps");
+        if (pg_node_get(job, "uses")) {
+            check_call(path, jobs->keys[j]->scalar, job);
+            continue;
+        }
         cr_assert(pg_node_get(job, "runs-on") != NULL, "%s: job %s has no runs-on", path, jobs->keys[j]->scalar);
         cr_assert(steps && steps->type == PG_NODE_SEQ && steps->count > 0, "%s: job %s has no steps", path,
                   jobs->keys[j]->scalar);
@@ -151,14 +185,14 @@ static void check_workflow(const char *path)
     pg_doc_free(doc);
 }
 
-Test(workflows, every_workflow_is_valid_and_uses_existing_flags)
+/* Checks every .yml of `dir`; @return how many. */
+static size_t check_dir(const char *dir)
 {
-    const char *dir = PG_TEST_SOURCE_DIR "/ci/github/workflows";
     DIR *d = opendir(dir);
     struct dirent *e;
     size_t n = 0;
 
-    cr_assert(d != NULL);
+    cr_assert(d != NULL, "%s", dir);
     while ((e = readdir(d)) != NULL) {
         char *path;
         if (!strstr(e->d_name, ".yml"))
@@ -169,7 +203,62 @@ Test(workflows, every_workflow_is_valid_and_uses_existing_flags)
         n++;
     }
     closedir(d);
-    cr_assert_geq(n, 4, "expected the PR, post, main and nightly workflows, found %zu", n);
+    return n;
+}
+
+Test(workflows, every_workflow_is_valid_and_uses_existing_flags)
+{
+    size_t n = check_dir(PG_TEST_SOURCE_DIR "/ci/github/workflows");
+
+    cr_assert_geq(n, 4, "expected perfgate's PR, post, main and nightly callers, found %zu", n);
+    n = check_dir(PG_TEST_SOURCE_DIR "/.github/workflows");
+    cr_assert_geq(n, 4, "expected the reusable gate, post, record and nightly workflows, found %zu", n);
+}
+
+/*
+ * A job of a reusable workflow that declares no permissions holds whatever
+ * the calling job grants, so it must run only when the caller opts in: its
+ * `if:` names a boolean input that defaults to false. A caller that leaves
+ * the input off then need not grant the scopes that job uses.
+ */
+static void check_inheriting_jobs_are_opt_in(const char *path)
+{
+    pg_doc *doc = NULL;
+    const pg_node *root, *jobs, *inputs;
+    size_t j, i;
+
+    cr_assert_eq(pg_doc_load(&doc, path, NULL, 0), 0, "%s", pg_error_last());
+    root = pg_doc_root(doc);
+    jobs = pg_node_get(root, "jobs");
+    inputs = pg_node_get(pg_node_get(pg_node_get(root, "on"), "workflow_call"), "inputs");
+    for (j = 0; inputs && !pg_node_get(root, "permissions") && j < jobs->count; j++) {
+        const pg_node *cond = pg_node_get(jobs->items[j], "if");
+        int opt_in = 0;
+        if (pg_node_get(jobs->items[j], "permissions"))
+            continue;
+        for (i = 0; cond && cond->scalar && i < inputs->count; i++) {
+            char *ref = pg__asprintf("inputs.%s", inputs->keys[i]->scalar);
+            opt_in |= strstr(cond->scalar, ref) != NULL &&
+                      pg_node_is(pg_node_get(inputs->items[i], "type"), "boolean") &&
+                      pg_node_is(pg_node_get(inputs->items[i], "default"), "false");
+            free(ref);
+        }
+        cr_assert(opt_in, "%s: job %s declares no permissions (it holds the caller's) but runs without a boolean "
+                  "input that defaults to false in its if:", path, jobs->keys[j]->scalar);
+    }
+    pg_doc_free(doc);
+}
+
+Test(workflows, a_reusable_job_holding_the_callers_permissions_is_opt_in)
+{
+    static const char *const names[] = {"gate", "post", "record", "nightly"};
+    size_t i;
+
+    for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        char *path = pg__asprintf("%s/.github/workflows/%s.yml", PG_TEST_SOURCE_DIR, names[i]);
+        check_inheriting_jobs_are_opt_in(path);
+        free(path);
+    }
 }
 
 Test(workflows, composite_action_is_valid_and_uses_existing_flags)
