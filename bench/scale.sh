@@ -3,6 +3,7 @@
 # and generated 100 MB result files (bench/import_memory.sh):
 #   `perfgate compare` of the newest of 6 runs of 10,000 cases against last:5,
 #   `perfgate history` of 1,000 cases over 365 nightly runs (--last 0: every run),
+#   `perfgate site` of 1,000 cases over 365 gated nightly runs (index and 1,000 case pages),
 #   `perfgate import` of a ~100 MB hyperfine and Google Benchmark file (peak RSS),
 # for each Release build given, REPS times each, with the load average. CPU is
 # user + sys (what load moves least); peak is GNU time's maximum RSS.
@@ -25,6 +26,7 @@ fi
 mkdir -p "$dir"
 [[ -f "$dir/compare.db" ]] || "$first/bench/bench_scale_db" compare "$dir/compare.db"
 [[ -f "$dir/history.db" ]] || "$first/bench/bench_scale_db" history "$dir/history.db"
+[[ -f "$dir/site.db" ]] || "$first/bench/bench_scale_db" site "$dir/site.db"
 
 # NAME CMD...: one line "NAME: CPU s (user+sys), wall s, peak MB".
 timed() {
@@ -43,6 +45,7 @@ for b in $builds; do
   for i in $(seq 1 "$reps"); do
     timed "compare 10000 cases vs last:5" "$pg" compare --db "$dir/compare.db" --head latest --base last:5 --format json
     timed "history 1000 cases x 365 runs" "$pg" history --db "$dir/history.db" --last 0 --format json
+    timed "site 1000 cases x 365 runs" "$pg" site --db "$dir/site.db" -o "$dir/site"
   done
   PERFGATE_IMPORT_DIR=$dir bash bench/import_memory.sh "$pg" 100 | sed 's/^/  /'
 done

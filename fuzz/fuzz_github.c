@@ -4,8 +4,8 @@
  * headers go through the client's header reader (Link rel="next",
  * Location, rate-limit hints); the body through every reader of a body
  * (error message, pull request list, comment list, labels, issue events,
- * artifact list page) and,
- * as an artifact download, through the zip reader.
+ * issue list, artifact list page) and, as an artifact download, through the
+ * zip reader.
  */
 #include "post/artifacts.h"
 
@@ -27,6 +27,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t hlen = size, seen = 0, ok = 0, i;
     int64_t other = 0;
     char other_sha[48], *entry = NULL;
+    pg_issue *issues = NULL;
+    size_t nissues = 0;
 
     if (devnull < 0 && (devnull = open("/dev/null", O_WRONLY | O_CLOEXEC)) < 0)
         abort();
@@ -56,6 +58,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         (void)pg__post_label_actor(&actor, r.body, "perf-accepted");
         free(actor);
     }
+    (void)pg__issues_take(&issues, &nissues, r.body, "<!-- perfgate-regression key=", "github-actions[bot]");
+    pg_issues_free(issues, nissues);
     memset(&best, 0, sizeof(best));
     (void)pg__artifact_page(&best, &seen, &ok, r.body, "perfgate-db", "main");
     pg_artifact_clear(&best);

@@ -137,10 +137,8 @@ static int run_process(command_run *x, int64_t *wall_ns)
 {
     FILE *out = tmpfile(), *errf = tmpfile();
     posix_spawn_file_actions_t fa;
-    posix_spawnattr_t attr;
-    int status, timed_out = 0, rc, err = PG_EKERNEL, have_fa = 0, have_attr = 0;
-    int64_t t0, t1 = 0;
-    sigset_t old;
+    int status, timed_out = 0, rc, err = PG_EKERNEL, have_fa = 0;
+    int64_t t0 = 0, t1 = 0;
     pid_t pid;
 
     if (!out || !errf || posix_spawn_file_actions_init(&fa) != 0) {
@@ -148,28 +146,13 @@ static int run_process(command_run *x, int64_t *wall_ns)
         goto cleanup;
     }
     have_fa = 1;
-    if (posix_spawnattr_init(&attr) != 0) {
-        err = pg_error_set(PG_ENOMEM, "out of memory starting command '%s'", x->shown);
-        goto cleanup;
-    }
-    have_attr = 1;
     /* stdin from /dev/null, output captured; its own process group, so a
-     * timeout kills what it started too. posix_spawn (vfork-like) keeps the
-     * start-up cost of a large runner process out of the samples. */
+     * timeout kills what it started too; the start-up cost of a large runner
+     * process stays out of the samples (pg__proc_spawn). */
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_adddup2(&fa, fileno(out), 1);
     posix_spawn_file_actions_adddup2(&fa, fileno(errf), 2);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK);
-    posix_spawnattr_setpgroup(&attr, 0);
-    fflush(stdout);
-    fflush(stderr);
-    pg__proc_begin(&old);
-    posix_spawnattr_setsigmask(&attr, &old);
-    t0 = pg__mono_ns();
-    rc = posix_spawnp(&pid, x->argv[0], &fa, &attr, x->argv, x->envp);
-    if (rc == 0)
-        pg__proc_track(pid);
-    pg__proc_end(&old);
+    rc = pg__proc_spawn(&pid, &t0, x->argv, x->envp, &fa);
     if (rc != 0) {
         /* PG_ENOTFOUND: the build has no such program (pg_result.absent), unlike one that fails to start. */
         if (rc == ENOENT && !strchr(x->argv[0], '/'))
@@ -206,8 +189,6 @@ static int run_process(command_run *x, int64_t *wall_ns)
 cleanup:
     if (have_fa)
         posix_spawn_file_actions_destroy(&fa);
-    if (have_attr)
-        posix_spawnattr_destroy(&attr);
     if (out)
         fclose(out);
     if (errf)

@@ -527,3 +527,28 @@ char *pg__proc_output_tail(int fd, size_t max)
         pg__buf_put(&b, chunk, (size_t)n);
     return pg__buf_detach(&b);
 }
+
+int pg__proc_spawn(pid_t *pid, int64_t *t0, char *const argv[], char *const envp[],
+                   const posix_spawn_file_actions_t *fa)
+{
+    posix_spawnattr_t attr;
+    sigset_t old;
+    int rc;
+
+    if ((rc = posix_spawnattr_init(&attr)) != 0)
+        return rc;
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK);
+    posix_spawnattr_setpgroup(&attr, 0);
+    fflush(stdout);
+    fflush(stderr);
+    pg__proc_begin(&old);
+    posix_spawnattr_setsigmask(&attr, &old);
+    if (t0)
+        *t0 = pg__mono_ns();
+    rc = posix_spawnp(pid, argv[0], fa, &attr, argv, envp);
+    if (rc == 0)
+        pg__proc_track(*pid);
+    pg__proc_end(&old);
+    posix_spawnattr_destroy(&attr);
+    return rc;
+}

@@ -18,7 +18,9 @@
 #define PG_PROC_H
 
 #include <signal.h>
+#include <spawn.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /**
@@ -58,6 +60,19 @@ void pg__proc_track(pid_t pgid);
  * to empty.
  */
 void pg__proc_kill_group(pid_t pgid);
+
+/**
+ * Starts argv[0] (searched in PATH) with `envp` and the file actions `fa`
+ * (may be NULL) in a process group of its own, tracked until
+ * pg__proc_kill_group(): what every program perfgate runs gets. posix_spawn
+ * (vfork-like) keeps the cost of copying a large perfgate out of a timed
+ * start. stdout and stderr are flushed first, so a child writing to them
+ * follows what perfgate wrote.
+ * @param[out] t0 the monotonic time right before the start (may be NULL).
+ * @return 0, or posix_spawn's error number (ENOENT: no such program).
+ */
+int pg__proc_spawn(pid_t *pid, int64_t *t0, char *const argv[], char *const envp[],
+                   const posix_spawn_file_actions_t *fa);
 
 /**
  * Names a file the guard removes if perfgate ends before saying otherwise

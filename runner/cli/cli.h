@@ -69,6 +69,13 @@ int pg_cli_instruments(unsigned *out, const char *list);
 struct pg_store;
 struct pg_store *pg_cli_open_existing(const char *path);
 
+/**
+ * Opens the database `flag` names (else PERFGATE_DB, else the default) for
+ * a command that reads an existing history. @return 0; 2 when the file is
+ * not there, or the open's exit code (printed).
+ */
+int pg_cli_open_db(struct pg_store **out, const char *flag, const char *command);
+
 /** Prints "perfgate: <message>" for the last error; returns its exit code. */
 int pg_cli_fail(int err);
 
@@ -96,6 +103,9 @@ int pg_cmd_db(int argc, char **argv);
 int pg_cmd_baseline(int argc, char **argv);
 int pg_cmd_trace(int argc, char **argv);
 int pg_cmd_count(int argc, char **argv);
+int pg_cmd_bisect(int argc, char **argv);
+int pg_cmd_site(int argc, char **argv);
+int pg_cmd_issues(int argc, char **argv);
 int pg_cmd_init(int argc, char **argv);
 
 #endif

@@ -22,6 +22,20 @@ struct pg_store *pg_cli_open_existing(const char *path)
     return store;
 }
 
+int pg_cli_open_db(struct pg_store **out, const char *flag, const char *command)
+{
+    const char *path = pg_store_path(flag);
+    int err;
+
+    *out = NULL;
+    /* Reading a history that is not there is a mistake: no empty database is made for it. */
+    if (!pg_store_is_server(path) && access(path, F_OK) != 0) {
+        fprintf(stderr, "perfgate %s: no database at %s (--db, PERFGATE_DB)\n", command, path);
+        return 2;
+    }
+    return (err = pg_store_open(out, path)) != 0 ? pg_cli_fail(err) : 0;
+}
+
 int pg_cli_load_suites(pg_suite_set *set, char **paths, int n)
 {
     pg_suite_options so = PG_SUITE_OPTIONS_INIT;

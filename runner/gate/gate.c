@@ -153,9 +153,9 @@ static pg_ab_options ab_options(const pg_gate_options *o, const char *const *key
     ao.base = o->base_build;
     ao.head = o->head_build;
     ao.rounds = o->rounds;
-    ao.filter = keys ? NULL : o->exec.filter;
-    ao.keys = keys;
-    ao.nkeys = nkeys;
+    ao.filter = keys || o->keys ? NULL : o->exec.filter;
+    ao.keys = keys ? keys : o->keys;
+    ao.nkeys = keys ? nkeys : o->nkeys;
     ao.threshold = o->threshold;
     ao.alpha = o->alpha;
     ao.progress = o->ab_progress;
@@ -187,7 +187,7 @@ static int measure_interleaved(pg_gate_result *r, const pg_suite_set *set, const
 
     checks.checks_only = 1;
     checks.canary = 0;
-    if ((err = pg_exec_run(r->run, set, &checks)) != 0)
+    if (!o->timed_only && (err = pg_exec_run(r->run, set, &checks)) != 0)
         return err;
     st->t_rounds = pg__mono_ns();
     if (counted_only(o)) {

@@ -62,11 +62,15 @@ typedef struct pg_gate_options {
     pg_store *roofs_from;     /* without `store`: where the machine's stored roofs are read (never written) */
     const pg_report_origin *origin; /* where the run sits on GitHub, kept with the decision; NULL: nowhere */
     int no_diagnose;          /* interleaved: leave timed regressions unexplained (no counting of both builds) */
+    int timed_only;           /* interleaved: the timed cases alone, no exact checks (a bisection's steps: checks
+                                 do not move with timing, and each step would run them again) */
+    const char *const *keys;  /* interleaved: only these case keys (exact); NULL: every case the filter selects */
+    size_t nkeys;
 } pg_gate_options;
 
-#define PG_GATE_OPTIONS_VERSION 1
+#define PG_GATE_OPTIONS_VERSION 2
 #define PG_GATE_OPTIONS_INIT \
-    {PG_GATE_OPTIONS_VERSION, PG_EXEC_OPTIONS_INIT, {NULL, NULL}, NULL, 0, NULL, 0, -1.0, -1.0, 0, 300.0, NULL, NULL, 0, NULL, NULL, NULL, 0, 0.0, NULL, NULL, 0}
+    {PG_GATE_OPTIONS_VERSION, PG_EXEC_OPTIONS_INIT, {NULL, NULL}, NULL, 0, NULL, 0, -1.0, -1.0, 0, 300.0, NULL, NULL, 0, NULL, NULL, NULL, 0, 0.0, NULL, NULL, 0, 0, NULL, 0}
 
 typedef struct pg_gate_result {
     pg_run *run;              /* the head run (stored when a store was given) */
@@ -214,5 +218,14 @@ int pg__gate_diagnose(pg_comparison *cmp, const pg_suite_set *set, const pg_gate
  * @return 0, a store error, or PG_ENOMEM.
  */
 int pg__gate_accept_suites(pg_gate_result *r, const pg_suite_set *set, const pg_gate_options *o, pg_buf *said);
+
+/**
+ * The stored run `head_id` compared with the runs named by uuid in `uuids`
+ * (space-separated; those no longer stored are left out), as the
+ * nightly's issues compare tonight with the nights before a change.
+ * @param[out] out free with pg_stored_clear().
+ */
+int pg_stored_compare_uuids(pg_stored_comparison *out, pg_store *store, int64_t head_id, const char *uuids,
+                            const pg_compare_options *co);
 
 #endif

@@ -130,14 +130,14 @@ void pg_stored_clear(pg_stored_comparison *c)
     memset(c, 0, sizeof(*c));
 }
 
-/* The baseline runs a stored decision names, by uuid (ids change in a merge): those still stored. */
-static int load_decided_bases(pg_stored_comparison *c, pg_store *store)
+/* The runs named by uuid in `uuids` (space-separated; ids change in a merge): those still stored. */
+static int load_bases_by_uuid(pg_stored_comparison *c, pg_store *store, const char *uuids)
 {
-    char *list = c->decision.base_uuids ? pg__strdup(c->decision.base_uuids) : NULL, *save = NULL, *uuid;
+    char *list = uuids ? pg__strdup(uuids) : NULL, *save = NULL, *uuid;
     size_t n = 1;
     int err = 0;
 
-    if (c->decision.base_uuids && !list)
+    if (uuids && !list)
         return pg_error_set(PG_ENOMEM, "out of memory loading baseline runs");
     for (uuid = list; uuid && *uuid; uuid++)
         n += *uuid == ' ';
@@ -157,6 +157,12 @@ static int load_decided_bases(pg_stored_comparison *c, pg_store *store)
     }
     free(list);
     return err;
+}
+
+/* The baseline runs a stored decision names. */
+static int load_decided_bases(pg_stored_comparison *c, pg_store *store)
+{
+    return load_bases_by_uuid(c, store, c->decision.base_uuids);
 }
 
 /* The selection a stored decision made: the runs still stored, and how they were chosen. */
@@ -196,6 +202,23 @@ int pg_stored_decision_head(pg_stored_comparison *out, pg_store *store, const ch
         return err;
     return pg_decision_to(&out->cmp, &out->base_stub, &out->decision, head, (const pg_run *const *)out->bases,
                           out->nbases);
+}
+
+int pg_stored_compare_uuids(pg_stored_comparison *out, pg_store *store, int64_t head_id, const char *uuids,
+                            const pg_compare_options *co)
+{
+    char sel[32];
+    int err;
+
+    assert(out && store);
+    memset(out, 0, sizeof(*out));
+    snprintf(sel, sizeof(sel), "%lld", (long long)head_id);
+    if ((err = load_head(&out->own_head, store, sel)) != 0 || (err = load_bases_by_uuid(out, store, uuids)) != 0)
+        return err;
+    out->head = out->own_head;
+    if ((err = decided_selection(out)) != 0)
+        return err;
+    return pg_stored_compare(out, co);
 }
 
 int pg_stored_decision_differs(pg_stored_comparison *c, pg_store *store)

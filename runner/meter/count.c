@@ -309,8 +309,6 @@ int pg_count_run_env(pg_counts *out, char *const argv[], char *const base[], dou
 {
     char *lib = NULL, **env = NULL, *shown = NULL, *dir = NULL;
     posix_spawn_file_actions_t fa;
-    posix_spawnattr_t attr;
-    sigset_t old;
     int err, rc, status;
     pid_t pid;
 
@@ -333,7 +331,6 @@ int pg_count_run_env(pg_counts *out, char *const argv[], char *const base[], dou
         goto done;
     }
     posix_spawn_file_actions_init(&fa);
-    posix_spawnattr_init(&attr);
     if (output == PG_COUNT_QUIET) {
         posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
         posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
@@ -342,18 +339,8 @@ int pg_count_run_env(pg_counts *out, char *const argv[], char *const base[], dou
         posix_spawn_file_actions_adddup2(&fa, 2, 1);
     }
     /* Its own process group, so a timeout also ends what it started. */
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK);
-    posix_spawnattr_setpgroup(&attr, 0);
-    fflush(stdout);
-    fflush(stderr);
-    pg__proc_begin(&old);
-    posix_spawnattr_setsigmask(&attr, &old);
-    rc = posix_spawnp(&pid, argv[0], &fa, &attr, argv, env);
-    if (rc == 0)
-        pg__proc_track(pid);
-    pg__proc_end(&old);
+    rc = pg__proc_spawn(&pid, NULL, argv, env, &fa);
     posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&attr);
     if (rc != 0) {
         err = rc == ENOENT && !strchr(argv[0], '/')
                   ? pg_error_set(PG_EKERNEL, "cannot count '%s': '%s' is not in PATH", shown, argv[0])

@@ -18,6 +18,7 @@
 int pg__post_check_url(const char *url, const char *what);
 int pg__gh_status_error(const pg_gh_response *r, const char *what);
 int pg__post_check_repo(const char *repo);
+int pg__post_same_login(const char *author, const char *login);
 
 /* owner/name with GitHub's characters only, so it cannot bend the request path. */
 int pg__post_check_repo(const char *repo)
@@ -38,7 +39,8 @@ int pg__post_check_repo(const char *repo)
     return 0;
 }
 
-static int same_author(const char *author, const char *login)
+/* Whether `author` (a comment's or an issue's) is the token's `login`. */
+int pg__post_same_login(const char *author, const char *login)
 {
     size_t n = strlen(login);
 
@@ -58,7 +60,7 @@ int64_t pg__post_find_comment(const char *body, const char *marker, const char *
         json_t *u = json_object_get(json_object_get(it, "user"), "login");
         json_t *id = json_object_get(it, "id");
         if (json_is_string(b) && strstr(json_string_value(b), marker) && json_is_string(u) &&
-            same_author(json_string_value(u), login) && json_is_integer(id)) {
+            pg__post_same_login(json_string_value(u), login) && json_is_integer(id)) {
             found = (int64_t)json_integer_value(id);
             break;
         }

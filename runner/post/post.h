@@ -268,6 +268,43 @@ char *pg_post_summary_text(const pg_report_data *data);
 int pg_post_status_for(const char **out_state, pg_buf *desc, const pg_comparison *cmp);
 
 /*
+ * Issues perfgate keeps (issues.c): one per subject, found among the open
+ * issues with `label` by a marker in the body, and only among those the
+ * token's login opened (a marker copied into someone else's issue never
+ * makes perfgate edit it). Bodies are trimmed under PG_GH_COMMENT_LIMIT
+ * with a link to `run_url` (may be NULL). Errors as pg_post_sticky_comment().
+ */
+typedef struct pg_issue {
+    int64_t number;
+    char *title;
+    char *body;
+} pg_issue;
+
+void pg_issue_clear(pg_issue *i);
+
+/**
+ * Every open issue with `label` whose body holds `marker`, opened by the
+ * token's login, oldest first (every page is read).
+ * @param[out] out free with pg_issues_free().
+ */
+int pg_issues_list(pg_issue **out, size_t *n, pg_gh *gh, const char *repo, const char *label, const char *marker);
+void pg_issues_free(pg_issue *items, size_t n);
+
+/** Opens an issue with `label` (NULL: none). @param[out] number the new issue's number. */
+int pg_issues_open(int64_t *number, pg_gh *gh, const char *repo, const char *title, const char *body,
+                   const char *label, const char *run_url);
+
+/** Replaces an issue's title (NULL: kept) and body. */
+int pg_issues_edit(pg_gh *gh, const char *repo, int64_t number, const char *title, const char *body,
+                   const char *run_url);
+
+/** Adds a comment to an issue. */
+int pg_issues_comment(pg_gh *gh, const char *repo, int64_t number, const char *body, const char *run_url);
+
+/** Appends the issues of a JSON list (not pull requests) whose body holds `marker`, opened by `login`. */
+int pg__issues_take(pg_issue **items, size_t *n, const char *body, const char *marker, const char *login);
+
+/*
  * The readers of GitHub's answers as calls on memory, so untrusted answers
  * can be fed to them directly (the fuzzer does) without a server.
  */

@@ -121,7 +121,7 @@ static void marker(FILE *f, const char *cls, const char *label, double x, int ro
             cls, x, MT, x, H - MB, cls, x - 3, MT + 8 + 11 * row, label);
 }
 
-static void plot(FILE *f, const pg_history *h, const pg_case_verdict *v, const pg_comparison *cmp)
+void pg_report_html_plot(FILE *f, const pg_history *h, const pg_case_verdict *v, const pg_comparison *cmp)
 {
     double lo = INFINITY, hi = -INFINITY, base = NAN, th = v && v->threshold > 0 ? v->threshold : 0.05;
     long ib = cmp && cmp->base ? find_commit(h, cmp->base->commit) : -1;
@@ -218,36 +218,40 @@ static void plot(FILE *f, const pg_history *h, const pg_case_verdict *v, const p
     fprintf(f, "</svg>\n");
 }
 
+/* The page's style: the plots' classes, the badges, the tables. `perfgate site` shares it (style.css). */
+const char pg_report_html_style[] =
+    "body{font:14px/1.4 system-ui,sans-serif;margin:16px 24px;color:#222}\n"
+    "h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;margin:24px 0 8px}code{font-size:12px}\n"
+    ".summary{font-size:15px;margin:4px 0 8px}.counts{display:flex;flex-wrap:wrap;gap:6px;margin:0}\n"
+    ".badge{padding:2px 8px;border-radius:10px;background:#eee;font-size:13px}\n"
+    ".badge.bad{background:#fcbba1}.badge.good{background:#c7e9c0}.badge.unsure{background:#fee391}\n"
+    ".axis{stroke:#555}.tick{stroke:#555}.ylab{font-size:10px;text-anchor:end;fill:#555}\n"
+    ".xlab{font-size:9px;fill:#555;text-anchor:middle}.xlab.date{fill:#888}\n"
+    ".band{fill:#74c476;fill-opacity:.15}.baseline{stroke:#31a354;stroke-width:1;stroke-dasharray:2 2}\n"
+    ".iqr{fill:#9ecae1;fill-opacity:.45;stroke:none}\n"
+    ".median{fill:none;stroke:#08519c;stroke-width:1.4}.pt{fill:#08519c}\n"
+    ".change{stroke:#d62728;stroke-dasharray:4 3;stroke-width:1.2}.clab{font-size:9px;fill:#d62728}\n"
+    ".mark{stroke-width:1.2}.mark.base{stroke:#31a354}.mark.head{stroke:#6a51a3}\n"
+    ".mlab{font-size:9px;text-anchor:end}.mlab.base{fill:#31a354}.mlab.head{fill:#6a51a3}\n"
+    ".grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(340px,1fr));gap:12px}\n"
+    ".case{border:1px solid #ddd;border-radius:6px;padding:6px 8px;margin:0}\n"
+    ".case h3{font-size:12px;font-weight:normal;margin:0 0 2px;overflow-wrap:anywhere}\n"
+    ".case.bad{border-color:#de2d26}.case.good{border-color:#31a354}.case.unsure{border-color:#d9b300}\n"
+    ".case svg{width:100%;height:auto;display:block}\n"
+    "table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ddd;padding:4px 6px;"
+    "text-align:left}\n"
+    "tr.bad td{background:#fde0dd}tr.good td{background:#e5f5e0}tr.unsure td{background:#fff7bc}\n"
+    ".cause{margin:0 0 16px}.cause h3{font-size:13px;font-weight:normal;margin:8px 0 2px}\n"
+    ".flame{width:100%;height:auto;display:block;margin-top:6px}.flame text{pointer-events:none}\n";
+
 static void page_head(FILE *f, const char *title)
 {
     fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
                "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>");
     esc(f, title);
-    fprintf(f, "</title>\n<style>\n"
-               "body{font:14px/1.4 system-ui,sans-serif;margin:16px 24px;color:#222}\n"
-               "h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;margin:24px 0 8px}code{font-size:12px}\n"
-               ".summary{font-size:15px;margin:4px 0 8px}.counts{display:flex;flex-wrap:wrap;gap:6px;margin:0}\n"
-               ".badge{padding:2px 8px;border-radius:10px;background:#eee;font-size:13px}\n"
-               ".badge.bad{background:#fcbba1}.badge.good{background:#c7e9c0}.badge.unsure{background:#fee391}\n"
-               ".axis{stroke:#555}.tick{stroke:#555}.ylab{font-size:10px;text-anchor:end;fill:#555}\n"
-               ".xlab{font-size:9px;fill:#555;text-anchor:middle}.xlab.date{fill:#888}\n"
-               ".band{fill:#74c476;fill-opacity:.15}.baseline{stroke:#31a354;stroke-width:1;stroke-dasharray:2 2}\n"
-               ".iqr{fill:#9ecae1;fill-opacity:.45;stroke:none}\n"
-               ".median{fill:none;stroke:#08519c;stroke-width:1.4}.pt{fill:#08519c}\n"
-               ".change{stroke:#d62728;stroke-dasharray:4 3;stroke-width:1.2}.clab{font-size:9px;fill:#d62728}\n"
-               ".mark{stroke-width:1.2}.mark.base{stroke:#31a354}.mark.head{stroke:#6a51a3}\n"
-               ".mlab{font-size:9px;text-anchor:end}.mlab.base{fill:#31a354}.mlab.head{fill:#6a51a3}\n"
-               ".grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(340px,1fr));gap:12px}\n"
-               ".case{border:1px solid #ddd;border-radius:6px;padding:6px 8px;margin:0}\n"
-               ".case h3{font-size:12px;font-weight:normal;margin:0 0 2px;overflow-wrap:anywhere}\n"
-               ".case.bad{border-color:#de2d26}.case.good{border-color:#31a354}.case.unsure{border-color:#d9b300}\n"
-               ".case svg{width:100%%;height:auto;display:block}\n"
-               "table{border-collapse:collapse;width:100%%}td,th{border-bottom:1px solid #ddd;padding:4px 6px;"
-               "text-align:left}\n"
-               "tr.bad td{background:#fde0dd}tr.good td{background:#e5f5e0}tr.unsure td{background:#fff7bc}\n"
-               ".cause{margin:0 0 16px}.cause h3{font-size:13px;font-weight:normal;margin:8px 0 2px}\n"
-               ".flame{width:100%%;height:auto;display:block;margin-top:6px}.flame text{pointer-events:none}\n"
-               "</style></head><body>\n<h1>");
+    fprintf(f, "</title>\n<style>\n");
+    fputs(pg_report_html_style, f);
+    fprintf(f, "</style></head><body>\n<h1>");
     esc(f, title);
     fprintf(f, "</h1>\n");
 }
@@ -376,7 +380,7 @@ static void trends_panel(FILE *f, const pg_history *hs, size_t nh, const pg_comp
         if (hs[i].npoints == 0)
             fprintf(f, "<p>no stored results</p>\n");
         else
-            plot(f, &hs[i], v, cmp);
+            pg_report_html_plot(f, &hs[i], v, cmp);
         fprintf(f, "</figure>\n");
     }
     fprintf(f, "</div>\n</section>\n");

@@ -21,6 +21,17 @@
  */
 int pg_report_html(FILE *f, const char *title, const pg_history *hs, size_t nh, const pg_comparison *cmp);
 
+/**
+ * One trend plot (inline SVG): the medians of `h` over commits with the
+ * IQR band, the change points, commit labels, and with `v` and `cmp` (both
+ * may be NULL) the threshold band around the baseline and the base and
+ * head commits marked. Its classes are styled by pg_report_html_style.
+ */
+void pg_report_html_plot(FILE *f, const pg_history *h, const pg_case_verdict *v, const pg_comparison *cmp);
+
+/** The CSS of the page: every class the plots, badges and tables use. */
+extern const char pg_report_html_style[];
+
 /** The roofline section (html_roofline.c): a log-log SVG of the run's roofs and cases; nothing without roofs. */
 void pg__html_roofline(FILE *f, const pg_run *run);
 

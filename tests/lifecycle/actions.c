@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -539,6 +540,29 @@ void gha_job_run(gha_run *out, const gha_job_call *c, const char *name, const pg
 
 /* ---- composite actions ----------------------------------------------------- */
 
+/*
+ * A `type: boolean` input is a boolean in the inputs context, as on Actions
+ * (`if: inputs.x` with x false is false, not the non-empty string "false"):
+ * its value must be true or false, and a key no input name can spell marks it.
+ */
+static int type_input(gha_map *in, gha_job *j, const pg_node *declared)
+{
+    size_t i;
+
+    for (i = 0; declared && declared->type == PG_NODE_MAP && i < declared->count; i++) {
+        const char *name = declared->keys[i]->scalar, *v = gha_map_get(in, name);
+        char *key;
+        if (!pg_node_is(pg_node_get(declared->items[i], "type"), "boolean") || !v)
+            continue;
+        if (strcasecmp(v, "true") != 0 && strcasecmp(v, "false") != 0)
+            return gha_fail(j, "input '%s' is a boolean; '%s' is neither true nor false", name, v);
+        key = pg__asprintf("%s%s", GHA_BOOLEAN_INPUT, name);
+        gha_map_set(in, key, "");
+        free(key);
+    }
+    return 0;
+}
+
 int gha_inputs(gha_map *in, gha_job *j, const pg_node *declared, const pg_node *with, int check_required)
 {
     size_t i;
@@ -564,7 +588,7 @@ int gha_inputs(gha_map *in, gha_job *j, const pg_node *declared, const pg_node *
         gha_map_set(in, declared->keys[i]->scalar, v);
         free(v);
     }
-    return 0;
+    return type_input(in, j, declared);
 }
 
 int gha_composite(gha_job *j, const char *dir, const pg_node *with, gha_map *outputs)

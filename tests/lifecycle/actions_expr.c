@@ -177,8 +177,17 @@ static int lookup(val *out, parser *ps, char **seg, size_t n)
         return 0;
     }
     if (strcmp(seg[0], "inputs") == 0 && n == 2) {
+        char *key;
+        int boolean;
         if (!j->inputs || !(v = gha_map_get(j->inputs, seg[1])))
             return fail(ps, "inputs.%s is not an input of this workflow", seg[1]);
+        key = pg__asprintf("%s%s", GHA_BOOLEAN_INPUT, seg[1]);
+        boolean = gha_map_get(j->inputs, key) != NULL;
+        free(key);
+        if (boolean) {
+            *out = mk(V_BOOL, strcasecmp(v, "true") == 0 ? "true" : "false");
+            return 0;
+        }
     } else if (strcmp(seg[0], "runner") == 0 && n == 2) {
         v = strcmp(seg[1], "os") == 0     ? "Linux"
             : strcmp(seg[1], "arch") == 0 ? "X64"

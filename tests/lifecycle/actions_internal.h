@@ -19,6 +19,9 @@ typedef struct gha_map {
     size_t n;
 } gha_map;
 
+/* Prefixed to an input's name: the key that says the input is a boolean (gha_inputs). */
+#define GHA_BOOLEAN_INPUT "\001boolean:"
+
 void gha_map_set(gha_map *m, const char *key, const char *val);
 const char *gha_map_get(const gha_map *m, const char *key);
 void gha_map_clear(gha_map *m);

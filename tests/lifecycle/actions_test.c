@@ -2,8 +2,8 @@
  * actions_test.c - the Actions emulator (actions.h) does what Actions does
  * where the lifecycle tests rely on it: if: conditions (the implicit
  * success(), always(), failure(), step outputs and outcomes), file
- * commands, a reusable workflow's inputs and permissions, pinned actions
- * only, and caches scoped to their branch.
+ * commands, a reusable workflow's inputs (a boolean one typed) and
+ * permissions, pinned actions only, and caches scoped to their branch.
  */
 #include "actions.h"
 #include "compile.h"
@@ -38,6 +38,11 @@ static void setup(void)
                        "permissions: {}\njobs:\n  j:\n    runs-on: ubuntu-latest\n    permissions: {contents: read}\n"
                        "    steps:\n      - env: {NEED: '${{ inputs.need }}', OPT: '${{ inputs.opt }}'}\n"
                        "        run: echo \"need=$NEED opt=$OPT\"\n"));
+    /* An opt-in job: no permissions of its own (it holds the caller's), run only when `on` is true. */
+    free(pg_test_write(repo, ".github/workflows/b.yml",
+                       "on:\n  workflow_call:\n    inputs:\n      on: {type: boolean, default: false}\n"
+                       "jobs:\n  w:\n    if: inputs.on\n    runs-on: ubuntu-latest\n"
+                       "    steps:\n      - run: echo \"opted in, depth ${{ inputs.on && '0' || '1' }}\"\n"));
     lc_commit(repo, sha, "r");
     gha_add_repo(gh, "acme/repo", repo);
     free(repo);
@@ -134,6 +139,31 @@ Test(actions, reusable_inputs_and_permissions_are_checked)
                            NULL),
                   0);
     cr_assert(strstr(r.log, "input 'need' is required") != NULL, "%s", r.log);
+    gha_run_clear(&r);
+}
+
+/* A boolean input is a boolean, as on Actions: false (given or by default) skips the job it guards. */
+Test(actions, a_boolean_input_that_is_false_skips_its_job)
+{
+    static const char *const calls[] = {"", "    with: {on: false}\n", "    with: {on: \"${{ vars.NONE == 'x' }}\"}\n"};
+    gha_run r;
+    size_t i;
+
+    for (i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+        char *text = pg__asprintf("on: push\njobs:\n  c:\n    uses: ./.github/workflows/b.yml\n%s", calls[i]);
+        cr_assert_eq(run_text(&r, text, NULL), 0, "%s", r.log);
+        cr_assert_str_eq(r.jobs[0].conclusion, "skipped", "%s: %s", calls[i], r.log);
+        gha_run_clear(&r);
+        free(text);
+    }
+    cr_assert_eq(run_text(&r, "on: push\njobs:\n  c:\n    uses: ./.github/workflows/b.yml\n    with: {on: true}\n", NULL),
+                 0, "%s", r.log);
+    cr_assert_str_eq(r.jobs[0].conclusion, "success", "%s", r.log);
+    cr_assert(strstr(r.log, "opted in, depth 0") != NULL, "%s", r.log);
+    gha_run_clear(&r);
+    cr_assert_neq(run_text(&r, "on: push\njobs:\n  c:\n    uses: ./.github/workflows/b.yml\n    with: {on: maybe}\n", NULL),
+                  0);
+    cr_assert(strstr(r.log, "input 'on' is a boolean") != NULL, "%s", r.log);
     gha_run_clear(&r);
 }
 

@@ -1,6 +1,8 @@
 /* fakegh.c - a fake GitHub REST API on 127.0.0.1 for the post tests (see fakegh.h). */
 #include "fakegh.h"
 
+#include "fakegh_internal.h"
+
 #include "base/util.h"
 
 #include <arpa/inet.h>
@@ -15,58 +17,6 @@
 #include <strings.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-typedef struct comment {
-    int64_t id, pr;
-    char *login, *body;
-} comment;
-
-typedef struct pull {
-    int64_t number;
-    char *owner, *ref, *sha;
-} pull;
-
-typedef struct artifact {
-    int64_t id, head_repo_id;
-    int expired;
-    char *name, *branch, *created_at;
-    unsigned char *zip;
-    size_t len;
-} artifact;
-
-/* A label applied to (or removed from) an issue or pull request: the issue's events. */
-typedef struct label_event {
-    int64_t pr;
-    char *label, *actor;
-    int added;
-} label_event;
-
-typedef struct fault {
-    char *method, *prefix, *headers, *body;
-    int status, times;
-} fault;
-
-struct fakegh {
-    int fd, stop_pipe[2];
-    char url[64];
-    char *token, *login, *link_base;
-    int user_status;
-    pthread_t thread;
-    pthread_mutex_t mu;
-    comment *comments;
-    size_t ncomments;
-    int64_t next_id;
-    fault faults[8];
-    size_t nfaults;
-    fakegh_request *reqs;
-    size_t nreqs;
-    pull *pulls;
-    size_t npulls;
-    artifact *artifacts;
-    size_t nartifacts;
-    label_event *events;
-    size_t nevents;
-};
 
 /* Bytes the current answer got into the socket: each server answers on its own thread, one at a time. */
 static _Thread_local int64_t sent_now;
@@ -118,7 +68,7 @@ static char *header(const char *head, const char *name)
     return NULL;
 }
 
-static size_t utf8_chars(const char *s)
+size_t fakegh__utf8_chars(const char *s)
 {
     size_t n = 0;
 
@@ -149,7 +99,7 @@ static char *comment_text(const comment *c)
 }
 
 /* Query parameter `name` as a number, or `dflt`. */
-static long query_num(const char *path, const char *name, long dflt)
+long fakegh__query_num(const char *path, const char *name, long dflt)
 {
     char key[32];
     const char *q = strchr(path, '?'), *p;
@@ -164,7 +114,7 @@ static long query_num(const char *path, const char *name, long dflt)
 }
 
 /* Query parameter `name`, percent-decoded (caller frees), or NULL. */
-static char *query_str(const char *path, const char *name)
+char *fakegh__query_str(const char *path, const char *name)
 {
     char key[32];
     const char *q = strchr(path, '?'), *p;
@@ -274,7 +224,7 @@ static char *route_more(fakegh *s, int fd, const char *method, const char *path,
     if (strncmp(rest, "/issues/", 8) == 0)
         return route_labels(s, owner, repo, rest, path, hdrs, hlen);
     if (strncmp(rest, "/pulls?", 7) == 0) {
-        char *head = query_str(path, "head"), *out;
+        char *head = fakegh__query_str(path, "head"), *out;
         json_t *arr = json_array();
         for (i = 0; head && i < s->npulls; i++) {
             char *label = pg__asprintf("%s:%s", s->pulls[i].owner, s->pulls[i].ref);
@@ -298,8 +248,8 @@ static char *route_more(fakegh *s, int fd, const char *method, const char *path,
         return out;
     }
     if (strncmp(rest, "/actions/artifacts?", 19) == 0) {
-        char *name = query_str(path, "name"), *out;
-        long per = query_num(path, "per_page", 30), page = query_num(path, "page", 1), k = 0, total = 0;
+        char *name = fakegh__query_str(path, "name"), *out;
+        long per = fakegh__query_num(path, "per_page", 30), page = fakegh__query_num(path, "page", 1), k = 0, total = 0;
         json_t *arr = json_array(), *root;
         /* Newest first, as GitHub lists them. */
         for (i = s->nartifacts; i-- > 0;) {
@@ -393,6 +343,8 @@ static int route(fakegh *s, int fd, const char *method, const char *path, const 
             return s->user_status;
         }
         out = pg__asprintf("{\"login\":\"%s\",\"id\":1}", who);
+    } else if ((out = fakegh__route_issues(s, method, path, who, body, &status, hdrs, sizeof(hdrs))) != NULL) {
+        /* An issue: listed, opened, read or edited (fakegh_issues.c). */
     } else if ((out = route_more(s, fd, method, path, hdrs, sizeof(hdrs), &status, &n)) != NULL) {
         if (n == 1) {
             free(out);
@@ -407,7 +359,7 @@ static int route(fakegh *s, int fd, const char *method, const char *path, const 
                 (sscanf(path, "/repositories/%63[^/]/issues/%ld/comments%n", owner, &pr, &n) == 2 && n > 0)) &&
                (path[n] == '\0' || path[n] == '?')) {
         if (strcmp(method, "GET") == 0) {
-            long per = query_num(path, "per_page", 30), page = query_num(path, "page", 1), k = 0, total = 0;
+            long per = fakegh__query_num(path, "per_page", 30), page = fakegh__query_num(path, "page", 1), k = 0, total = 0;
             json_t *arr = json_array();
             for (i = 0; i < s->ncomments; i++) {
                 if (s->comments[i].pr != pr)
@@ -431,7 +383,7 @@ static int route(fakegh *s, int fd, const char *method, const char *path, const 
             if (!json_is_string(b)) {
                 status = 422;
                 out = pg__strdup("{\"message\":\"Invalid request: body is missing\"}");
-            } else if (utf8_chars(json_string_value(b)) > 65536) {
+            } else if (fakegh__utf8_chars(json_string_value(b)) > 65536) {
                 status = 422;
                 out = pg__strdup("{\"message\":\"Validation Failed\",\"errors\":[{\"message\":\"body is too long "
                                  "(maximum is 65536 characters)\"}]}");
@@ -459,7 +411,7 @@ static int route(fakegh *s, int fd, const char *method, const char *path, const 
                 continue;
             if (strcmp(c->login, who) != 0) {
                 status = 403;
-            } else if (!json_is_string(b) || utf8_chars(json_string_value(b)) > 65536) {
+            } else if (!json_is_string(b) || fakegh__utf8_chars(json_string_value(b)) > 65536) {
                 status = 422;
             } else {
                 free(c->body);
@@ -591,6 +543,7 @@ fakegh *fakegh_start(const char *token, const char *login)
     s->login = pg__strdup(login);
     s->user_status = 200;
     s->next_id = 1001;
+    s->next_issue = 100;
     pthread_mutex_init(&s->mu, NULL);
     pthread_create(&s->thread, NULL, loop, s);
     return s;
@@ -646,6 +599,7 @@ void fakegh_stop(fakegh *s)
         free(s->events[i].actor);
     }
     free(s->events);
+    fakegh__issues_free(s);
     free(s->token);
     free(s->login);
     free(s->link_base);

@@ -1,7 +1,7 @@
 /*
  * fakegh.h - a small fake of the GitHub REST API on 127.0.0.1, owned by a
- * test: it keeps issue comments (with their authors), commit statuses and
- * every request it saw, pages lists with Link rel="next", rejects bodies
+ * test: it keeps issues, issue comments (with their authors), commit
+ * statuses and every request it saw, pages lists with Link rel="next", rejects bodies
  * over 65,536 characters with 422 as GitHub does, and can be told to answer
  * the next requests with an error (403, 429 with retry-after, 5xx ...).
  * It runs on its own thread, one connection at a time, Connection: close.
@@ -79,6 +79,21 @@ void fakegh_label(fakegh *s, int64_t pr, const char *label, const char *actor, i
 void fakegh_set_user_status(fakegh *s, int status);
 /** Link "next" URLs point to this base instead of the server's own (tests the client's refusal). */
 void fakegh_set_link_base(fakegh *s, const char *base);
+
+/**
+ * An open issue by `login` with `label` (may be NULL), numbered from 100 on
+ * (fakegh_issues.c): listed by GET /repos/O/R/issues?state=open&labels=L,
+ * opened by POST /repos/O/R/issues, edited by PATCH .../issues/N, commented
+ * on as pull requests are. Returns its number.
+ */
+int64_t fakegh_add_issue(fakegh *s, const char *login, const char *title, const char *body, const char *label);
+/** Issues opened (by fakegh_add_issue() or POST), and the number of the i-th. */
+size_t fakegh_issue_count(fakegh *s);
+int64_t fakegh_issue_number(fakegh *s, size_t i);
+/** An issue's title, body and label (copies, caller frees) or NULL. */
+char *fakegh_issue_title(fakegh *s, int64_t number);
+char *fakegh_issue_body(fakegh *s, int64_t number);
+char *fakegh_issue_label(fakegh *s, int64_t number);
 
 /** Number of requests seen; request `i` stays valid until the next request arrives. */
 size_t fakegh_request_count(fakegh *s);

@@ -215,6 +215,52 @@ Test(workflows, every_workflow_is_valid_and_uses_existing_flags)
     cr_assert_geq(n, 4, "expected the reusable gate, post, record and nightly workflows, found %zu", n);
 }
 
+/*
+ * A job of a reusable workflow that declares no permissions holds whatever
+ * the calling job grants, so it must run only when the caller opts in: its
+ * `if:` names a boolean input that defaults to false. A caller that leaves
+ * the input off then need not grant the scopes that job uses.
+ */
+static void check_inheriting_jobs_are_opt_in(const char *path)
+{
+    pg_doc *doc = NULL;
+    const pg_node *root, *jobs, *inputs;
+    size_t j, i;
+
+    cr_assert_eq(pg_doc_load(&doc, path, NULL, 0), 0, "%s", pg_error_last());
+    root = pg_doc_root(doc);
+    jobs = pg_node_get(root, "jobs");
+    inputs = pg_node_get(pg_node_get(pg_node_get(root, "on"), "workflow_call"), "inputs");
+    for (j = 0; inputs && !pg_node_get(root, "permissions") && j < jobs->count; j++) {
+        const pg_node *cond = pg_node_get(jobs->items[j], "if");
+        int opt_in = 0;
+        if (pg_node_get(jobs->items[j], "permissions"))
+            continue;
+        for (i = 0; cond && cond->scalar && i < inputs->count; i++) {
+            char *ref = pg__asprintf("inputs.%s", inputs->keys[i]->scalar);
+            opt_in |= strstr(cond->scalar, ref) != NULL &&
+                      pg_node_is(pg_node_get(inputs->items[i], "type"), "boolean") &&
+                      pg_node_is(pg_node_get(inputs->items[i], "default"), "false");
+            free(ref);
+        }
+        cr_assert(opt_in, "%s: job %s declares no permissions (it holds the caller's) but runs without a boolean "
+                  "input that defaults to false in its if:", path, jobs->keys[j]->scalar);
+    }
+    pg_doc_free(doc);
+}
+
+Test(workflows, a_reusable_job_holding_the_callers_permissions_is_opt_in)
+{
+    static const char *const names[] = {"gate", "post", "record", "nightly"};
+    size_t i;
+
+    for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        char *path = pg__asprintf("%s/.github/workflows/%s.yml", PG_TEST_SOURCE_DIR, names[i]);
+        check_inheriting_jobs_are_opt_in(path);
+        free(path);
+    }
+}
+
 Test(workflows, composite_action_is_valid_and_uses_existing_flags)
 {
     pg_doc *doc = NULL;
