@@ -185,7 +185,7 @@ static char *route_labels(fakegh *s, const char *owner, const char *repo, const 
                                                      s->events[i].label));
         }
     } else if (sscanf(rest, "/issues/%ld/events%n", &pr, &n) == 1 && (rest[n] == '\0' || rest[n] == '?')) {
-        long per = 2, page = query_num(path, "page", 1), k = 0;
+        long per = 2, page = fakegh__query_num(path, "page", 1), k = 0;
         arr = json_array();
         for (i = 0; i < s->nevents; i++) {
             if (s->events[i].pr != pr)
