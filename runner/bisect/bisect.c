@@ -223,6 +223,23 @@ static int adopt(pg_bisect_result *r, pg_bisect_result *old)
     return 0;
 }
 
+/*
+ * Ends that were UNSURE decided nothing: an undecided bisection run again
+ * (with more --rounds, or on a quieter machine, as its message advises)
+ * measures them again rather than repeating the old UNSURE.
+ */
+static void retake_undecided_ends(bisect_ctx *x)
+{
+    pg_bisect_result *r = x->r;
+
+    if (r->nsteps != 1 || r->steps[0].purpose != PG_BISECT_ENDS || r->steps[0].verdict != PG_VERDICT_UNSURE)
+        return;
+    say(x, "the ends were UNSURE in %d rounds last time (%s): measuring them again", r->steps[0].rounds,
+        r->state_path);
+    pg__bisect_step_clear(&r->steps[0]);
+    r->nsteps = r->resumed = 0;
+}
+
 /* Reads the state of an earlier run with the same inputs and replays its steps through the search. */
 static int resume(bisect_ctx *x)
 {
@@ -243,6 +260,7 @@ static int resume(bisect_ctx *x)
         }
         adopt(r, &old);
         pg_bisect_result_clear(&old);
+        retake_undecided_ends(x);
     }
     if ((err = pg_bisect_search_init(&x->search, r->ncommits - 1)) != 0)
         return err;

@@ -85,7 +85,7 @@ int pg__bisect_describe(pg_bisect_result *r)
         break;
     case PG_BISECT_UNDECIDED:
         pg__buf_printf(&b, "undecided between GOOD and BAD: %s %s is UNSURE (%s); nothing is bisected on a guess: "
-                           "raise --rounds, or run on a quieter machine",
+                           "run it again with more --rounds (the ends are measured again), or on a quieter machine",
                        key, s ? ch : "-", s && s->reason ? s->reason : "no reason given");
         break;
     case PG_BISECT_ERROR:

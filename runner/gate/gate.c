@@ -243,6 +243,8 @@ static int confirm_interleaved(pg_gate_result *r, const pg_suite_set *set, const
         if (ao.max_time <= 0) {
             free(keys);
             note(o, r, "confirming %zu regressed case%s: no time left of --max-time", n, plural(n));
+            /* Unconfirmed for want of time, not on evidence: the verdicts it leaves UNSURE say so. */
+            r->time_out = 1;
             return pg_verdict_confirm_paired(cmp, NULL);
         }
     }
@@ -252,6 +254,7 @@ static int confirm_interleaved(pg_gate_result *r, const pg_suite_set *set, const
         return err;
     note(o, r, "confirming %zu regressed case%s: %s%d fresh interleaved rounds in %.1fs", n, plural(n),
          again.rounds < again.max_rounds ? "up to " : "", again.rounds, (double)(pg__mono_ns() - t0) * 1e-9);
+    r->time_out |= again.time_out;
     err = pg_verdict_confirm_paired(cmp, again.cmp);
     pg_ab_result_clear(&again);
     return err;

@@ -82,7 +82,7 @@ typedef struct pg_gate_result {
     const char *base_build;   /* interleaved: the base build (opts->base_build) */
     int rounds;               /* interleaved: the most rounds a case took */
     int max_rounds;           /* interleaved: the most allowed */
-    int time_out;             /* interleaved: --max-time ended the rounds */
+    int time_out;             /* interleaved: --max-time ended the rounds or their confirmation */
     uint64_t seed;            /* interleaved: the seed of their order */
     int exit_code;            /* 0 pass; 1 a case REGRESSED or an exact check failed; 3 a case ended in ERROR
                                  (`run`: every measured case did); 4 nothing compared (cmp->outcome, gate only:

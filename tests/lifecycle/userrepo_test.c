@@ -293,15 +293,15 @@ static void step1_the_pull_request_adopting_perfgate_passes(void)
     gate = job_of(&pr, "gate/gate");
     assert_installed_from_cache(&pr);
     /* The base was never recorded by main: built here, and kept for the pull request's next push. */
-    cr_assert(strstr(pr.log, "build.sh: built base") != NULL, "%s", pr.log);
-    cr_assert(strstr(pr.log, "cache save perfgate-build-Linux-") != NULL, "%s", pr.log);
+    cr_assert(strstr(pr.log, "build.sh: built base") != NULL, "%s", lc_tail(pr.log, 6000));
+    cr_assert(strstr(pr.log, "cache save perfgate-build-Linux-") != NULL, "%s", lc_tail(pr.log, 6000));
     /* No title, no event field, reached a shell: nothing ran the command the title plants. */
     cr_assert(!lc_exists(pwned), "a pull request title was run as a command");
     free(pwned);
     /* The benchmarks are new: the base build has none of them. A pass that says so, never a silent one. */
     rep = report_of(gate);
     outcome = json_string_value(json_object_get(json_object_get(rep, "summary"), "outcome"));
-    cr_assert_str_eq(outcome, "PASS", "%s", pr.log);
+    cr_assert_str_eq(outcome, "PASS", "%s", lc_tail(pr.log, 6000));
     cr_assert_str_eq(json_string_value(json_object_get(json_object_get(rep, "summary"), "outcome_reason")),
                      "3 new cases, nothing to compare them with yet");
     cr_assert_str_eq(gate->conclusion, "success");
@@ -354,11 +354,11 @@ static void step2_pushes_to_main_are_recorded(void)
                   u.origin));
     push_run(&r, u.adopt, "perfgate-main.yml", "push");
     j = job_of(&r, "record/record");
-    cr_assert_str_eq(j->conclusion, "success", "%s", r.log);
+    cr_assert_str_eq(j->conclusion, "success", "%s", lc_tail(r.log, 6000));
     assert_installed_from_cache(&r);
     /* The first push: no cache, no artifact: the history starts here. */
-    cr_assert(strstr(r.log, "no baseline restored") != NULL, "%s", r.log);
-    cr_assert(strstr(r.log, "cache save perfgate-build-Linux-") != NULL, "%s", r.log);
+    cr_assert(strstr(r.log, "no baseline restored") != NULL, "%s", lc_tail(r.log, 6000));
+    cr_assert(strstr(r.log, "cache save perfgate-build-Linux-") != NULL, "%s", lc_tail(r.log, 6000));
     rows = db_rows(j);
     want = pg__asprintf("%s main\n", u.adopt);
     cr_assert_str_eq(rows, want);
@@ -370,10 +370,10 @@ static void step2_pushes_to_main_are_recorded(void)
     lc_commit(u.origin, u.readme, "README: benchmarks");
     push_run(&r, u.readme, "perfgate-main.yml", "push");
     j = job_of(&r, "record/record");
-    cr_assert_str_eq(j->conclusion, "success", "%s", r.log);
+    cr_assert_str_eq(j->conclusion, "success", "%s", lc_tail(r.log, 6000));
     /* The database came back from the cache; both pushes are in it, in order. */
     cr_assert(strstr(r.log, "cache restore perfgate-db-main-") != NULL && strstr(r.log, "no baseline restored") == NULL,
-              "%s", r.log);
+              "%s", lc_tail(r.log, 6000));
     rows = db_rows(j);
     want = pg__asprintf("%s main\n%s main\n", u.adopt, u.readme);
     cr_assert_str_eq(rows, want);
@@ -392,7 +392,7 @@ static void post_pr2(const gha_run *pr, const char *head)
     char *pulls = pulls_entry(2, head, "dc-blocker");
 
     post_run(&post, pr->id, job_of(pr, "gate/gate")->conclusion, head, "dc-blocker", "acme", pulls);
-    cr_assert_str_eq(job_of(&post, "post/post")->conclusion, "success", "%s", post.log);
+    cr_assert_str_eq(job_of(&post, "post/post")->conclusion, "success", "%s", lc_tail(post.log, 6000));
     assert_installed_from_cache(&post);
     free(pulls);
     gha_run_clear(&post);
@@ -412,8 +412,8 @@ static void step3b_the_label_perf_accepted_accepts_it(const gha_run *failed)
     char *body;
 
     label_run(&other, "documentation", u.slow, u.readme);
-    cr_assert(gha_run_job(&other, "gate/gate") == NULL, "another label gated again:\n%s", other.log);
-    cr_assert(strstr(other.log, "build.sh") == NULL, "%s", other.log);
+    cr_assert(gha_run_job(&other, "gate/gate") == NULL, "another label gated again:\n%s", lc_tail(other.log, 6000));
+    cr_assert(strstr(other.log, "build.sh") == NULL, "%s", lc_tail(other.log, 6000));
     gha_run_clear(&other);
 
     fakegh_label(u.api, 2, "perf-accepted", "alice", 1);
@@ -428,6 +428,38 @@ static void step3b_the_label_perf_accepted_accepts_it(const gha_run *failed)
     fakegh_label(u.api, 2, "perf-accepted", "alice", 0);
 }
 
+/*
+ * PR #2's gate run, run again (as "Re-run jobs" would) while the case `name`
+ * is UNSURE, twice at most: a runner too noisy for one gate to decide says
+ * UNSURE, never a verdict, and a re-run is what the report advises. Only
+ * UNSURE is run again: a SAME on the slower head stays a failure of the test.
+ */
+static const gha_job_result *pr_run_decided(gha_run *pr, const char *name)
+{
+    const gha_job_result *gate;
+    const char *v;
+    char *path;
+    json_t *rep;
+    int tries;
+
+    for (tries = 1;; tries++) {
+        pr_run(pr, 2, "acme", "dc-blocker", u.slow, u.readme);
+        gate = job_of(pr, "gate/gate");
+        path = pg__asprintf("%s/perfgate-out/perfgate-report.json", gate->workspace);
+        rep = json_load_file(path, 0, NULL);
+        free(path);
+        v = json_string_value(json_object_get(lc_find_case(rep, name), "verdict"));
+        if (tries == 3 || !v || strcmp(v, "UNSURE") != 0) {
+            json_decref(rep);
+            return gate;
+        }
+        fprintf(stderr, "userrepo: %s was UNSURE in gate run %d (a noisy machine); running the gate again\n", name,
+                tries);
+        json_decref(rep);
+        gha_run_clear(pr);
+    }
+}
+
 static void step3_ten_percent_more_work_fails_with_one_comment(void)
 {
     gha_run pr;
@@ -438,14 +470,13 @@ static void step3_ten_percent_more_work_fails_with_one_comment(void)
     free(lc_sh_ok("git -C '%s' checkout -q -b dc-blocker && cp '%s/slow/src/mylib.c' '%s/src/mylib.c'", u.origin, DATA,
                   u.origin));
     lc_commit(u.origin, u.slow, "mylib_filter: end every cascade in a DC blocker");
-    pr_run(&pr, 2, "acme", "dc-blocker", u.slow, u.readme);
-    gate = job_of(&pr, "gate/gate");
+    gate = pr_run_decided(&pr, "filter");
     /* main recorded the base commit: its build came from the cache, only the head was built. */
-    cr_assert(strstr(pr.log, "already holds a build of") != NULL, "%s", pr.log);
-    cr_assert(strstr(pr.log, "build.sh: built head") != NULL, "%s", pr.log);
-    cr_assert_str_eq(gate->conclusion, "failure", "the slower head did not fail:\n%s", pr.log);
+    cr_assert(strstr(pr.log, "already holds a build of") != NULL, "%s", lc_tail(pr.log, 6000));
+    cr_assert(strstr(pr.log, "build.sh: built head") != NULL, "%s", lc_tail(pr.log, 6000));
+    cr_assert_str_eq(gate->conclusion, "failure", "the slower head did not fail:\n%s", lc_tail(pr.log, 6000));
     rep = report_of(gate);
-    cr_assert_str_eq(lc_verdict_of(rep, "filter"), "REGRESSED", "%s", pr.log);
+    cr_assert_str_eq(lc_verdict_of(rep, "filter"), "REGRESSED", "%s", lc_tail(pr.log, 6000));
     cr_assert_str_eq(json_string_value(json_object_get(json_object_get(rep, "summary"), "outcome")), "FAIL");
     json_decref(rep);
     body = lc_slurp(gate->temp, "_runner_file_commands/step_summary");
@@ -486,7 +517,7 @@ static void step4_the_fix_passes_and_updates_the_comment(void)
                   (strcmp(outcome, "NOTHING_COMPARED") == 0 &&
                    strstr(json_string_value(json_object_get(json_object_get(rep, "summary"), "outcome_reason")),
                           "no case was decided")),
-              "the fixed head did not pass: %s\n%s", outcome, pr.log);
+              "the fixed head did not pass: %s\n%s", outcome, lc_tail(pr.log, 6000));
     cr_assert_str_eq(gate->conclusion, strcmp(outcome, "PASS") == 0 ? "success" : "failure");
     post_pr2(&pr, u.fixed);
     /* Updated in place: still one comment, the same one, no longer a failure. */
@@ -519,7 +550,7 @@ static void step5_a_fork_is_posted_only_to_its_own_pull_request(void)
     fakegh_add_pull(u.api, 3, "mallory", "patch-1", u.fork);
     pr_run(&pr, 3, "mallory", "patch-1", u.fork, u.readme);
     /* The fork's run has no token: the gate job was given none, and GitHub gives a fork's run none. */
-    cr_assert(strstr(pr.log, TOKEN) == NULL, "%s", pr.log);
+    cr_assert(strstr(pr.log, TOKEN) == NULL, "%s", lc_tail(pr.log, 6000));
 
     /* The fork's code could have written anything into its report: here it claims PR #2. */
     report = pg__asprintf("%s/github/artifacts/%ld/perfgate-report/perfgate-report.json", u.tmp, pr.id);
@@ -533,16 +564,16 @@ static void step5_a_fork_is_posted_only_to_its_own_pull_request(void)
     nreq = fakegh_request_count(u.api);
     /* A fork's run event lists no pull request; perfgate looks it up by the head and checks the SHA. */
     post_run(&post, pr.id, job_of(&pr, "gate/gate")->conclusion, u.fork, "patch-1", "mallory", "");
-    cr_assert_str_eq(job_of(&post, "post/post")->conclusion, "failure", "a forged report was posted:\n%s", post.log);
-    cr_assert(strstr(post.log, "refusing to post") != NULL, "%s", post.log);
+    cr_assert_str_eq(job_of(&post, "post/post")->conclusion, "failure", "a forged report was posted:\n%s", lc_tail(post.log, 6000));
+    cr_assert(strstr(post.log, "refusing to post") != NULL, "%s", lc_tail(post.log, 6000));
     cr_assert_eq(lc_writes_since(u.api, nreq), 0, "the refused post still wrote to GitHub");
     gha_run_clear(&post);
 
     /* The report as the fork's run wrote it: posted to the fork's own pull request, found through the API. */
     free(lc_sh_ok("cp '%s' '%s'", forged, report));
     post_run(&post, pr.id, job_of(&pr, "gate/gate")->conclusion, u.fork, "patch-1", "mallory", "");
-    cr_assert_str_eq(job_of(&post, "post/post")->conclusion, "success", "%s", post.log);
-    cr_assert(strstr(post.log, "found through the API") != NULL, "%s", post.log);
+    cr_assert_str_eq(job_of(&post, "post/post")->conclusion, "success", "%s", lc_tail(post.log, 6000));
+    cr_assert(strstr(post.log, "found through the API") != NULL, "%s", lc_tail(post.log, 6000));
     cr_assert_eq(fakegh_comment_count(u.api, 3), 1);
     cr_assert_eq(fakegh_comment_count(u.api, 2), 1);
     {
@@ -573,8 +604,8 @@ static void step6_the_second_night_compares_with_the_first(void)
     cr_assert(strstr(j->runs_on, "gpu") && strstr(j->runs_on, "self-hosted"), "%s", j->runs_on);
     assert_installed_from_cache(&r);
     /* The first night has nothing to compare with: exit 4, never a pass. */
-    cr_assert_str_eq(j->conclusion, "failure", "%s", r.log);
-    cr_assert(strstr(r.log, "nothing compared") != NULL, "%s", r.log);
+    cr_assert_str_eq(j->conclusion, "failure", "%s", lc_tail(r.log, 6000));
+    cr_assert(strstr(r.log, "nothing compared") != NULL, "%s", lc_tail(r.log, 6000));
     gha_run_clear(&r);
 
     push_run(&r, u.readme, "perfgate-nightly.yml", "schedule");
@@ -582,9 +613,9 @@ static void step6_the_second_night_compares_with_the_first(void)
     rep = report_of(j);
     /* It compared with the first night (the baseline), whatever this machine's noise then decided. */
     cr_assert_str_eq(json_string_value(json_object_get(json_object_get(rep, "baseline"), "branch")), "nightly",
-                     "%s", r.log);
+                     "%s", lc_tail(r.log, 6000));
     cr_assert_eq(json_integer_value(json_object_get(json_object_get(rep, "baseline"), "runs")), 1);
-    cr_assert(strstr(r.log, "no baseline") == NULL, "%s", r.log);
+    cr_assert(strstr(r.log, "no baseline") == NULL, "%s", lc_tail(r.log, 6000));
     json_decref(rep);
     /* The history lives on the runner, in the runner user's $HOME. */
     db = pg__asprintf("%s/github/self-hosted-runner/home/.local/share/perfgate/nightly.db", u.tmp);
@@ -655,12 +686,12 @@ Test(userrepo, the_composite_action_gates_with_the_same_inputs)
     }
     j = job_of(&r, "gate");
     assert_installed_from_cache(&r);
-    cr_assert(strstr(r.log, "build.sh: built base") && strstr(r.log, "build.sh: built head"), "%s", r.log);
-    cr_assert_str_eq(j->conclusion, "failure", "the slower head did not fail:\n%s", r.log);
-    cr_assert(strstr(r.log, "the gate exited 1") != NULL, "the action's exit-code output:\n%s", r.log);
+    cr_assert(strstr(r.log, "build.sh: built base") && strstr(r.log, "build.sh: built head"), "%s", lc_tail(r.log, 6000));
+    cr_assert_str_eq(j->conclusion, "failure", "the slower head did not fail:\n%s", lc_tail(r.log, 6000));
+    cr_assert(strstr(r.log, "the gate exited 1") != NULL, "the action's exit-code output:\n%s", lc_tail(r.log, 6000));
     out = pg__asprintf("%s/perfgate-report.json", j->workspace);
     rep = lc_report(out);
-    cr_assert_str_eq(lc_verdict_of(rep, "filter"), "REGRESSED", "%s", r.log);
+    cr_assert_str_eq(lc_verdict_of(rep, "filter"), "REGRESSED", "%s", lc_tail(r.log, 6000));
     json_decref(rep);
     free(out);
     free(text);

@@ -140,18 +140,33 @@ json_t *lc_report(const char *path)
     return r;
 }
 
-const char *lc_verdict_of(json_t *report, const char *name)
+const char *lc_tail(const char *text, size_t n)
+{
+    size_t len = text ? strlen(text) : 0;
+
+    return !text ? "" : len > n ? text + len - n : text;
+}
+
+json_t *lc_find_case(json_t *report, const char *name)
 {
     json_t *v;
     size_t i;
 
     json_array_foreach(json_object_get(report, "verdicts"), i, v)
     {
-        if (strcmp(json_string_value(json_object_get(v, "name")), name) == 0)
-            return json_string_value(json_object_get(v, "verdict"));
+        const char *n = json_string_value(json_object_get(v, "name"));
+        if (n && strcmp(n, name) == 0)
+            return v;
     }
-    cr_assert_fail("the report has no verdict for %s", name);
     return NULL;
+}
+
+const char *lc_verdict_of(json_t *report, const char *name)
+{
+    json_t *v = lc_find_case(report, name);
+
+    cr_assert(v != NULL, "the report has no verdict for %s", name);
+    return json_string_value(json_object_get(v, "verdict"));
 }
 
 size_t lc_writes_since(fakegh *gh, size_t from)

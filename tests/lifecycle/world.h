@@ -50,6 +50,10 @@ char *lc_sql(const char *db, const char *query);
 
 /** The JSON report at `path` (caller decrefs); the verdict of case `name` in it. */
 json_t *lc_report(const char *path);
+/** The last `n` bytes of `text` (a run's log), what a failed assertion prints: CI shows the end of the output. */
+const char *lc_tail(const char *text, size_t n);
+/** The verdict object of case `name` in a JSON report; NULL when it has none (or no report). */
+json_t *lc_find_case(json_t *report, const char *name);
 const char *lc_verdict_of(json_t *report, const char *name);
 
 /** Requests the fake API saw since request `from` that changed something (anything but GET). */
