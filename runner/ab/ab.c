@@ -575,6 +575,22 @@ static int run_round(ab_job *j, pg_ab_result *out, int round)
     return j->o.fixed ? (int)j->ncases : open;
 }
 
+/* Whether every open case has had PG_AB_BUSY_ROUNDS rounds or more, each left out for contention. */
+static int all_open_busy(const ab_job *j)
+{
+    size_t i, open = 0;
+
+    for (i = 0; i < j->ncases; i++) {
+        const ab_case *ac = &j->cases[i];
+        if (ac->failed[0] || ac->failed[1] || j->seq[i].settled_at)
+            continue;
+        if (!pg__ab_case_starved(ac))
+            return 0;
+        open++;
+    }
+    return open > 0;
+}
+
 /* The two runs, each case's paired analysis (both estimators) and the paired verdict. */
 static int decide(ab_job *j, pg_ab_result *out)
 {
@@ -685,11 +701,13 @@ int pg_ab_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_options *o
      * cases still open).
      */
     open = (int)j.ncases;
-    for (round = 0; round < j.o.rounds && open > 0 && !out->time_out; round++)
+    for (round = 0; round < j.o.rounds && open > 0 && !out->time_out && !out->busy_stop; round++) {
         if ((open = run_round(&j, out, round)) < 0) {
             err = open;
             goto cleanup;
         }
+        out->busy_stop = !j.o.fixed && open > 0 && round + 1 < j.o.rounds && all_open_busy(&j);
+    }
     out->worker_processes = j.aw.started + pg_exec_workers_started(j.aw.ex);
     if (out->worker_processes)
         pg_progress_line(&j.prog, "%u worker processes measured the plugin cases (fresh ones every %d rounds)",
@@ -701,6 +719,10 @@ int pg_ab_run(pg_ab_result *out, const pg_suite_set *set, const pg_ab_options *o
     if (out->time_out)
         pg_progress_line(&j.prog, "--max-time %.0fs spent after %d round%s; the open cases are decided on the rounds "
                          "they have", j.o.max_time, round, round == 1 ? "" : "s");
+    if (out->busy_stop)
+        pg_progress_line(&j.prog, "stopped after %d rounds: every round of the %d open case%s was left out (the "
+                         "machine was busy), and the %d rounds left would tell no more",
+                         round, open, open == 1 ? "" : "s", j.o.rounds - round);
     pg_progress_end(&j.prog);
     err = decide(&j, out);
 

@@ -95,6 +95,7 @@ typedef struct pg_ab_result {
     int max_rounds;           /* the maximum allowed (--rounds) */
     int sequential;           /* cases stopped once settled (pg_ab_seq_look) */
     int time_out;             /* max_time ran out before every open case had max_rounds */
+    int busy_stop;            /* stopped early: every open case's rounds were all left out (the machine was busy) */
     uint64_t seed;
     int *order_head_first;    /* max_rounds x cases: 1 when head ran first (for audits and tests) */
     unsigned worker_processes; /* worker processes started (0: fresh processes each round, or no plugin case) */

@@ -34,6 +34,13 @@ typedef struct ab_case {
    the process did not get its core, and its blocks measure the neighbour as much as the code. */
 #define PG_AB_LEFT_OUT_SHARE 0.5
 
+/* Rounds after which the job stops when every open case has had each of its rounds left out: a machine that
+   busy for that long gives no evidence, and the rest of the rounds would take as long again for nothing. */
+#define PG_AB_BUSY_ROUNDS 3
+
+/** Whether `ac` has had PG_AB_BUSY_ROUNDS rounds or more and every one was left out for contention. */
+int pg__ab_case_starved(const ab_case *ac);
+
 /** Allocates the per-round arrays of `ac` for `rounds` rounds. */
 int pg__ab_case_init(ab_case *ac, const pg_case *c, double threshold, int rounds);
 void pg__ab_case_clear(ab_case *ac);

@@ -159,6 +159,11 @@ done:
     return kept;
 }
 
+int pg__ab_case_starved(const ab_case *ac)
+{
+    return ac->n[1] == 0 && ac->notes.measured >= PG_AB_BUSY_ROUNDS && ac->notes.contended == ac->notes.measured;
+}
+
 void pg__ab_notes(pg_round_notes *out, const ab_case *ac)
 {
     *out = ac->notes;

@@ -88,9 +88,10 @@ int pg_cli_gate_finish(const pg_cli_gate_view *v, const pg_gate_result *r)
             fprintf(v->human, " at %.12s", b->commit);
         if (b->sha256)
             fprintf(v->human, " (sha256 %.16s)", b->sha256);
-        fprintf(v->human, ", interleaved with the head over %s%d rounds (seed %llu)%s\n\n",
+        fprintf(v->human, ", interleaved with the head over %s%d rounds (seed %llu)%s%s\n\n",
                 r->rounds < r->max_rounds ? "up to " : "", r->rounds, (unsigned long long)r->seed,
-                r->time_out ? "; --max-time ended the rounds" : "");
+                r->time_out ? "; --max-time ended the rounds" : "",
+                r->busy_stop ? "; stopped early: the machine was too busy to measure" : "");
         pg_report_compare_terminal(v->human, r->cmp, &v->outs->style);
     } else if (v->human && r->nbases) {
         pg_report_compare_terminal(v->human, r->cmp, &v->outs->style);

@@ -213,6 +213,7 @@ static int measure_interleaved(pg_gate_result *r, const pg_suite_set *set, const
     r->rounds = st->ab.rounds;
     r->max_rounds = st->ab.max_rounds;
     r->time_out = st->ab.time_out;
+    r->busy_stop = st->ab.busy_stop;
     r->seed = st->ab.seed;
     return 0;
 }

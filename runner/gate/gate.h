@@ -83,6 +83,7 @@ typedef struct pg_gate_result {
     int rounds;               /* interleaved: the most rounds a case took */
     int max_rounds;           /* interleaved: the most allowed */
     int time_out;             /* interleaved: --max-time ended the rounds or their confirmation */
+    int busy_stop;            /* interleaved: stopped early, every open case's rounds left out (machine busy) */
     uint64_t seed;            /* interleaved: the seed of their order */
     int exit_code;            /* 0 pass; 1 a case REGRESSED or an exact check failed; 3 a case ended in ERROR
                                  (`run`: every measured case did); 4 nothing compared (cmp->outcome, gate only:

@@ -229,6 +229,20 @@ static void undecided_counts(pg_buf *b, const pg_comparison *c)
         }
 }
 
+/* Whether every UNSURE case is one whose every round was left out for contention (verdict_paired). */
+static int all_unsure_busy(const pg_comparison *c)
+{
+    size_t i;
+
+    for (i = 0; i < c->ncases; i++) {
+        const pg_case_verdict *v = &c->cases[i];
+        if (v->verdict == PG_VERDICT_UNSURE &&
+            !(v->paired && v->rounds.measured > 0 && v->rounds.contended == v->rounds.measured))
+            return 0;
+    }
+    return 1;
+}
+
 /* "2 cases ended in ERROR ...: the first one's key and reason", for the ERROR outcome. */
 static char *error_reason(const pg_comparison *c)
 {
@@ -289,7 +303,10 @@ static void settle_outcome(pg_comparison *c)
     } else {
         pg__buf_puts(&b, "no case was decided (");
         undecided_counts(&b, c);
-        if (c->counts[PG_VERDICT_UNSURE])
+        if (c->counts[PG_VERDICT_UNSURE] && all_unsure_busy(c))
+            pg__buf_puts(&b, "): the machine was busy, every round left out; gate on an idle runner, or keep "
+                             "other jobs off its CPUs");
+        else if (c->counts[PG_VERDICT_UNSURE])
             pg__buf_puts(&b, "): the data cannot tell at this noise; pool baseline runs (--base last:5), measure "
                              "interleaved with --base-build, or raise min_run_time");
         else
