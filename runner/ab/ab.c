@@ -629,6 +629,8 @@ static int decide(ab_job *j, pg_ab_result *out)
      * the drift the statistics would otherwise have to assume.
      */
     co.drift = 0;
+    /* The method is the sequential one even when no case could be looked at (every round left out). */
+    co.sequential = !j->o.fixed;
     co.threshold = j->o.threshold;
     co.alpha = j->o.alpha;
     if ((err = pg_compare(&out->cmp, out->head, (const pg_run *const *)&out->base, 1, &co)) != 0)
