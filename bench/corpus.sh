@@ -28,6 +28,10 @@
 #   --list   print the cells selected and exit
 # PERFGATE=BINARY gates with another perfgate (e.g. a build of an older commit,
 # for a before/after table); otherwise a Release build in build-bench/.
+# The gates run with --no-diagnose: the "what changed" step (both builds
+# counted under Callgrind for every REGRESSED case) comes after the verdicts,
+# changes none of them, and would more than double a +10 % gate's time.
+# PERFGATE_DIAGNOSE=1 keeps it (a perfgate older than it has no such flag).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cells_arg="" gates=10 out="$ROOT/bench/data/corpus-runs" list=0
@@ -96,6 +100,8 @@ done
   echo "# machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), load $(cut -d' ' -f1-3 /proc/loadavg)"
 } >>"$out/campaign.log"
 
+nodiag=(--no-diagnose)
+[[ "${PERFGATE_DIAGNOSE:-}" == 1 ]] && nodiag=()
 hogpid=
 stop_hog() {
   if [[ -n "$hogpid" ]]; then
@@ -122,7 +128,7 @@ for cell in "${selected[@]}"; do
     load=$(cut -d' ' -f1 /proc/loadavg)
     t0=$(date +%s.%N)
     rc=0
-    CI=true "${prio[@]}" taskset -c 0 "$PERFGATE" gate --no-store --style none \
+    CI=true "${prio[@]}" taskset -c 0 "$PERFGATE" gate --no-store --style none "${nodiag[@]}" \
       --base-build "$out/builds/$flags-base" --head-build "$out/builds/$flags-$change" \
       --json "$report.part" "$ROOT/bench/corpus/$suite.yaml" >"$dir/gate-$i.log" 2>&1 || rc=$?
     t1=$(date +%s.%N)
