@@ -15,6 +15,7 @@
 #include "ab/ab_exact.h"
 #include "ab/build_id.h"
 #include "cause/cause.h"
+#include "verdict/exact.h"
 #include "meter/meter.h"
 #include "perfgate/errors.h"
 #include "base/util.h"
@@ -218,7 +219,7 @@ static int measure_interleaved(pg_gate_result *r, const pg_suite_set *set, const
     return 0;
 }
 
-/* Interleaved confirmation: fresh interleaved rounds of the REGRESSED cases only. */
+/* Interleaved confirmation: fresh interleaved rounds of the REGRESSED and IMPROVED cases only. */
 static int confirm_interleaved(pg_gate_result *r, const pg_suite_set *set, const pg_gate_options *o)
 {
     pg_comparison *cmp = r->cmp;
@@ -230,20 +231,25 @@ static int confirm_interleaved(pg_gate_result *r, const pg_suite_set *set, const
     int err;
 
     /* A re-count gives the same count: counted verdicts need no confirmation. */
-    if (cmp->counts[PG_VERDICT_REGRESSED] == 0 || counted_only(o))
+    if (cmp->counts[PG_VERDICT_REGRESSED] + cmp->counts[PG_VERDICT_IMPROVED] == 0 || counted_only(o))
         return 0;
     if (!(keys = calloc(cmp->ncases, sizeof(*keys))))
         return pg_error_set(PG_ENOMEM, "out of memory");
     for (i = 0; i < cmp->ncases; i++)
-        if (cmp->cases[i].verdict == PG_VERDICT_REGRESSED)
+        if ((cmp->cases[i].verdict == PG_VERDICT_REGRESSED || cmp->cases[i].verdict == PG_VERDICT_IMPROVED) &&
+            !pg_verdict_is_exact(&cmp->cases[i]))
             keys[n++] = cmp->cases[i].key;
+    if (n == 0) {
+        free(keys);
+        return 0;
+    }
     ao = ab_options(o, keys, n);
     /* --max-time covers the whole gate: the confirmation gets what the first rounds left. */
     if (o->max_time > 0) {
         ao.max_time = o->max_time - (double)(pg__mono_ns() - ((gate_state *)r->internal)->t_rounds) * 1e-9;
         if (ao.max_time <= 0) {
             free(keys);
-            note(o, r, "confirming %zu regressed case%s: no time left of --max-time", n, plural(n));
+            note(o, r, "confirming %zu regressed or improved case%s: no time left of --max-time", n, plural(n));
             /* Unconfirmed for want of time, not on evidence: the verdicts it leaves UNSURE say so. */
             r->time_out = 1;
             return pg_verdict_confirm_paired(cmp, NULL);
@@ -253,7 +259,7 @@ static int confirm_interleaved(pg_gate_result *r, const pg_suite_set *set, const
     free(keys);
     if (err)
         return err;
-    note(o, r, "confirming %zu regressed case%s: %s%d fresh interleaved rounds in %.1fs", n, plural(n),
+    note(o, r, "confirming %zu regressed or improved case%s: %s%d fresh interleaved rounds in %.1fs", n, plural(n),
          again.rounds < again.max_rounds ? "up to " : "", again.rounds, (double)(pg__mono_ns() - t0) * 1e-9);
     r->time_out |= again.time_out;
     err = pg_verdict_confirm_paired(cmp, again.cmp);

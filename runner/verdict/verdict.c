@@ -712,8 +712,8 @@ int pg_verdict_confirm_paired(pg_comparison *c, const pg_comparison *again)
         for (j = 0; again && j < again->ncases && !match[i]; j++)
             if (strcmp(again->cases[j].key, c->cases[i].key) == 0)
                 match[i] = &again->cases[j];
-    /* The interleaved gate re-measures only REGRESSED cases; its IMPROVED ones are left as they are. */
-    if ((err = pg__verdict_stage_confirm(c, match, 0)) == 0)
+    /* REGRESSED and IMPROVED alike: a process-level effect can make either, and a false IMPROVED hides a slowdown. */
+    if ((err = pg__verdict_stage_confirm(c, match, 1)) == 0)
         pg__verdict_recount(c);
     free(match);
     return err;

@@ -253,6 +253,49 @@ Test(confirm, an_improvement_a_rerun_repeats_stands, .fini = improved_teardown)
     cr_expect(strstr(c->reason, "confirmed by a re-run: first run -29.3%") != NULL, "%s", c->reason);
 }
 
+/*
+ * An interleaved gate's IMPROVED case is re-measured in fresh rounds too: a
+ * process-level effect (where the memory landed in that pair of processes)
+ * can make a slower head look faster, and an unconfirmed IMPROVED would hide
+ * the slowdown. The fresh rounds of c see no change: UNSURE, refuted.
+ */
+Test(confirm, paired_confirmation_refutes_an_improvement_too, .fini = improved_teardown)
+{
+    pg_compare_options o = PG_COMPARE_OPTIONS_INIT;
+    pg_run *again_base, *again_head;
+    pg_comparison *again;
+    pg_paired_analysis pa;
+    const pg_run *bases[1];
+    const pg_case_verdict *c = confirm_improved(0.7e-3);
+
+    cr_assert_eq(c->confirm.state, PG_CONFIRM_CONFIRMED);
+    /* A fresh comparison of its own, as the gate makes it: the first verdict IMPROVED, then the paired re-run. */
+    pg_comparison_free(imp);
+    bases[0] = imp_runs[0];
+    pg_assert_ok(pg_compare(&imp, imp_runs[1], bases, 1, NULL));
+    cr_assert_eq(imp->cases[0].verdict, PG_VERDICT_IMPROVED);
+    pg_assert_ok(pg_run_new(&again_base));
+    pg_assert_ok(pg_run_new(&again_head));
+    add(again_base, "c", 1e-3, 31);
+    add(again_head, "c", 1e-3, 32);
+    bases[0] = again_base;
+    o.drift = 0;
+    pg_assert_ok(pg_compare(&again, again_head, bases, 1, &o));
+    pg_assert_ok(pg_ab_paired_analyse(&pa, again_base->results[0].samples, again_head->results[0].samples,
+                                      again_head->results[0].nsamples, 0.95));
+    pg_assert_ok(pg_verdict_paired(again, again_head, &pa, &o));
+    pg_assert_ok(pg_verdict_confirm_paired(imp, again));
+    cr_expect_eq(imp->cases[0].verdict, PG_VERDICT_UNSURE, "%s", imp->cases[0].reason);
+    cr_expect_eq(imp->cases[0].confirm.state, PG_CONFIRM_REFUTED);
+    cr_expect(strstr(imp->cases[0].reason, "not confirmed by a re-run") != NULL &&
+                  strstr(imp->cases[0].reason, "first run -29.3%") != NULL,
+              "%s", imp->cases[0].reason);
+    cr_expect_eq(imp->counts[PG_VERDICT_IMPROVED], 0);
+    pg_comparison_free(again);
+    pg_run_free(again_base);
+    pg_run_free(again_head);
+}
+
 /* ---- several fresh processes (history mode's confirmation) ------------------- */
 
 /* Three re-runs of case a at the given medians, one run each (one process each). */
