@@ -5,7 +5,8 @@ Reads OUT/verdicts.tsv (one line per case of every gate) and prints, as
 markdown, per cell: gates run, and the case verdicts SAME / UNSURE /
 REGRESSED / IMPROVED / ERROR with their shares; then the checks the campaign
 exists for:
-  - a +10 % change is never SAME (any build, any neighbour);
+  - a +10 % change is never SAME (any build, any neighbour), and no +5 or
+    +10 % change is ever IMPROVED (a slowdown read as a speedup);
   - A/A: no REGRESSED or IMPROVED, and at least 80 % SAME alone;
   - +10 %: REGRESSED in at least 90 % of case verdicts alone and beside the
     memory hog;
@@ -79,6 +80,13 @@ def checks(cells):
     lines.append("- +10 %% never SAME: %d SAME in %d case verdicts of %d cells" % (
         same10, sum(sum(c["v"].values()) for _, c in slow10), len(slow10)))
     ok &= same10 == 0
+    # A slowdown read as a speedup passes the merge as surely as a SAME does.
+    slower = part(lambda k: k[2] in ("slow5", "slow10"))
+    faster = sum(c["v"]["IMPROVED"] for _, c in slower)
+    lines.append("- +5/+10 %% never IMPROVED: %d IMPROVED in %d case verdicts%s" % (
+        faster, sum(sum(c["v"].values()) for _, c in slower), "" if faster == 0 else "  <- FAILS: " + ", ".join(
+            "%s %d" % (n, c["v"]["IMPROVED"]) for n, c in slower if c["v"]["IMPROVED"])))
+    ok &= faster == 0
     for name, c in part(lambda k: k[2] == "same"):
         n = sum(c["v"].values())
         false = c["v"]["REGRESSED"] + c["v"]["IMPROVED"]
