@@ -96,33 +96,33 @@ static pg_result side(double median, double waited, size_t n)
     return r;
 }
 
+/* One round of `ac`: each side's median and the share of its wall time it waited; pg__ab_settle's answer. */
+static int one_round(ab_case *ac, const pg_ab_options *o, double base, double base_wait, double head, double head_wait)
+{
+    pg_result r = side(base, base_wait, 20);
+
+    pg_assert_ok(pg__ab_keep(ac, 0, &r, o));
+    r = side(head, head_wait, 20);
+    pg_assert_ok(pg__ab_keep(ac, 1, &r, o));
+    return pg__ab_settle(ac, o);
+}
+
 Test(ab_dual, a_case_whose_first_rounds_were_all_left_out_is_starved)
 {
     pg_ab_options o = PG_AB_OPTIONS_INIT;
-    pg_case c;
+    pg_case c = {.key = "t/x@1:cpu"};
     ab_case ac;
-    pg_result r;
     int i;
 
-    memset(&c, 0, sizeof(c));
-    c.key = "t/x@1:cpu";
     pg_assert_ok(pg__ab_case_init(&ac, &c, 0.05, 20));
     /* Busy rounds (a side waited for a CPU 90 % of its wall time): starved only from the PG_AB_BUSY_ROUNDS-th on. */
     for (i = 0; i < PG_AB_BUSY_ROUNDS; i++) {
         cr_expect_not(pg__ab_case_starved(&ac), "after %d busy rounds", i);
-        r = side(1e-3, 0.9, 20);
-        pg_assert_ok(pg__ab_keep(&ac, 0, &r, &o));
-        r = side(1e-3, 0.0, 20);
-        pg_assert_ok(pg__ab_keep(&ac, 1, &r, &o));
-        cr_expect_eq(pg__ab_settle(&ac, &o), 0);
+        cr_expect_eq(one_round(&ac, &o, 1e-3, 0.9, 1e-3, 0.0), 0);
     }
     cr_expect(pg__ab_case_starved(&ac));
     /* One round kept: the case is measurable after all, never starved again. */
-    r = side(1e-3, 0.0, 20);
-    pg_assert_ok(pg__ab_keep(&ac, 0, &r, &o));
-    r = side(1e-3, 0.1, 20);
-    pg_assert_ok(pg__ab_keep(&ac, 1, &r, &o));
-    cr_expect_eq(pg__ab_settle(&ac, &o), 1);
+    cr_expect_eq(one_round(&ac, &o, 1e-3, 0.0, 1e-3, 0.1), 1);
     cr_expect_not(pg__ab_case_starved(&ac));
     pg__ab_case_clear(&ac);
 }

@@ -138,25 +138,33 @@ Test(confirm, failed_rerun_keeps_the_verdict)
  * rounds, base 1 ms against `head_median`), decided on its rounds the way
  * the gate decides one (pg_compare() without drift, then the paired stage).
  */
-static void confirm_paired_with(double head_median)
+/* A fresh paired comparison of case `name`: base 1 ms against `head_median`, as the gate decides its re-run. */
+static pg_comparison *paired_rerun(const char *name, double head_median, pg_run **again_base, pg_run **again_head)
 {
     pg_compare_options o = PG_COMPARE_OPTIONS_INIT;
-    pg_run *again_base, *again_head;
     pg_comparison *again;
     pg_paired_analysis pa;
     const pg_run *bases[1];
 
-    pg_assert_ok(pg_run_new(&again_base));
-    pg_assert_ok(pg_run_new(&again_head));
-    add(again_base, "a", 1e-3, 11);
-    add(again_head, "a", head_median, 12);
-    bases[0] = again_base;
+    pg_assert_ok(pg_run_new(again_base));
+    pg_assert_ok(pg_run_new(again_head));
+    add(*again_base, name, 1e-3, 11);
+    add(*again_head, name, head_median, 12);
+    bases[0] = *again_base;
     o.drift = 0;
-    pg_assert_ok(pg_compare(&again, again_head, bases, 1, &o));
-    pg_assert_ok(pg_ab_paired_analyse(&pa, again_base->results[0].samples, again_head->results[0].samples,
-                                      again_head->results[0].nsamples, 0.95));
-    pg_assert_ok(pg_verdict_paired(again, again_head, &pa, &o));
+    pg_assert_ok(pg_compare(&again, *again_head, bases, 1, &o));
+    pg_assert_ok(pg_ab_paired_analyse(&pa, (*again_base)->results[0].samples, (*again_head)->results[0].samples,
+                                      (*again_head)->results[0].nsamples, 0.95));
+    pg_assert_ok(pg_verdict_paired(again, *again_head, &pa, &o));
     cr_assert(again->cases[0].paired, "the re-run was not decided on its paired rounds");
+    return again;
+}
+
+static void confirm_paired_with(double head_median)
+{
+    pg_run *again_base, *again_head;
+    pg_comparison *again = paired_rerun("a", head_median, &again_base, &again_head);
+
     pg_assert_ok(pg_verdict_confirm_paired(cmp, again));
     pg_comparison_free(again);
     pg_run_free(again_base);
@@ -261,10 +269,8 @@ Test(confirm, an_improvement_a_rerun_repeats_stands, .fini = improved_teardown)
  */
 Test(confirm, paired_confirmation_refutes_an_improvement_too, .fini = improved_teardown)
 {
-    pg_compare_options o = PG_COMPARE_OPTIONS_INIT;
     pg_run *again_base, *again_head;
     pg_comparison *again;
-    pg_paired_analysis pa;
     const pg_run *bases[1];
     const pg_case_verdict *c = confirm_improved(0.7e-3);
 
@@ -274,16 +280,7 @@ Test(confirm, paired_confirmation_refutes_an_improvement_too, .fini = improved_t
     bases[0] = imp_runs[0];
     pg_assert_ok(pg_compare(&imp, imp_runs[1], bases, 1, NULL));
     cr_assert_eq(imp->cases[0].verdict, PG_VERDICT_IMPROVED);
-    pg_assert_ok(pg_run_new(&again_base));
-    pg_assert_ok(pg_run_new(&again_head));
-    add(again_base, "c", 1e-3, 31);
-    add(again_head, "c", 1e-3, 32);
-    bases[0] = again_base;
-    o.drift = 0;
-    pg_assert_ok(pg_compare(&again, again_head, bases, 1, &o));
-    pg_assert_ok(pg_ab_paired_analyse(&pa, again_base->results[0].samples, again_head->results[0].samples,
-                                      again_head->results[0].nsamples, 0.95));
-    pg_assert_ok(pg_verdict_paired(again, again_head, &pa, &o));
+    again = paired_rerun("c", 1e-3, &again_base, &again_head);
     pg_assert_ok(pg_verdict_confirm_paired(imp, again));
     cr_expect_eq(imp->cases[0].verdict, PG_VERDICT_UNSURE, "%s", imp->cases[0].reason);
     cr_expect_eq(imp->cases[0].confirm.state, PG_CONFIRM_REFUTED);
