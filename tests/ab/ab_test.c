@@ -260,7 +260,7 @@ Test(ab, the_gate_interleaves_two_builds_stores_the_head_and_confirms)
     cr_assert_eq(p.status, 1, "%d\n%s\n%s", p.status, p.out, p.err);
     cr_assert(strstr(p.out, "interleaving base") != NULL, "%s", p.out);
     /* CI=true confirms: the regressed case got fresh interleaved rounds, and both measurements show. */
-    cr_assert(strstr(p.out, "confirming 1 regressed case") != NULL, "%s", p.out);
+    cr_assert(strstr(p.out, "confirming 1 regressed or improved case") != NULL, "%s", p.out);
     cr_assert(strstr(p.out, "confirmed by a re-run: first run +") != NULL, "%s", p.out);
     cr_assert(strstr(p.out, "anytime-valid sign-test confidence sequence") != NULL, "%s", p.out);
     cr_assert(strstr(p.out, "rounds per case: median") != NULL, "%s", p.out);
