@@ -15,7 +15,6 @@
 #include "ab/ab_exact.h"
 #include "ab/build_id.h"
 #include "cause/cause.h"
-#include "verdict/exact.h"
 #include "meter/meter.h"
 #include "perfgate/errors.h"
 #include "base/util.h"
@@ -236,8 +235,7 @@ static int confirm_interleaved(pg_gate_result *r, const pg_suite_set *set, const
     if (!(keys = calloc(cmp->ncases, sizeof(*keys))))
         return pg_error_set(PG_ENOMEM, "out of memory");
     for (i = 0; i < cmp->ncases; i++)
-        if ((cmp->cases[i].verdict == PG_VERDICT_REGRESSED || cmp->cases[i].verdict == PG_VERDICT_IMPROVED) &&
-            !pg_verdict_is_exact(&cmp->cases[i]))
+        if (pg_verdict_to_confirm(&cmp->cases[i], 1))
             keys[n++] = cmp->cases[i].key;
     if (n == 0) {
         free(keys);

@@ -44,8 +44,6 @@ struct pg_sample_set;
 size_t pg__verdict_base_sets(struct pg_sample_set *out, const pg_result **first, const pg_run *const *bases,
                              const pg_keymap *maps, size_t nbases, const char *key);
 
-/** 1 when a confirmation re-run has something to settle for `v`: REGRESSED (IMPROVED too with `improved_too`). */
-int pg__verdict_to_confirm(const pg_case_verdict *v, int improved_too);
 
 /** Settles every case to confirm on again[i], its re-measurement decided on its own (NULL: none; confirm.h). */
 int pg__verdict_stage_confirm(pg_comparison *c, const pg_case_verdict *const *again, int improved_too);

@@ -112,7 +112,7 @@ int pg_verdict_confirm(pg_comparison *c, const pg_run *rerun, const pg_run *cons
     }
     for (i = 0; i < c->ncases; i++) {
         const pg_result *r;
-        if (!pg__verdict_to_confirm(&c->cases[i], 1) || !rerun || !(r = pg_run_find(rerun, c->cases[i].key)))
+        if (!pg_verdict_to_confirm(&c->cases[i], 1) || !rerun || !(r = pg_run_find(rerun, c->cases[i].key)))
             continue;
         if ((err = remeasure(&fresh[i], &c->cases[i], r, sets, bases, nbases, opts)) != 0)
             goto cleanup;
@@ -147,7 +147,7 @@ int pg_verdict_confirm_processes(pg_comparison *c, const pg_run *const *reruns, 
     }
     for (i = 0; i < c->ncases && !err; i++) {
         pg_case_verdict *v = &c->cases[i];
-        if (!pg__verdict_to_confirm(v, 1))
+        if (!pg_verdict_to_confirm(v, 1))
             continue;
         n = found(r, reruns, nreruns, v->key);
         for (j = 0; j < n && !err; j++) {

@@ -190,7 +190,7 @@ static int stage_canary(pg_comparison *c, pg_canary_reading *reading)
 }
 
 /* The verdicts a confirmation re-run settles: a false IMPROVED is as wrong as a false REGRESSED. */
-int pg__verdict_to_confirm(const pg_case_verdict *v, int improved_too)
+int pg_verdict_to_confirm(const pg_case_verdict *v, int improved_too)
 {
     /* A counted metric is counted again identically: nothing for a re-run to settle. */
     if (pg_verdict_is_exact(v))
@@ -209,7 +209,7 @@ int pg__verdict_stage_confirm(pg_comparison *c, const pg_case_verdict *const *ag
     int err;
 
     for (i = 0; i < c->ncases; i++)
-        if (pg__verdict_to_confirm(&c->cases[i], improved_too) && (err = pg_confirm_settle(&c->cases[i], again[i])) != 0)
+        if (pg_verdict_to_confirm(&c->cases[i], improved_too) && (err = pg_confirm_settle(&c->cases[i], again[i])) != 0)
             return err;
     return 0;
 }

@@ -179,10 +179,16 @@ int pg_verdict_confirm_processes(pg_comparison *cmp, const pg_run *const *reruns
                                  const pg_run *const *bases, size_t nbases, const pg_compare_options *opts);
 
 /**
+ * 1 when a confirmation re-run has something to settle for `v`: a timed
+ * REGRESSED (IMPROVED too with `improved_too`); a counted metric never.
+ */
+int pg_verdict_to_confirm(const pg_case_verdict *v, int improved_too);
+
+/**
  * The confirmation stage for interleaved gates: `again` is a fresh
- * interleaved comparison of (at least) the REGRESSED cases of `cmp`, decided
- * on its own rounds; a case stays REGRESSED only when it is REGRESSED in
- * `again` too. `again` may be NULL (no re-run was made).
+ * interleaved comparison of (at least) the REGRESSED and IMPROVED cases of
+ * `cmp`, decided on its own rounds; a case keeps its verdict only when
+ * `again` gives it too. `again` may be NULL (no re-run was made).
  * @return 0 or PG_ENOMEM.
  */
 int pg_verdict_confirm_paired(pg_comparison *cmp, const pg_comparison *again);
